@@ -1,0 +1,52 @@
+"""mce_kit: clique and biclique enumeration on GPUs, with CPU oracles and models.
+
+    import mce_kit as mk
+    G = mk.datasets.load("ego-Facebook")
+    mk.stats(G)
+    mk.count_maximal_cliques(G)            # device="auto": GPU when there is one
+"""
+
+from importlib import import_module
+
+__version__ = "0.1.0"
+
+# Public name -> module that defines it. Imported on first use (PEP 562), so
+# `import mce_kit` stays cheap and never imports CuPy.
+_EXPORTS = {
+    "Graph": "graph",
+    "BipartiteGraph": "graph",
+    "CleaningReport": "graph",
+    "load_graph": "io",
+    "load_bipartite": "io",
+    "GraphFormatError": "io",
+    "degeneracy_order": "order",
+    "degree_order": "order",
+    "core_numbers": "order",
+    "stats": "stats",
+    "find_cliques": "api",
+    "count_maximal_cliques": "api",
+    "clique_size_histogram": "api",
+    "k_cliques": "api",
+    "count_k_cliques": "api",
+    "maximal_bicliques": "api",
+    "count_maximal_bicliques": "api",
+    "max_cliques": "api",
+    "Count": "api",
+    "has_gpu": "gpu",
+    "quick_mode": "config",
+}
+_SUBMODULES = {"datasets", "cpu", "gpu", "sim", "viz", "experiments", "io", "order", "api", "config"}
+
+__all__ = sorted(_EXPORTS) + sorted(_SUBMODULES)
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        return getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+    if name in _SUBMODULES:
+        return import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'mce_kit' has no attribute {name!r}")
+
+
+def __dir__():
+    return __all__

@@ -1,0 +1,1 @@
+"""mce_kit.experiments"""

@@ -1,0 +1,183 @@
+"""The canonical graph types: an immutable CSR graph and a bipartite graph.
+
+Every algorithm in mce_kit (cpu, sim, gpu) consumes these. Vertices are
+0..n-1; ``labels[i]`` is the original label of vertex ``i``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+def _frozen(a, dtype) -> np.ndarray:
+    a = np.ascontiguousarray(a, dtype=dtype)
+    a.flags.writeable = False
+    return a
+
+
+@dataclass(frozen=True)
+class CleaningReport:
+    """What load_graph changed while building the simple undirected graph."""
+
+    self_loops: int = 0
+    duplicates: int = 0
+    symmetrized: int = 0  # directed arcs whose reverse was missing
+
+    def __str__(self) -> str:
+        return (
+            f"self-loops dropped: {self.self_loops}, duplicates merged: "
+            f"{self.duplicates}, arcs symmetrized: {self.symmetrized}"
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class Graph:
+    """Simple undirected graph in CSR form.
+
+    ``indptr`` (n+1) and ``indices`` (2m) are int32 (indptr int64 past 2^31
+    entries), every neighbour list is sorted, symmetric, without self-loops
+    or duplicates. Arrays are read-only.
+    """
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    labels: np.ndarray | None = None
+    name: str = ""
+    report: CleaningReport = field(default_factory=CleaningReport)
+
+    def __post_init__(self):
+        ptr_t = np.int64 if len(self.indices) >= 2**31 else np.int32
+        object.__setattr__(self, "indptr", _frozen(self.indptr, ptr_t))
+        object.__setattr__(self, "indices", _frozen(self.indices, np.int32))
+        if self.labels is not None:
+            object.__setattr__(self, "labels", _frozen(self.labels, self.labels.dtype))
+
+    @classmethod
+    def from_edges(cls, n: int, u, v, **kw) -> Graph:
+        """Build from arrays of endpoints (any direction, duplicates allowed)."""
+        u = np.asarray(u, dtype=np.int64)
+        v = np.asarray(v, dtype=np.int64)
+        keep = u != v
+        a = np.concatenate([u[keep], v[keep]])
+        b = np.concatenate([v[keep], u[keep]])
+        key = np.unique(a * n + b)
+        a, b = key // n, key % n
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(a, minlength=n), out=indptr[1:])
+        return cls(indptr, b, **kw)
+
+    @property
+    def n(self) -> int:
+        return len(self.indptr) - 1
+
+    @property
+    def m(self) -> int:
+        return len(self.indices) // 2
+
+    def degrees(self) -> np.ndarray:
+        return np.diff(self.indptr).astype(np.int32)
+
+    def neighbors(self, v: int) -> np.ndarray:
+        return self.indices[self.indptr[v] : self.indptr[v + 1]]
+
+    def edges(self) -> np.ndarray:
+        """(m, 2) array of edges u < v."""
+        src = np.repeat(np.arange(self.n, dtype=np.int32), self.degrees())
+        keep = src < self.indices
+        return np.stack([src[keep], self.indices[keep]], axis=1)
+
+    def label(self, v: int):
+        return v if self.labels is None else self.labels[v].item()
+
+    def to_networkx(self):
+        import networkx as nx
+
+        H = nx.Graph()
+        H.add_nodes_from(self.label(v) for v in range(self.n))
+        H.add_edges_from((self.label(a), self.label(b)) for a, b in self.edges())
+        return H
+
+    def relabel(self, order: np.ndarray) -> Graph:
+        """The same graph with vertex ``order[i]`` renamed ``i``."""
+        order = np.asarray(order, dtype=np.int64)
+        rank = np.empty(self.n, dtype=np.int64)
+        rank[order] = np.arange(self.n)
+        e = self.edges()
+        labels = order if self.labels is None else self.labels[order]
+        return Graph.from_edges(
+            self.n, rank[e[:, 0]], rank[e[:, 1]], labels=labels, name=self.name, report=self.report
+        )
+
+    def __repr__(self) -> str:
+        return f"Graph({self.name or 'unnamed'}: n={self.n}, m={self.m})"
+
+
+@dataclass(frozen=True, eq=False)
+class BipartiteGraph:
+    """Bipartite graph U x V with CSR for both sides.
+
+    Following GMBE+, ``V`` is the smaller side (the side the enumeration
+    tree is built over); ``swapped`` records whether the file's second
+    column became U.
+    """
+
+    u_indptr: np.ndarray  # neighbours (in V) of each u in U
+    u_indices: np.ndarray
+    v_indptr: np.ndarray  # neighbours (in U) of each v in V
+    v_indices: np.ndarray
+    u_labels: np.ndarray | None = None
+    v_labels: np.ndarray | None = None
+    swapped: bool = False
+    name: str = ""
+    report: CleaningReport = field(default_factory=CleaningReport)
+
+    def __post_init__(self):
+        for f in ("u_indptr", "u_indices", "v_indptr", "v_indices"):
+            dt = np.int64 if f.endswith("indptr") and len(self.u_indices) >= 2**31 else np.int32
+            object.__setattr__(self, f, _frozen(getattr(self, f), dt))
+
+    @classmethod
+    def from_edges(cls, n_u: int, n_v: int, u, v, **kw) -> BipartiteGraph:
+        """Build from endpoint arrays; ``u[i]`` in U, ``v[i]`` in V. Puts the smaller side in V."""
+        u = np.asarray(u, dtype=np.int64)
+        v = np.asarray(v, dtype=np.int64)
+        swapped = kw.pop("swapped", False)
+        if n_v > n_u:
+            n_u, n_v, u, v = n_v, n_u, v, u
+            kw["u_labels"], kw["v_labels"] = kw.get("v_labels"), kw.get("u_labels")
+            swapped = not swapped
+        key = np.unique(u * n_v + v)
+        u, v = key // n_v, key % n_v
+
+        def csr(src, dst, n_src):
+            o = np.lexsort((dst, src))
+            ptr = np.zeros(n_src + 1, dtype=np.int64)
+            np.cumsum(np.bincount(src, minlength=n_src), out=ptr[1:])
+            return ptr, dst[o]
+
+        up, ui = csr(u, v, n_u)
+        vp, vi = csr(v, u, n_v)
+        return cls(up, ui, vp, vi, swapped=swapped, **kw)
+
+    @property
+    def n_u(self) -> int:
+        return len(self.u_indptr) - 1
+
+    @property
+    def n_v(self) -> int:
+        return len(self.v_indptr) - 1
+
+    @property
+    def m(self) -> int:
+        return len(self.u_indices)
+
+    def u_neighbors(self, u: int) -> np.ndarray:
+        return self.u_indices[self.u_indptr[u] : self.u_indptr[u + 1]]
+
+    def v_neighbors(self, v: int) -> np.ndarray:
+        return self.v_indices[self.v_indptr[v] : self.v_indptr[v + 1]]
+
+    def __repr__(self) -> str:
+        return f"BipartiteGraph({self.name or 'unnamed'}: |U|={self.n_u}, |V|={self.n_v}, m={self.m})"
