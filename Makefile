@@ -1,4 +1,5 @@
 # Two entry points: `make reproduce` (notebooks -> figures/) and `make test`.
+# Both build .venv first (needs Python 3.11+). `make reproduce ARGS="--quick --only tour"`.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -13,13 +14,14 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 reproduce: $(STAMP)
-	$(BIN)/python -m mce_kit.reproduce
+	$(BIN)/python -m mce_kit.reproduce $(ARGS)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
 	$(BIN)/ruff check mce_kit tests
+	$(BIN)/python -m mce_kit.notebooks check notebooks
 
 clean-venv:
 	rm -rf $(VENV)

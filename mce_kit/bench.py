@@ -1,0 +1,105 @@
+"""Benchmarks on a GPU: ``python -m mce_kit.bench rdmce GRAPH [options]``.
+
+Times with CUDA events the phase the RDMCE paper times (graph on the host ->
+count back; ordering and loading excluded but reported), after warm-up, as
+the median of ``--repeats`` runs, and checks the count of every run against
+``--expect`` (or the first run). Prints one JSON record per configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def provenance() -> dict:
+    """GPU, SMs, driver, commit and date, attached to every result row."""
+    from .gpu import device_info
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=Path(__file__).parent, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return {**device_info(), "commit": commit or "unknown", "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+
+
+def load(name_or_path: str):
+    from . import datasets
+    from .io import load_graph
+
+    t0 = time.perf_counter()
+    G = datasets.load(name_or_path) if name_or_path in datasets.names() else load_graph(name_or_path)
+    return G, time.perf_counter() - t0
+
+
+def bench_rdmce(prep, repeats=5, warmup=1, expect=None, **params) -> dict:
+    """Median of ``repeats`` timed runs after ``warmup``; every count must agree."""
+    for _ in range(warmup):
+        prep.run(**params)
+    runs = [prep.run(**params) for _ in range(repeats)]
+    counts = [r.count for r in runs]
+    expect = counts[0] if expect is None else expect
+    if any(c != expect for c in counts):
+        raise AssertionError(f"RDMCE counts moved between runs: {counts} (expected {expect})")
+    best = runs[len(runs) // 2]
+    times = [r.gpu_ms for r in runs]
+    return {
+        **best.params,
+        "count": expect,
+        "median_ms": statistics.median(times),
+        "times_ms": [round(t, 3) for t in times],
+        "prep_s": round(prep.prep_s, 4),
+        "device_bytes": best.device_bytes,
+        "nodes": best.nodes,
+        "steals": int(best.worker_steals.sum()),
+        "passes": best.passes,
+        **{f"load_{k}": round(v, 4) for k, v in best.load_balance().items()},
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m mce_kit.bench", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="algo", required=True)
+    r = sub.add_parser("rdmce", help="maximal cliques, RDMCE kernel")
+    r.add_argument("graph", nargs="+", help="bundled dataset names or graph files")
+    r.add_argument("--tau", type=int, nargs="+", default=[24])
+    r.add_argument("--warps-per-sm", type=int, nargs="+", default=[20])
+    r.add_argument("--seeding", choices=["edge", "vertex"], nargs="+", default=["edge"])
+    r.add_argument("--no-exposure", action="store_true")
+    r.add_argument("--no-aggressive", action="store_true")
+    r.add_argument("--repeats", type=int, default=5)
+    r.add_argument("--warmup", type=int, default=1)
+    r.add_argument("--expect", type=int, default=None, help="the exact count every run must give")
+    r.add_argument("--out", type=Path, help="append JSON lines here")
+    a = ap.parse_args(argv)
+
+    from .gpu import rdmce
+
+    prov = provenance()
+    for name in a.graph:
+        G, load_s = load(name)
+        prep = rdmce.prepare(G)
+        for tau in a.tau:
+            for wps in a.warps_per_sm:
+                for seeding in a.seeding:
+                    row = bench_rdmce(prep, a.repeats, a.warmup, a.expect, tau=tau, warps_per_sm=wps,
+                                      seeding=seeding, exposure=not a.no_exposure,
+                                      aggressive=not a.no_aggressive)
+                    row = {"graph": name, "n": G.n, "m": G.m, "load_s": round(load_s, 3), **row, **prov}
+                    line = json.dumps(row, default=str)
+                    print(line, flush=True)
+                    if a.out:
+                        with a.out.open("a") as f:
+                            f.write(line + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,253 @@
+"""RDMCE on the GPU: launcher for ``cuda/rdmce.cu``.
+
+    prep = prepare(G)                       # degeneracy order, seeds, buffer sizes (CPU)
+    res = prep.run(tau=24, warps_per_sm=20) # H2D graph, kernel, count back (timed phase)
+    res.count, res.gpu_ms, res.worker_cycles
+
+Every sweep parameter (tau, warps per SM, seeding, switches) is a kernel
+argument or a launch setting; the module is compiled once.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..graph import Graph
+from . import require_gpu
+from .loader import load_module
+
+FLAG_EXPOSE, FLAG_AGGRESSIVE, FLAG_LIST = 1, 2, 4
+ERR_CAPACITY = 1
+WARPS_PER_BLOCK = 4
+DEFAULTS = dict(tau=24, warps_per_sm=20, seeding="edge", exposure=True, aggressive=True)
+
+
+def rows_words(p, x):
+    """Words of the sub-graph region for a seed with |P| <= p, |X| <= x (matches rdmce.cu)."""
+    W, Wx = (p + 31) // 32, (x + 31) // 32
+    return p + (p + x) * W + p * Wx
+
+
+def stack_words(p, x):
+    """Words of the DFS-stack region for such a seed (matches rdmce.cu)."""
+    W, Wx = (p + 31) // 32, (x + 31) // 32
+    d = p + 2
+    return np.maximum(d * (3 * W + Wx) + 3 * d + 1, x)
+
+
+@dataclass
+class RDMCEResult:
+    count: int
+    params: dict
+    gpu_ms: float
+    prep_s: float
+    device_bytes: int
+    worker_count: np.ndarray
+    worker_nodes: np.ndarray
+    worker_cycles: np.ndarray
+    worker_seeds: np.ndarray
+    worker_steals: np.ndarray
+    passes: int = 1
+    cliques: list | None = None
+
+    @property
+    def nodes(self) -> int:
+        return int(self.worker_nodes.sum())
+
+    def load_balance(self) -> dict:
+        """Busy cycles across workers: max/mean and coefficient of variation."""
+        c = self.worker_cycles.astype(float)
+        return {"max_over_mean": c.max() / c.mean() if c.mean() else 1.0, "cv": c.std() / c.mean() if c.mean() else 0.0}
+
+
+@dataclass
+class Prepared:
+    """A graph in degeneracy order with its seeds and per-seed buffer bounds (all on the host)."""
+
+    G: Graph
+    order: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
+    seeds: dict = field(default_factory=dict)  # seeding -> (u, v, rows_need, stack_need)
+    isolated: np.ndarray = None
+    prep_s: float = 0.0
+
+    def seed_arrays(self, seeding: str):
+        if seeding not in self.seeds:
+            self.seeds[seeding] = _make_seeds(self.indptr, self.indices, seeding)
+        return self.seeds[seeding]
+
+    def run(self, *, listing=False, max_buffer_bytes=None, **params) -> RDMCEResult:
+        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, **params)
+
+
+def prepare(G: Graph) -> Prepared:
+    """Order ``G`` by degeneracy and build its CSR for the kernel (not part of the timed phase)."""
+    from ..order import degeneracy_order
+
+    t0 = time.perf_counter()
+    order = degeneracy_order(G)
+    H = G.relabel(order)
+    indptr = np.ascontiguousarray(H.indptr, dtype=np.int32)
+    indices = np.ascontiguousarray(H.indices, dtype=np.int32)
+    isolated = np.flatnonzero(np.diff(indptr) == 0).astype(np.int32)
+    return Prepared(G, np.asarray(order), indptr, indices, isolated=isolated, prep_s=time.perf_counter() - t0)
+
+
+def _make_seeds(indptr, indices, seeding):
+    n = len(indptr) - 1
+    deg = np.diff(indptr).astype(np.int64)
+    src = np.repeat(np.arange(n, dtype=np.int64), deg)
+    later = np.bincount(src[indices > src], minlength=n)
+    earlier = deg - later
+    if seeding == "edge":
+        keep = src < indices
+        u, v = src[keep], indices[keep].astype(np.int64)
+        p = np.minimum(later[u], later[v])
+        x = np.minimum(earlier[v], deg[u])
+    elif seeding == "vertex":
+        u = np.flatnonzero(deg > 0)
+        v = np.full(len(u), -1, dtype=np.int64)
+        p, x = later[u], earlier[u]
+    else:
+        raise ValueError(f"seeding must be 'edge' or 'vertex', got {seeding!r}")
+    return (u.astype(np.int32), v.astype(np.int32), rows_words(p, x).astype(np.int64),
+            stack_words(p, x).astype(np.int64))
+
+
+def _free_bytes() -> int:
+    import cupy
+
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    return int(free + cupy.get_default_memory_pool().free_bytes())
+
+
+def _plan(rows_need, stack_need, n_workers, budget):
+    """Split seeds into passes whose per-worker buffers fit ``budget`` bytes.
+
+    Returns [(seed index array, rows_cap, stack_cap, workers)]. Seeds never
+    get dropped: a seed too big for the full worker count runs in a later
+    pass with fewer workers; one too big for a single worker is an error.
+    """
+    need = rows_need + stack_need
+    order = np.argsort(need, kind="stable")
+    passes, start = [], 0
+    workers = n_workers
+    while start < len(order):
+        per_worker = budget // (4 * workers)
+        fits = np.searchsorted(need[order], per_worker, side="right")
+        if fits <= start:
+            if workers == 1:
+                big = int(need[order[start]]) * 4
+                raise MemoryError(
+                    f"RDMCE: one seed needs {big / 2**20:.1f} MiB of GPU buffers; only "
+                    f"{budget / 2**20:.1f} MiB are available"
+                )
+            workers = max(1, min(workers // 4, budget // (4 * int(need[order[start]]))))
+            continue
+        idx = order[start:fits]
+        passes.append((np.sort(idx), int(rows_need[idx].max()), int(stack_need[idx].max()), workers))
+        start = fits
+    return passes
+
+
+def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> RDMCEResult:
+    require_gpu()
+    import cupy
+
+    unknown = set(params) - set(DEFAULTS)
+    if unknown:
+        raise TypeError(f"unknown RDMCE parameter(s): {', '.join(sorted(unknown))}")
+    p = {**DEFAULTS, **params}
+    u, v, rows_need, stack_need = prep.seed_arrays(p["seeding"])
+    flags = (FLAG_EXPOSE * bool(p["exposure"]) | FLAG_AGGRESSIVE * bool(p["aggressive"])
+             | FLAG_LIST * bool(listing))
+    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+    n_workers = sms * int(p["warps_per_sm"])
+    budget = int(max_buffer_bytes or 0.4 * _free_bytes())
+    plan = _plan(rows_need, stack_need, n_workers, budget)
+    kernel = load_module("rdmce.cu", extra_options=("--maxrregcount=64",)).get_function("rdmce_kernel")
+
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    start.record()
+    indptr = cupy.asarray(prep.indptr)
+    indices = cupy.asarray(prep.indices)
+    stats = [cupy.zeros(n_workers, dtype=dt) for dt in (cupy.uint64, cupy.uint64, cupy.uint64, cupy.int32, cupy.int32)]
+    total = cupy.zeros(1, dtype=cupy.uint64)
+    list_cap = max(1024, 8 * len(u)) if listing else 1
+    device_bytes = indptr.nbytes + indices.nbytes
+    records = []
+    for idx, rows_cap, stack_cap, workers in plan:
+        su, sv = cupy.asarray(u[idx]), cupy.asarray(v[idx])
+        bufs = dict(
+            rows=cupy.empty(workers * rows_cap, dtype=cupy.uint32),
+            stack=cupy.empty(workers * stack_cap, dtype=cupy.uint32),
+            expo=cupy.zeros(workers, dtype=cupy.uint64),
+            copying=cupy.zeros(workers, dtype=cupy.int32),
+            rows_users=cupy.zeros(workers, dtype=cupy.int32),
+            task_info=cupy.zeros(8 * workers, dtype=cupy.int32),
+            ctrl=cupy.zeros(4, dtype=cupy.int32),
+        )
+        device_bytes = max(device_bytes, indptr.nbytes + indices.nbytes + su.nbytes * 2
+                           + sum(b.nbytes for b in bufs.values()) + sum(s.nbytes for s in stats))
+        while True:
+            out = [cupy.zeros(workers, dtype=s.dtype) for s in stats]
+            lst = cupy.empty(list_cap, dtype=cupy.int32)
+            pos = cupy.zeros(1, dtype=cupy.uint64)
+            overflow = cupy.zeros(1, dtype=cupy.int32)
+            for b in ("expo", "copying", "rows_users", "ctrl"):
+                bufs[b].fill(0)
+            blocks = (workers + WARPS_PER_BLOCK - 1) // WARPS_PER_BLOCK
+            kernel(
+                (blocks,), (32 * WARPS_PER_BLOCK,),
+                (indptr, indices, su, sv, np.int32(len(idx)),
+                 bufs["rows"], np.int64(rows_cap), bufs["stack"], np.int64(stack_cap),
+                 bufs["expo"], bufs["copying"], bufs["rows_users"], bufs["task_info"], bufs["ctrl"],
+                 np.int32(p["tau"]), np.int32(flags), np.int32(workers),
+                 *out, lst, np.int64(list_cap), pos, overflow),
+            )
+            if not listing or int(overflow[0]) == 0:
+                break
+            list_cap = int(pos[0]) + 1  # the kernel counted what it needed
+        if int(bufs["ctrl"][2]) & ERR_CAPACITY:
+            raise RuntimeError("RDMCE: a seed exceeded its buffer bound (internal error; please report)")
+        for s, o in zip(stats, out, strict=True):
+            s[:workers] += o
+        total += out[0].sum()
+        if listing:
+            records.append(lst[: int(pos[0])].get())
+        del bufs
+    count = int(total[0]) + len(prep.isolated)
+    stop.record()
+    stop.synchronize()
+    gpu_ms = cupy.cuda.get_elapsed_time(start, stop)
+
+    cliques = None
+    if listing:
+        cliques = [prep.order[np.array([i])] for i in prep.isolated]
+        for rec in records:
+            i = 0
+            while i < len(rec):
+                r = rec[i]
+                cliques.append(prep.order[rec[i + 1 : i + 1 + r]])
+                i += r + 1
+    host = [s.get() for s in stats]
+    return RDMCEResult(
+        count=count, params={**p, "sms": sms, "workers": n_workers, "listing": listing},
+        gpu_ms=gpu_ms, prep_s=prep.prep_s, device_bytes=int(device_bytes),
+        worker_count=host[0], worker_nodes=host[1], worker_cycles=host[2],
+        worker_seeds=host[3], worker_steals=host[4], passes=len(plan), cliques=cliques,
+    )
+
+
+def count_maximal_cliques(G: Graph, **params) -> int:
+    """Number of maximal cliques of ``G`` (isolated vertices count as cliques of size 1)."""
+    return prepare(G).run(**params).count
+
+
+def maximal_cliques(G: Graph, **params) -> list[np.ndarray]:
+    """Every maximal clique of ``G`` as an array of vertex ids (listing mode; small graphs)."""
+    return prepare(G).run(listing=True, **params).cliques

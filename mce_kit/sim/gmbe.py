@@ -1,0 +1,211 @@
+"""GMBE+'s iterative biclique enumeration, recorded (its Algorithms 2 and 3).
+
+The tree is built over V (the smaller side). A node (L, R, C) holds the
+biclique (L, R) with L = Γ(R) ⊆ U and the candidates C ⊆ V. A child takes
+the smallest candidate v', sets L' = L ∩ N(v'), moves every candidate whose
+neighbourhood covers L' into R', keeps those that meet L' as C', and then
+checks R' = Γ(L'): the biclique is maximal iff nothing outside R' is adjacent
+to all of L' (a traversed vertex may be, since it left C).
+
+Seeds (Algorithm 3): for each v_s, L = N(v_s), R = Γ(L), C = the later 2-hop
+neighbours not in R; the seed runs only if v_s is the smallest vertex of R.
+
+``node_buf`` (node reuse): one buffer per seed keeps L* ∪ R* ∪ C* with a
+depth per vertex. A node at depth D is L = {u in L*: depth = D} and
+R = {v: depth <= D}; push and pop only rewrite depths. Each node records the
+buffer's depths in ``extra["depth"]`` and its traversed vertices.
+
+Pruning by local neighbourhood size: after child q (made by v_q) returns,
+a remaining candidate v_x with |L ∩ N(v_x)| = |L_q ∩ N(v_x)| has L ∩ N(v_x)
+inside N(v_q), so every node below v_x would have v_q (already traversed)
+in Γ(L) and fail the check: v_x is dropped from C.
+
+Bitmap switch: at the first node on a path with |L| <= tau, the candidates'
+local neighbourhoods become |L|-bit rows (a grid); below it an intersection
+costs ceil(|L|/32) words instead of a list merge.
+
+Outputs are (L, R) pairs of sorted tuples: L of U ids, R of V ids.
+"""
+
+from __future__ import annotations
+
+from ._common import bip_labels, bits, words
+from .tree import Grid, SearchTree
+
+INF = float("inf")
+
+
+class NodeBuf:
+    """GMBE+'s reused node: depth per vertex of the seed, traversed vertices."""
+
+    def __init__(self, L: int, R: int, C: int):
+        self.Lstar, self.Cstar = L, C
+        self.depth = {("U", u): 0 for u in bits(L)}
+        self.depth.update({("V", v): 0 for v in bits(R)})
+        self.depth.update({("V", v): INF for v in bits(C)})
+        self.traversed: list[int] = []
+
+    def push(self, L: int, R: int, D: int, v: int) -> None:
+        for u in bits(L):
+            self.depth[("U", u)] = D
+        for c in bits(self.Cstar & R):
+            if self.depth[("V", c)] == INF:
+                self.depth[("V", c)] = D
+        self.traversed.append(v)
+
+    def pop(self, L: int, D: int) -> None:
+        self.traversed.pop()
+        for u in bits(L):
+            self.depth[("U", u)] = D - 1
+        for c in bits(self.Cstar):
+            if self.depth[("V", c)] == D:
+                self.depth[("V", c)] = INF
+
+    def L_at(self, D: int) -> int:
+        return sum(1 << u for (s, u), d in self.depth.items() if s == "U" and d == D)
+
+    def R_at(self, D: int) -> int:
+        return sum(1 << v for (s, v), d in self.depth.items() if s == "V" and d <= D)
+
+
+def gmbe(B, *, prune: bool = True, tau: int = 32, order: str = "degree", seeds: str = "vertex",
+         store_sets: bool = True, record_skipped: bool = True) -> SearchTree:
+    """Record GMBE+'s enumeration forest of bipartite graph ``B``.
+
+    prune: pruning by local neighbourhood size. tau: bitmap switch (|L| <= tau).
+    order: "degree" (V by ascending degree, the paper's default) or "natural".
+    seeds: "vertex" (one task per v_s, Algorithm 3) or "root" (one tree from
+    (U, ∅, V), Algorithm 1, as in the paper's Figures 2 and 6).
+    ``tree.summary()["failed_checks"] / outputs`` is Table II's delta/alpha.
+    """
+    nV = B.n_v
+    deg = [len(B.v_neighbors(v)) for v in range(nV)]
+    vorder = sorted(range(nV), key=lambda v: (deg[v], v)) if order == "degree" else list(range(nV))
+    vpos = {v: p for p, v in enumerate(vorder)}
+    NV = [sum(1 << int(u) for u in B.v_neighbors(v)) for v in vorder]  # by position
+    NU = [sum(1 << vpos[int(v)] for v in B.u_neighbors(u)) for u in range(B.n_u)]
+    names = bip_labels(B)
+    tree = SearchTree(
+        "gmbe+" + ("" if prune else "-noprune"),
+        {"prune": prune, "tau": tau, "order": order, "seeds": seeds},
+        names=names, sides={"L": "U", "R": "V", "C": "V"}, store_sets=store_sets,
+    )
+    tree.meta["order"] = vorder
+
+    def U_ids(mask):
+        return tuple(bits(mask))
+
+    def V_ids(mask):
+        return tuple(sorted(vorder[p] for p in bits(mask)))
+
+    def gamma(L):
+        g = -1
+        for u in bits(L):
+            g &= NU[u]
+        return g
+
+    top = tree.add(-1, kind="forest", depth=0)
+
+    def record(parent, L, R, C, kind, work, buf, D, bm):
+        sets = {"L": U_ids(L), "R": V_ids(R), "C": V_ids(C)} if store_sets else None
+        i = tree.add(parent, kind=kind, sets=sets, work=work, grid=bm[0] if bm else -1)
+        if store_sets:
+            depth = {(names[s][x] if s == "U" else names["V"][vorder[x]]): d
+                     for (s, x), d in buf.depth.items()}
+            extra = {"depth": depth, "traversed": [names["V"][vorder[v]] for v in buf.traversed],
+                     "mode": "bitmap" if bm else "list"}
+            b = None
+            if bm:
+                col = {u: j for j, u in enumerate(bm[1])}
+                b = {"L": sum(1 << col[u] for u in bits(L))}
+            tree.set(i, extra=extra, bits=b)
+        return i
+
+    def switch(L, C, bm):
+        """Start bitmap mode here if |L| <= tau: a grid of C* rows over the columns L."""
+        if bm is not None or L.bit_count() > tau:
+            return bm
+        cols = list(bits(L))
+        g = -1
+        if store_sets:
+            rows_v = list(bits(C))
+            rows = [sum(1 << j for j, u in enumerate(cols) if (NV[c] >> u) & 1) for c in rows_v]
+            g = tree.add_grid(Grid(tuple(vorder[c] for c in rows_v), tuple(cols), rows, row_side="V",
+                                   col_side="U", title="local neighbourhoods N(v) ∩ L as |L|-bit rows"))
+        return (g, cols)
+
+    def expand(i, L, R, C, D, buf, bm):
+        sizes = {c: (L & NV[c]).bit_count() for c in bits(C)}
+        while C:
+            v = (C & -C).bit_length() - 1  # smallest candidate
+            C &= ~(1 << v)
+            L2 = L & NV[v]
+            R2, C2, sizes2 = R | (1 << v), 0, {}
+            for c in bits(C):
+                x = L2 & NV[c]
+                sizes2[c] = x.bit_count()
+                if x == L2:
+                    R2 |= 1 << c
+                elif x:
+                    C2 |= 1 << c
+            step = words(len(bm[1])) if bm else max(1, L2.bit_count())
+            work = 1 + (C.bit_count() + 1) * step + L2.bit_count()  # intersections + the Γ check
+            buf.push(L2, R2, D + 1, v)
+            bm2 = switch(L2, C2, bm)
+            child = record(i, L2, R2, C2, "node", work, buf, D + 1, bm2)
+            ok = gamma(L2) == R2
+            tree.set(child, check=ok)
+            if ok:
+                tree.emit(child, (U_ids(L2), V_ids(R2)))
+            else:
+                tree.set(child, note="Γ(L) has a vertex outside R: not maximal")
+            if bm2 is not bm and store_sets:
+                tree.set(child, note="bitmap mode starts here (|L| <= tau)")
+            expand(child, L2, R2, C2, D + 1, buf, bm2)
+            buf.pop(L2, D + 1)
+            if prune:
+                for c in bits(C):
+                    if sizes2[c] == sizes[c]:
+                        C &= ~(1 << c)
+                        if record_skipped:
+                            name = names["V"][vorder[c]]
+                            tree.skip(i, f"|N_L| unchanged after {names['V'][vorder[v]]}", note=name)
+
+    if seeds == "root":
+        L, C = (1 << B.n_u) - 1, (1 << nV) - 1
+        buf = NodeBuf(L, 0, C)
+        bm = switch(L, C, None)
+        tree.kind[top] = "root"
+        tree.set(top, sets={"L": U_ids(L), "R": (), "C": V_ids(C)})
+        expand(top, L, 0, C, 0, buf, bm)
+        return tree
+    if seeds != "vertex":
+        raise ValueError("seeds must be 'vertex' or 'root'")
+    for s in range(nV):
+        L = NV[s]
+        if not L:
+            continue
+        N2 = 0
+        for u in bits(L):
+            N2 |= NU[u]
+        N2 &= ~(1 << s)
+        R, C = 1 << s, 0
+        for c in bits(N2):
+            x = L & NV[c]
+            if x == L:
+                R |= 1 << c
+            elif c > s:
+                C |= 1 << c
+        buf = NodeBuf(L, R, C)
+        bm = switch(L, C, None)
+        work = 1 + sum(NV[c].bit_count() for c in bits(N2))
+        i = record(top, L, R, C, "seed", work, buf, 0, bm)
+        if (R & -R) != (1 << s):
+            tree.set(i, status="pruned", reason="v_s is not the smallest vertex of R (another seed finds it)")
+            continue
+        ok = gamma(L) == R
+        tree.set(i, check=ok)
+        if ok:
+            tree.emit(i, (U_ids(L), V_ids(R)))
+        expand(i, L, R, C, 0, buf, bm)
+    return tree

@@ -1,0 +1,164 @@
+"""Source of notebooks/00_tour.ipynb; rebuild with `python -m mce_kit.notebooks build notebooks/`."""
+
+# %% [markdown]
+# # A tour of mce_kit
+#
+# A **clique** is a set of vertices that are all adjacent to each other. It is
+# **maximal** when no other vertex can join it, and **maximum** when no clique
+# in the graph is larger. In a bipartite graph the analogue is a **biclique**:
+# two vertex sets `L` and `R` with every edge between them present.
+#
+# Listing these sets is the oldest hard problem in graph mining: a graph can
+# have exponentially many maximal cliques, so the work is a search tree, and
+# the GPU papers this project reproduces are all about spreading that tree
+# over thousands of threads. This notebook only shows the ground floor: how
+# to load a graph, look at it, and ask the CPU reference algorithms (the
+# *oracles*) every question the GPU code will later answer faster. Each answer
+# is checked against networkx or igraph.
+
+# %%
+import igraph as ig
+import matplotlib.pyplot as plt
+import networkx as nx
+
+import mce_kit as mk
+from mce_kit.notebooks import figures_dir
+
+QUICK = mk.quick_mode()  # CI-sized inputs under MCE_KIT_QUICK=1
+print("quick mode:", QUICK, "| GPU:", mk.has_gpu())
+
+# %% [markdown]
+# ## A graph small enough to check by eye
+#
+# Two triangles `{0, 1, 2}` and `{1, 2, 3}` share the edge `1-2`; vertex 3
+# also starts a path `3-4-5`. Before running anything, the maximal cliques can
+# be read off the drawing: the two triangles, and the edges `3-4` and `4-5`.
+# `{1, 2}` is a clique too, but not a maximal one: 0 (or 3) can join it.
+
+# %%
+H = nx.Graph([(0, 1), (0, 2), (1, 2), (1, 3), (2, 3), (3, 4), (4, 5)])
+G = mk.load_graph(H, name="two triangles")
+print(G)
+
+fig, ax = plt.subplots(figsize=(4, 2.5))
+nx.draw_networkx(H, pos=nx.kamada_kawai_layout(H), ax=ax, node_color="#cde")
+ax.set_axis_off()
+
+# %% [markdown]
+# `mk.find_cliques` follows networkx's `find_cliques`: it yields each maximal
+# clique as a list. mce_kit numbers vertices `0..n-1` internally and keeps the
+# original names in `G.labels`; here they coincide.
+
+# %%
+ours = sorted(sorted(G.label(v) for v in c) for c in mk.find_cliques(G))
+theirs = sorted(sorted(c) for c in nx.find_cliques(H))
+print(ours)
+assert ours == theirs
+
+# %% [markdown]
+# ## A real graph
+#
+# `mk.datasets.load` opens one of the bundled graphs by name; `CA-GrQc` is
+# the SNAP co-authorship network of the General Relativity section of arXiv:
+# an edge joins two authors of a common paper, so every paper becomes a
+# clique. `mk.stats` summarises it: sizes, the maximum degree `delta` and the
+# degeneracy `d` (the largest `k` such that some subgraph has minimum degree
+# `k`), which bounds how large the candidate sets of the search can get.
+
+# %%
+G = mk.datasets.load("CA-GrQc")
+H = G.to_networkx()
+mk.stats(G)
+
+# %% [markdown]
+# ## Maximal cliques
+#
+# The oracle lists every maximal clique with a Bron–Kerbosch search (pivoting,
+# degeneracy order at the top level). Counting and the size histogram come
+# without building the lists.
+
+# %%
+count = mk.count_maximal_cliques(G)
+print(f"{int(count):,} maximal cliques, computed on: {count.device}")
+assert count == sum(1 for _ in nx.find_cliques(H))
+
+hist = mk.clique_size_histogram(G)
+fig, ax = plt.subplots(figsize=(6, 3))
+ax.bar(list(hist), list(hist.values()), color="#4477aa")
+ax.set(xlabel="clique size", ylabel="maximal cliques", yscale="log", title=f"{G.name}: maximal cliques by size")
+fig.tight_layout()
+fig.savefig(figures_dir() / "00_clique_sizes.png", dpi=150)
+
+# %% [markdown]
+# ## k-cliques
+#
+# A k-clique is any clique of exactly `k` vertices, maximal or not; every
+# maximal clique of size `s` contains `C(s, k)` of them, so large cliques make
+# these counts explode. igraph can list them for small `k`.
+
+# %%
+g = ig.Graph(n=G.n, edges=G.edges().tolist())
+for k in range(3, 5 if QUICK else 6):
+    ours = mk.count_k_cliques(G, k)
+    theirs = len(g.cliques(min=k, max=k))
+    print(f"k={k}: {int(ours):>10,}   igraph: {theirs:>10,}")
+    assert ours == theirs
+
+# %% [markdown]
+# ## Maximum cliques
+#
+# The largest clique size is the clique number `omega`. `mk.max_cliques`
+# finds every clique of that size without enumerating all maximal cliques
+# (branch and bound with a colouring bound).
+
+# %%
+omega, cliques = mk.max_cliques(G)
+print(f"omega = {omega}, {len(cliques)} maximum clique(s)")
+assert omega == g.clique_number()
+assert sorted(map(sorted, cliques)) == sorted(sorted(c) for c in g.largest_cliques())
+
+# %% [markdown]
+# ## Maximal bicliques
+#
+# In a bipartite graph with sides `U` and `V`, a biclique `(L, R)` is maximal
+# when no vertex of either side can join it. A classical check: make each side
+# a clique; then the maximal cliques that touch both sides are exactly the
+# maximal bicliques. networkx has no biclique function, so that is how we
+# check the oracle on a small random bipartite graph.
+
+# %%
+B_nx = nx.bipartite.gnmk_random_graph(12, 8, 40, seed=1)
+U = [u for u, side in B_nx.nodes(data="bipartite") if side == 0]
+B = mk.load_bipartite(B_nx, name="random 12 x 8")
+print(B)
+
+pairs = list(mk.maximal_bicliques(B))
+print(f"{len(pairs)} maximal bicliques; the first: {pairs[0]}")
+
+both_sides = nx.Graph(B_nx)
+both_sides.add_edges_from((a, b) for side in (U, set(B_nx) - set(U)) for a in side for b in side if a < b)
+expected = [c for c in nx.find_cliques(both_sides) if 0 < len(set(c) & set(U)) < len(c)]
+assert len(pairs) == len(expected)
+
+# %% [markdown]
+# ## Where next
+#
+# - `01_search_trees`: the search tree behind these numbers, step by step.
+# - `1x`–`5x`: one block per GPU paper (RDMCE, mce-gpu, KCMiner, GMBE+,
+#   Geil et al.).
+#
+# ## References
+#
+# - C. Bron, J. Kerbosch. *Algorithm 457: finding all cliques of an undirected
+#   graph.* Communications of the ACM 16(9), 1973.
+# - E. Tomita, A. Tanaka, H. Takahashi. *The worst-case time complexity for
+#   generating all maximal cliques and computational experiments.*
+#   Theoretical Computer Science 363(1), 2006.
+# - D. Eppstein, M. Löffler, D. Strash. *Listing all maximal cliques in sparse
+#   graphs in near-optimal time.* ISAAC 2010.
+# - N. Chiba, T. Nishizeki. *Arboricity and subgraph listing algorithms.*
+#   SIAM Journal on Computing 14(1), 1985.
+# - J. Leskovec, J. Kleinberg, C. Faloutsos. *Graph evolution: densification
+#   and shrinking diameters.* ACM TKDD 1(1), 2007 (the CA-GrQc data).
+# - networkx: `find_cliques`, `enumerate_all_cliques`;
+#   igraph: `Graph.cliques`, `Graph.largest_cliques`.

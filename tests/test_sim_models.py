@@ -1,0 +1,184 @@
+"""Every instrumented model outputs exactly what the CPU oracle outputs."""
+
+from itertools import combinations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mce_kit.cpu import kclique, maxclique, mce
+from mce_kit.graph import BipartiteGraph, Graph
+from mce_kit.sim import bk, examples, geil, gmbe, kclique as kc, mcegpu, rdmce
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def graphs(draw, max_n=11):
+    n = draw(st.integers(0, max_n))
+    pairs = list(combinations(range(n), 2))
+    p = draw(st.sampled_from([0.2, 0.5, 0.8]))
+    keep = draw(st.lists(st.floats(0, 1), min_size=len(pairs), max_size=len(pairs)))
+    e = [pq for pq, x in zip(pairs, keep, strict=True) if x < p]
+    u = [a for a, _ in e]
+    v = [b for _, b in e]
+    return Graph.from_edges(n, u, v)
+
+
+@st.composite
+def bipartite_graphs(draw, max_side=7):
+    n_u = draw(st.integers(1, max_side))
+    n_v = draw(st.integers(1, max_side))
+    cells = draw(st.lists(st.booleans(), min_size=n_u * n_v, max_size=n_u * n_v))
+    a, b = np.nonzero(np.array(cells).reshape(n_u, n_v))
+    return BipartiteGraph.from_edges(n_u, n_v, a, b)
+
+
+def as_set(cliques):
+    return sorted(tuple(sorted(int(x) for x in c)) for c in cliques)
+
+
+def brute_bicliques(B):
+    """Maximal bicliques (L, R), both sides non-empty, by closing every subset of V."""
+    NV = [set(B.v_neighbors(v).tolist()) for v in range(B.n_v)]
+    out = set()
+    for r in range(1, B.n_v + 1):
+        for S in combinations(range(B.n_v), r):
+            L = set.intersection(*(NV[v] for v in S))
+            if not L:
+                continue
+            R = tuple(v for v in range(B.n_v) if L <= NV[v])
+            out.add((tuple(sorted(L)), R))
+    return sorted(out)
+
+
+def test_figure1_graph_has_the_papers_cliques():
+    G = examples.figure1_graph()
+    t = bk.bron_kerbosch(G)
+    assert sorted(tuple(t.label_set("R", c)) for c in t.outputs) == [("A", "B", "C", "D"), ("A", "E", "F")]
+
+
+def test_g0_has_six_maximal_bicliques():
+    B = examples.g0_bipartite()
+    assert len(brute_bicliques(B)) == 6
+    assert sorted(gmbe.gmbe(B).outputs) == brute_bicliques(B)
+
+
+@pytest.mark.parametrize("pivot", [False, True])
+@pytest.mark.parametrize("seeds", ["root", "vertex", "edge"])
+@pytest.mark.parametrize("order", ["natural", "degeneracy"])
+@pytest.mark.parametrize("aggressive", [False, True])
+@SETTINGS
+@given(G=graphs())
+def test_bk_matches_oracle(G, pivot, seeds, order, aggressive):
+    t = bk.bron_kerbosch(G, pivot=pivot, seeds=seeds, order=order, aggressive=aggressive)
+    assert as_set(t.outputs) == as_set(mce.maximal_cliques(G))
+    assert len(set(t.outputs)) == len(t.outputs)  # each clique once
+
+
+@pytest.mark.parametrize("seeds", ["vertex", "edge"])
+@pytest.mark.parametrize("aggressive", [False, True])
+@SETTINGS
+@given(G=graphs())
+def test_rdmce_matches_oracle(G, seeds, aggressive):
+    t = rdmce.rdmce(G, seeds=seeds, aggressive=aggressive)
+    assert as_set(t.outputs) == as_set(mce.maximal_cliques(G))
+    # the node's bitmaps agree with its recorded sets
+    for i in t.search_nodes():
+        node = t.node(int(i))
+        if node.grid >= 0:
+            cols = t.grids[node.grid].col_labels
+            P = tuple(sorted(cols[j] for j in range(len(cols)) if node.bits["P_b"] >> j & 1))
+            assert P == node.sets["P"]
+
+
+@pytest.mark.parametrize("seeds", ["vertex", "edge"])
+@pytest.mark.parametrize("induced", ["IP", "IPX"])
+@SETTINGS
+@given(G=graphs())
+def test_mce_gpu_matches_oracle(G, seeds, induced):
+    t = mcegpu.mce_gpu(G, seeds=seeds, induced=induced)
+    assert as_set(t.outputs) == as_set(mce.maximal_cliques(G))
+    # compact X: X_P bits plus the X_X prefix named by the level pointer give X
+    for i in t.search_nodes():
+        node = t.node(int(i))
+        if node.kind == "forest":
+            continue
+        cols = t.grids[node.grid].col_labels
+        XP = {cols[j] for j in range(len(cols)) if node.bits["X_P"] >> j & 1}
+        XX = set(node.extra["X_X"][: node.extra["lpX"][-1]])
+        assert tuple(sorted(XP | XX)) == node.sets["X"]
+        assert list(node.extra["lpX"]) == sorted(node.extra["lpX"], reverse=True)  # X_X only shrinks
+
+
+@pytest.mark.parametrize("prune", [False, True])
+@pytest.mark.parametrize("tau", [0, 2, 32])
+@pytest.mark.parametrize("seeds", ["vertex", "root"])
+@SETTINGS
+@given(B=bipartite_graphs())
+def test_gmbe_matches_oracle(B, prune, tau, seeds):
+    t = gmbe.gmbe(B, prune=prune, tau=tau, seeds=seeds)
+    assert sorted(t.outputs) == brute_bicliques(B)
+    assert len(set(t.outputs)) == len(t.outputs)
+
+
+@SETTINGS
+@given(B=bipartite_graphs())
+def test_gmbe_pruning_only_removes_non_maximal_nodes(B):
+    a, b = gmbe.gmbe(B, prune=False).summary(), gmbe.gmbe(B, prune=True).summary()
+    assert a["outputs"] == b["outputs"]
+    assert b["failed_checks"] <= a["failed_checks"]
+    assert b["nodes"] <= a["nodes"]
+
+
+@SETTINGS
+@given(B=bipartite_graphs())
+def test_node_buf_depths_give_each_nodes_sets(B):
+    t = gmbe.gmbe(B)
+    for i in t.search_nodes():
+        node = t.node(int(i))
+        D = node.depth - 1  # seeds sit at tree depth 1, node_buf depth 0
+        depth = node.extra["depth"]
+        L = sorted(x for x, d in depth.items() if x.startswith("u") and d == D)
+        assert L == sorted(t.label_set("L", node.sets["L"]))
+        R = sorted(x for x, d in depth.items() if x.startswith("v") and d <= D)
+        assert R == sorted(t.label_set("R", node.sets["R"]))
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+@pytest.mark.parametrize("seeds", ["vertex", "edge"])
+@pytest.mark.parametrize("lam", [0.0, 0.3, 1.0])
+@SETTINGS
+@given(G=graphs())
+def test_kcminer_matches_oracle(G, k, seeds, lam):
+    t = kc.kcminer(G, k, seeds=seeds, lam=lam)
+    assert as_set(t.outputs) == as_set(kclique.k_cliques(G, k))
+
+
+@pytest.mark.parametrize("window", [None, 1, 3])
+@pytest.mark.parametrize("by", ["degree", "core"])
+@pytest.mark.parametrize("runs", [1, 4])
+@SETTINGS
+@given(G=graphs())
+def test_geil_matches_oracle(G, window, by, runs):
+    t = geil.geil(G, window=window, by=by, runs=runs)
+    omega, cliques = maxclique.max_cliques(G)
+    assert t.meta["omega"] == omega
+    assert as_set(t.outputs) == as_set(cliques)
+    assert t.meta["omega_hat"] <= omega
+
+
+def test_geil_clique_list_reads_back_the_clique():
+    G = examples.random_graph(14, 0.5, seed=3)
+    t = geil.geil(G)
+    levels = t.meta["windows"][0]
+    vid, sid = levels[-1]
+    # follow sublistID pointers back through the levels, as in Geil's Figure 1
+    for j in range(len(vid)):
+        clique, x = [vid[j]], sid[j]
+        for a, b in reversed(levels[:-1]):
+            clique.append(a[x])
+            x = b[x]
+        clique.append(x)  # level 2 stores the source vertex itself
+        assert tuple(sorted(clique)) in t.outputs
