@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -22,8 +23,9 @@ def provenance() -> dict:
     """GPU, SMs, driver, commit and date, attached to every result row."""
     from .gpu import device_info
 
+    commit = os.environ.get("MCE_KIT_COMMIT", "")
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+        commit = commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                                 cwd=Path(__file__).parent, timeout=5).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         commit = ""

@@ -17,8 +17,9 @@ Edge-list ids are compacted to 0..n-1 in sorted order of the original ids,
 which become ``G.labels``. Also accepted: a networkx graph (node labels kept)
 and a square SciPy sparse or NumPy array (its nonzero pattern).
 
-Text is parsed with NumPy over whole-file arrays (about 0.5 s per million
-edges); every error names the file and, when there is one, the line.
+Text is tokenized with NumPy over whole-file arrays (about a second per
+million edge lines, building the graph included); every error names the file
+and, when there is one, the line.
 """
 
 from __future__ import annotations
@@ -41,9 +42,12 @@ class GraphFormatError(ValueError):
     """A graph file that cannot be read; ``path`` and 1-based ``line`` (or None) say where."""
 
     def __init__(self, path, line: int | None, msg: str):
+        super().__init__(path, line, msg)
         self.path, self.line, self.msg = path, line, msg
-        where = str(path) if line is None else f"{path}:{line}"
-        super().__init__(f"{where}: {msg}")
+
+    def __str__(self) -> str:
+        where = str(self.path) if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.msg}"
 
 
 # --------------------------------------------------------------------------- text scanning
@@ -404,7 +408,8 @@ def load_bipartite(source, fmt: str | None = None, *, name: str | None = None) -
     name = _stem(source) if name is None else name
     if fmt == "mtx" or (fmt is None and _sniff(source, txt) == "mtx"):
         n_rows, n_cols, e, _, _ = _mtx(txt)
-        return _bipartite(n_rows, n_cols, e[:, 0], e[:, 1], np.arange(1, n_rows + 1), None, name)
+        labels = np.arange(1, n_rows + 1), np.arange(1, n_cols + 1)
+        return _bipartite(n_rows, n_cols, e[:, 0], e[:, 1], *labels, name)
     used = np.flatnonzero(~txt.lines_with("#%") & (txt.count > 0))
     if len(used) == 0:
         raise txt.error(None, "no edges found")

@@ -56,9 +56,11 @@ def core_numbers(G: Graph) -> np.ndarray:
 
 
 def degeneracy_order(G: Graph) -> np.ndarray:
-    """A smallest-last order (int32, ``order[i]`` = vertex at position i).
+    """A degeneracy order (int32, ``order[i]`` = vertex at position i).
 
-    Every vertex has at most ``degeneracy(G)`` neighbours later in the order.
+    Vertices leave in batches of the peeling (ids ascending within a batch);
+    every vertex has at most its core number, so at most ``degeneracy(G)``,
+    neighbours later in the order.
     """
     return _peel(G)[0]
 

@@ -87,7 +87,7 @@ def test_listing_matches_oracle_on_random_graphs(switches):
 def test_exposure_really_pulls_work():
     from mce_kit.gpu import rdmce
 
-    G = _from_nx(_planted(np.random.default_rng(1), 300, 0.2, 60))
+    G = _from_nx(_moon_moser(10))  # few seeds, deep trees: idle workers must pull
     res = rdmce.prepare(G).run(tau=0, warps_per_sm=8)
     assert res.worker_steals.sum() > 0
     assert res.count == sum(1 for _ in nx.find_cliques(G.to_networkx()))

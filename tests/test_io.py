@@ -355,3 +355,10 @@ def test_as_general_graph():
     G = as_general_graph(B)
     assert (G.n, G.m) == (5, 6)
     assert sorted(G.degrees().tolist()) == [2, 2, 2, 3, 3]
+
+
+def test_format_error_pickles():
+    import pickle
+
+    e = pickle.loads(pickle.dumps(GraphFormatError("a.txt", 3, "bad")))
+    assert (e.path, e.line, str(e)) == ("a.txt", 3, "a.txt:3: bad")

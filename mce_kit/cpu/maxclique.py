@@ -33,8 +33,6 @@ def _colour_order(adj: list[int], P: int) -> list[tuple[int, int]]:
 
 def _greedy_clique(G, order: np.ndarray) -> int:
     """Size of a clique grown greedily from the last vertex of the order."""
-    if G.n == 0:
-        return 0
     rank = np.empty(G.n, dtype=np.int64)
     rank[order] = np.arange(G.n)
     v = int(order[-1])
@@ -46,21 +44,20 @@ def _greedy_clique(G, order: np.ndarray) -> int:
     return len(clique)
 
 
-def max_cliques(G, *, progress: Progress = None) -> tuple[int, list[list[int]]]:
-    """(omega, every clique of size omega), each clique sorted ascending."""
-    from ..order import degeneracy_order
+def _branch_and_bound(G, order, best: int, ties: bool, progress: Progress):
+    """Cliques larger than ``best`` (and, with ``ties``, equal to it).
 
-    order = degeneracy_order(G)
+    Returns (size of the largest seen, cliques of that size found)."""
     rank = np.empty(G.n, dtype=np.int64)
     rank[order] = np.arange(G.n)
     pos = np.full(G.n, -1, dtype=np.int64)
-    best = _greedy_clique(G, order)  # a lower bound; ties with it are still found
+    slack = 0 if ties else 1  # a branch must reach best + slack to be worth it
     found: list[list[int]] = []
     roots = order[::-1]  # dense cores first: a good bound early
     for v in roots if progress is None else progress(roots):
         N = G.neighbors(v)
         S = N[rank[N] > rank[v]]
-        if len(S) + 1 < best:
+        if len(S) + 1 < best + slack:
             continue
         adj = local_masks(G, S, pos)
         ids = S.tolist()
@@ -68,7 +65,7 @@ def max_cliques(G, *, progress: Progress = None) -> tuple[int, list[list[int]]]:
         while stack:
             R, P, bound = stack.pop()
             r = len(R) + 1
-            if bound < best:
+            if bound < best + slack:
                 continue
             if not P:
                 if r > best:
@@ -79,12 +76,32 @@ def max_cliques(G, *, progress: Progress = None) -> tuple[int, list[list[int]]]:
             # have at most r + colour(i) vertices; the highest colour pops first
             before = 0
             for i, colour in _colour_order(adj, P):
-                if r + colour >= best:
+                if r + colour >= best + slack:
                     stack.append(((*R, i), before & adj[i], r + colour))
                 before |= 1 << i
     return best, found
 
 
+def max_cliques(G, *, progress: Progress = None) -> tuple[int, list[list[int]]]:
+    """(omega, every clique of size omega), each clique sorted ascending.
+
+    Two passes: strict pruning finds omega, then a search that keeps ties
+    lists the cliques of size omega (and nothing smaller)."""
+    from ..order import degeneracy_order
+
+    if G.n == 0:
+        return 0, []
+    order = degeneracy_order(G)
+    omega, _ = _branch_and_bound(G, order, _greedy_clique(G, order), False, progress)
+    return _branch_and_bound(G, order, omega, True, progress)
+
+
 def clique_number(G, *, progress: Progress = None) -> int:
     """Size of a maximum clique (0 for the empty graph)."""
-    return max_cliques(G, progress=progress)[0]
+    from ..order import degeneracy_order
+
+    if G.n == 0:
+        return 0
+    order = degeneracy_order(G)
+    omega = _greedy_clique(G, order)
+    return max(omega, _branch_and_bound(G, order, omega, False, progress)[0])

@@ -236,7 +236,9 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> RDMCEResult:
                 i += r + 1
     host = [s.get() for s in stats]
     return RDMCEResult(
-        count=count, params={**p, "sms": sms, "workers": n_workers, "listing": listing},
+        count=count,
+        params={**p, "sms": sms, "workers": n_workers, "listing": listing,
+                "regs": kernel.num_regs, "spill_bytes": kernel.local_size_bytes},
         gpu_ms=gpu_ms, prep_s=prep.prep_s, device_bytes=int(device_bytes),
         worker_count=host[0], worker_nodes=host[1], worker_cycles=host[2],
         worker_seeds=host[3], worker_steals=host[4], passes=len(plan), cliques=cliques,

@@ -34,19 +34,24 @@ struct Task {           // the sub-graph a task runs on (the seed's origin worke
     int origin, p, xn, W, Wx;
 };
 
+#define WARPS_PER_BLOCK 4
+#define PCACHE 64      // words of P kept in shared memory per warp
+
 struct Stack {          // a worker's own DFS stack
     u32* lv;            // levels, stride S words: P | XP | VP | XX
     int* rlen;          // |R| at each level
     int* mode;          // 1 once a level has been exposed (frozen)
     int* R;             // clique vertices (listing mode)
+    u32* pc;            // shared-memory scratch (PCACHE words)
     int S;
 };
 
 __device__ __forceinline__ int level_stride(int W, int Wx) { return 3 * W + Wx; }
 __device__ __forceinline__ int depth_cap(int p) { return p + 2; }
 
-__device__ __forceinline__ Stack stack_at(u32* base, int p, int W, int Wx) {
+__device__ __forceinline__ Stack stack_at(u32* base, int p, int W, int Wx, u32* pc) {
     Stack s;
+    s.pc = pc;
     s.S = level_stride(W, Wx);
     s.lv = base;
     s.rlen = (int*)(base + (long long)depth_cap(p) * s.S);
@@ -100,6 +105,23 @@ __device__ __forceinline__ int row_hits(const Task& t, const u32* P, int u) {
     return c;
 }
 
+// Calls f(k, cand) for every nonzero word cand = a[k] (| b[k]) of a bitmap,
+// skipping empty words 32 at a time; f runs warp-uniformly.
+template <class F>
+__device__ __forceinline__ bool for_nonzero_words(const u32* a, const u32* b, int W, int lane, F f) {
+    for (int w0 = 0; w0 < W; w0 += 32) {
+        int w = w0 + lane;
+        u32 cw = w < W ? (a[w] | (b ? b[w] : 0u)) : 0u;
+        u32 nz = __ballot_sync(FULL_MASK, cw != 0);
+        while (nz) {
+            int j = __ffs(nz) - 1;
+            nz &= nz - 1;
+            if (f(w0 + j, __shfl_sync(FULL_MASK, cw, j))) return true;
+        }
+    }
+    return false;
+}
+
 // Pivot choice, pruning and aggressive node generation for the node at
 // level l, whose P, XP, XX and R are set. Returns true when it has branches
 // (VP written), false when it was a leaf (emitted if maximal) or pruned.
@@ -111,36 +133,44 @@ __device__ bool expand(const Task& t, Stack& s, int l, int flags, Out& o, int la
     bool aggressive = flags & FLAG_AGGRESSIVE;
     o.nodes += (lane == 0);
     for (;;) {
-        int np = bm_count(P, t.W, lane);
+        const u32* Pc = P;                         // P cached in shared memory when it fits
+        if (t.W <= PCACHE) {
+            for (int w = lane; w < t.W; w += 32) s.pc[w] = P[w];
+            __syncwarp();
+            Pc = s.pc;
+        }
+        int np = bm_count(Pc, t.W, lane);
         if (np == 0) {
             if (!bm_any(XP, t.W, lane) && !bm_any(XX, t.Wx, lane)) emit(o, s.R, s.rlen[l], flags, lane);
             return false;
         }
+        if (aggressive) {                          // VP holds the aggressive set A for now
+            for (int w = lane; w < t.W; w += 32) VP[w] = 0;
+            __syncwarp();
+        }
         int best_c = -1, best_u = 0;
         bool any_aggr = false;
-        // Candidates in P ∪ XP: lane = bit of word k. VP holds the aggressive set A for now.
-        for (int k = 0; k < t.W; ++k) {
-            u32 pk = P[k], cand = pk | XP[k];
-            u32 a = 0;
-            if (cand) {
-                int c = -1;
-                if ((cand >> lane) & 1) c = row_hits(t, P, k * 32 + lane);
-                bool in_p = (pk >> lane) & 1;
-                if (__any_sync(FULL_MASK, !in_p && c == np)) return false;  // an X vertex sees all of P
-                a = __ballot_sync(FULL_MASK, aggressive && in_p && c == np - 1);
-                if (c > best_c) { best_c = c; best_u = k * 32 + lane; }
-            }
-            if (lane == 0) VP[k] = a;
-            any_aggr |= a != 0;
-        }
-        for (int k = 0; k < t.Wx; ++k) {
-            u32 cand = XX[k];
-            if (!cand) continue;
+        // Candidates in P ∪ XP, then in XX: one lane per bit of a word.
+        bool pruned = for_nonzero_words(P, XP, t.W, lane, [&](int k, u32 cand) {
             int c = -1;
-            if ((cand >> lane) & 1) c = row_hits(t, P, t.p + k * 32 + lane);
-            if (__any_sync(FULL_MASK, c == np)) return false;
+            if ((cand >> lane) & 1) c = row_hits(t, Pc, k * 32 + lane);
+            bool in_p = (Pc[k] >> lane) & 1;
+            if (__any_sync(FULL_MASK, !in_p && c == np)) return true;  // an X vertex sees all of P
+            if (aggressive) {
+                u32 a = __ballot_sync(FULL_MASK, in_p && c == np - 1);
+                if (a) { any_aggr = true; if (lane == 0) VP[k] = a; }
+            }
+            if (c > best_c) { best_c = c; best_u = k * 32 + lane; }
+            return false;
+        });
+        if (!pruned) pruned = for_nonzero_words(XX, nullptr, t.Wx, lane, [&](int k, u32 cand) {
+            int c = -1;
+            if ((cand >> lane) & 1) c = row_hits(t, Pc, t.p + k * 32 + lane);
+            if (__any_sync(FULL_MASK, c == np)) return true;
             if (c > best_c) { best_c = c; best_u = t.p + k * 32 + lane; }
-        }
+            return false;
+        });
+        if (pruned) return false;
         __syncwarp();
         if (any_aggr) {
             // Every a in A is adjacent to the rest of P: move A into R at once.
@@ -170,25 +200,42 @@ __device__ bool expand(const Task& t, Stack& s, int l, int flags, Out& o, int la
             if (oc > best_c || (oc == best_c && ou < best_u)) { best_c = oc; best_u = ou; }
         }
         const u32* rp = t.rows + (long long)best_u * t.W;
-        for (int w = lane; w < t.W; w += 32) VP[w] = P[w] & ~rp[w];
+        for (int w = lane; w < t.W; w += 32) VP[w] = Pc[w] & ~rp[w];
         __syncwarp();
         return true;
     }
 }
 
-// Child of node `src` (a level, possibly another worker's) on branch v,
-// written to level dst of stack s. Vertices in q (the branches ranked before
-// v at a frozen level) move from P to X first.
-__device__ void make_child(const Task& t, const u32* src, int v, int qw, u32 qbits, Stack& s, int dst, int lane) {
+enum { CHILD_MAXIMAL = 0, CHILD_NOT_MAXIMAL = 1, CHILD_INNER = 2 };
+
+// Child of node `src` (a level, possibly another worker's) on branch v.
+// Vertices in q (the branches ranked before v at a frozen level) move from
+// P to X first. A child with an empty P is a leaf and is not written; one
+// with candidates is written to level dst of stack s.
+__device__ int make_child(const Task& t, const u32* src, int v, int qw, u32 qbits, Stack& s, int dst, int lane) {
     const u32* sP = src;
     const u32* sXP = src + t.W;
     const u32* sVP = sXP + t.W;
     const u32* sXX = sVP + t.W;
+    const u32* rv = t.rows + (long long)v * t.W;
+    const u32* cv = t.colx + (long long)v * t.Wx;
+    u32 any = 0;
+    for (int w = lane; w < t.W; w += 32) {
+        u32 q = w < qw ? sVP[w] : (w == qw ? (sVP[w] & qbits) : 0u);
+        any |= (sP[w] & ~q) & rv[w];
+    }
+    if (!__any_sync(FULL_MASK, any)) {
+        u32 x = 0;
+        for (int w = lane; w < t.W; w += 32) {
+            u32 q = w < qw ? sVP[w] : (w == qw ? (sVP[w] & qbits) : 0u);
+            x |= (sXP[w] | q) & rv[w];
+        }
+        for (int w = lane; w < t.Wx; w += 32) x |= sXX[w] & cv[w];
+        return __any_sync(FULL_MASK, x) ? CHILD_NOT_MAXIMAL : CHILD_MAXIMAL;
+    }
     u32* P = P_of(s, dst);
     u32* XP = P + t.W;
     u32* XX = XP + 2 * t.W;
-    const u32* rv = t.rows + (long long)v * t.W;
-    const u32* cv = t.colx + (long long)v * t.Wx;
     for (int w = lane; w < t.W; w += 32) {
         u32 q = w < qw ? sVP[w] : (w == qw ? (sVP[w] & qbits) : 0u);
         P[w] = (sP[w] & ~q) & rv[w];
@@ -196,6 +243,7 @@ __device__ void make_child(const Task& t, const u32* src, int v, int qw, u32 qbi
     }
     for (int w = lane; w < t.Wx; w += 32) XX[w] = sXX[w] & cv[w];
     __syncwarp();
+    return CHILD_INNER;
 }
 
 // Position (word, bit) of the set bit of rank idx (0-based, ascending) in VP.
@@ -358,7 +406,7 @@ __device__ bool build_seed(const Shared& g, int me, int seed, Task& t, Stack& s,
         }
     }
     t = task_of(g, me, p, xn, W, Wx);
-    s = stack_at(sbase, p, W, Wx);
+    s = stack_at(sbase, p, W, Wx, s.pc);
     u32* P0 = P_of(s, 0);
     for (int w = lane; w < W; w += 32) {
         int left = p - w * 32;
@@ -386,7 +434,7 @@ __device__ void publish_task(const Shared& g, int me, const Task& t) {
 
 // Find the shallowest private level in [lo, l] with |P| > tau and branches
 // left, freeze it and publish it. Called when nothing is exposed.
-__device__ int expose(const Shared& g, int me, const Task& t, Stack& s, int& lo, int l, int lane) {
+__device__ int expose(const Shared& g, int me, const Task& t, Stack& s, int& lo, int& frozen_hi, int l, int lane) {
     for (int L = lo; L <= l; ++L) {
         if (s.mode[L]) continue;
         const u32* P = P_of(s, L);
@@ -394,6 +442,7 @@ __device__ int expose(const Shared& g, int me, const Task& t, Stack& s, int& lo,
         int nv = bm_count(P + 2 * t.W, t.W, lane);
         if (nv == 0) continue;
         if (lane == 0) s.mode[L] = 1;
+        if (L > frozen_hi) frozen_hi = L;
         __threadfence();
         __syncwarp();
         if (lane == 0) atomicExch(g.expo + me, ((u64)L << 32) | (u64)nv);
@@ -412,8 +461,9 @@ __device__ void wait_zero(const int* p) {
 // Depth-first search of the task whose root (level 0) has branches.
 __device__ void run_task(const Shared& g, int me, const Task& t, Stack& s, Out& o, int lane) {
     const bool expo_on = g.flags & FLAG_EXPOSE;
-    int l = 0, xptr = -1, lo = 0;
-    if (expo_on) xptr = expose(g, me, t, s, lo, 0, lane);
+    int l = 0, xptr = -1, lo = 0, frozen_hi = -1;
+    unsigned tick = 0;
+    if (expo_on) xptr = expose(g, me, t, s, lo, frozen_hi, 0, lane);
     while (l >= 0) {
         u32* Lv = P_of(s, l);
         u32* VP = Lv + 2 * t.W;
@@ -427,7 +477,7 @@ __device__ void run_task(const Shared& g, int me, const Task& t, Stack& s, Out& 
             int idx = (int)(c & 0xffffffffll);
             v = nth_set_bit(VP, t.W, idx, lane);
             qw = v >> 5; qbits = (1u << (v & 31)) - 1;
-        } else if (s.mode[l]) {                           // exposed earlier, all claimed
+        } else if (l <= frozen_hi && s.mode[l]) {         // exposed earlier, all claimed
             --l; continue;
         } else {                                          // private: take the lowest branch
             int k = -1;
@@ -439,33 +489,42 @@ __device__ void run_task(const Shared& g, int me, const Task& t, Stack& s, Out& 
             v = k * 32 + __ffs(VP[k]) - 1;
         }
         int c = l + 1;
-        if (s.mode[c]) { wait_zero(g.copying + me); if (lane == 0) s.mode[c] = 0; }
-        make_child(t, Lv, v, qw, qbits, s, c, lane);
+        if (c <= frozen_hi && s.mode[c]) {                // reusing a frozen level
+            wait_zero(g.copying + me);
+            if (lane == 0) s.mode[c] = 0;
+        }
+        int r = s.rlen[l];
+        if (lane == 0) {
+            s.rlen[c] = r + 1;
+            if (g.flags & FLAG_LIST) s.R[r] = t.pids[v];
+        }
+        int kind = make_child(t, Lv, v, qw, qbits, s, c, lane);
         if (qw < 0 && lane == 0) {                        // private: v moves from P to X
             u32 bit = 1u << (v & 31);
             VP[v >> 5] &= ~bit; Lv[v >> 5] &= ~bit; Lv[t.W + (v >> 5)] |= bit;
         }
-        if (lane == 0) {
-            int r = s.rlen[l];
-            s.rlen[c] = r + 1;
-            if (g.flags & FLAG_LIST) s.R[r] = t.pids[v];
-        }
         __syncwarp();
-        if (expand(t, s, c, g.flags, o, lane)) { l = c; if (lo > c) lo = c; }
-        if (expo_on) {
+        if (kind == CHILD_INNER) {
+            if (expand(t, s, c, g.flags, o, lane)) { l = c; if (lo > c) lo = c; }
+        } else {
+            o.nodes += (lane == 0);
+            if (kind == CHILD_MAXIMAL) emit(o, s.R, r + 1, g.flags, lane);
+        }
+        if (expo_on && (++tick & 15) == 0) {
             if (xptr >= 0) {
                 u64 w = 0;
                 if (lane == 0) w = volatile_load(g.expo + me);
                 w = __shfl_sync(FULL_MASK, w, 0);
                 if ((u32)w == 0 && xptr != l) xptr = -1;  // exhausted; its level stays frozen
             }
-            if (xptr < 0 && lo <= l) xptr = expose(g, me, t, s, lo, l, lane);
+            if (xptr < 0 && lo <= l) xptr = expose(g, me, t, s, lo, frozen_hi, l, lane);
         }
     }
 }
 
-// Pull a branch from some worker's exposed level into our level 0.
-__device__ bool steal(const Shared& g, int me, Task& t, Stack& s, Out& o, int lane, int& start) {
+// Pull a branch from some worker's exposed level into our level 0. Returns
+// -1 when nothing was pulled, else the kind of the child (see make_child).
+__device__ int steal(const Shared& g, int me, Task& t, Stack& s, Out& o, int lane, int& start, u32* pc) {
     int victim = -1;
     long long c = -1;
     if (lane == 0) {
@@ -481,18 +540,17 @@ __device__ bool steal(const Shared& g, int me, Task& t, Stack& s, Out& o, int la
         if (victim >= 0) start = victim;
     }
     victim = __shfl_sync(FULL_MASK, victim, 0);
-    if (victim < 0) return false;
+    if (victim < 0) return -1;
     c = __shfl_sync(FULL_MASK, c, 0);
     __threadfence();
     const int* ti = g.task_info + 8 * victim;
     t = task_of(g, ti[0], ti[1], ti[2], ti[3], ti[4]);
     if (lane == 0) atomicAdd(g.rows_users + t.origin, 1);
-    Stack vs = stack_at(g.stack_buf + (long long)victim * g.stack_cap, t.p, t.W, t.Wx);
-    s = stack_at(g.stack_buf + (long long)me * g.stack_cap, t.p, t.W, t.Wx);
+    Stack vs = stack_at(g.stack_buf + (long long)victim * g.stack_cap, t.p, t.W, t.Wx, pc);
+    s = stack_at(g.stack_buf + (long long)me * g.stack_cap, t.p, t.W, t.Wx, pc);
     int L = (int)(c >> 32), idx = (int)(c & 0xffffffffll);
     const u32* src = P_of(vs, L);
     int v = nth_set_bit(src + 2 * t.W, t.W, idx, lane);
-    make_child(t, src, v, v >> 5, (1u << (v & 31)) - 1, s, 0, lane);
     int r = vs.rlen[L];
     if (g.flags & FLAG_LIST)
         for (int i = lane; i < r; i += 32) s.R[i] = vs.R[i];
@@ -501,10 +559,15 @@ __device__ bool steal(const Shared& g, int me, Task& t, Stack& s, Out& o, int la
         s.mode[0] = 0;
         if (g.flags & FLAG_LIST) s.R[r] = t.pids[v];
     }
+    int kind = make_child(t, src, v, v >> 5, (1u << (v & 31)) - 1, s, 0, lane);
     __threadfence();
     __syncwarp();
     if (lane == 0) atomicSub(g.copying + victim, 1);
-    return true;
+    if (kind != CHILD_INNER) {
+        o.nodes += (lane == 0);
+        if (kind == CHILD_MAXIMAL) emit(o, s.R, r + 1, g.flags, lane);
+    }
+    return kind;
 }
 
 __device__ void end_task(const Shared& g, int me, const Task& t, int lane) {
@@ -540,9 +603,13 @@ extern "C" __global__ void __launch_bounds__(128) rdmce_kernel(
     u64 busy = 0;
     int seeds = 0, steals = 0, start = (me * 7919 + 1) % n_workers;
     const bool expo_on = flags & FLAG_EXPOSE;
+    __shared__ u32 pcache[WARPS_PER_BLOCK][PCACHE];
+    u32* pc = pcache[threadIdx.x >> 5];
     for (;;) {
         Task t;
         Stack s;
+        s.pc = pc;
+        int kind;
         int seed = -1;                       // -1: none left, -2: our rows are still in use
         if (lane == 0) {
             if (volatile_load(rows_users + me) != 0) seed = -2;
@@ -566,10 +633,10 @@ extern "C" __global__ void __launch_bounds__(128) rdmce_kernel(
                 atomicExch(rows_users + me, 0);
                 atomicSub(ctrl + 1, 1);
             }
-        } else if (expo_on && steal(g, me, t, s, o, lane, start)) {
+        } else if (expo_on && (kind = steal(g, me, t, s, o, lane, start, pc)) >= 0) {
             steals++;
             publish_task(g, me, t);
-            if (expand(t, s, 0, flags, o, lane)) run_task(g, me, t, s, o, lane);
+            if (kind == CHILD_INNER && expand(t, s, 0, flags, o, lane)) run_task(g, me, t, s, o, lane);
             end_task(g, me, t, lane);
         } else {
             int done = 0;
