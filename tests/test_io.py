@@ -1,4 +1,5 @@
 import gzip
+import pickle
 import time
 import warnings
 
@@ -358,7 +359,5 @@ def test_as_general_graph():
 
 
 def test_format_error_pickles():
-    import pickle
-
     e = pickle.loads(pickle.dumps(GraphFormatError("a.txt", 3, "bad")))
     assert (e.path, e.line, str(e)) == ("a.txt", 3, "a.txt:3: bad")

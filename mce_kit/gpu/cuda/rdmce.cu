@@ -489,10 +489,7 @@ __device__ void run_task(const Shared& g, int me, const Task& t, Stack& s, Out& 
             v = k * 32 + __ffs(VP[k]) - 1;
         }
         int c = l + 1;
-        if (c <= frozen_hi && s.mode[c]) {                // reusing a frozen level
-            wait_zero(g.copying + me);
-            if (lane == 0) s.mode[c] = 0;
-        }
+        if (c <= frozen_hi && s.mode[c]) wait_zero(g.copying + me);  // reusing a frozen level
         int r = s.rlen[l];
         if (lane == 0) {
             s.rlen[c] = r + 1;
@@ -503,6 +500,7 @@ __device__ void run_task(const Shared& g, int me, const Task& t, Stack& s, Out& 
             u32 bit = 1u << (v & 31);
             VP[v >> 5] &= ~bit; Lv[v >> 5] &= ~bit; Lv[t.W + (v >> 5)] |= bit;
         }
+        if (kind == CHILD_INNER && lane == 0) s.mode[c] = 0;  // stale flags may remain from older tasks
         __syncwarp();
         if (kind == CHILD_INNER) {
             if (expand(t, s, c, g.flags, o, lane)) { l = c; if (lo > c) lo = c; }
