@@ -156,6 +156,9 @@ __device__ bool expand(const Task& t, Stack& s, int l, int flags, Out& o, int la
             if ((cand >> lane) & 1) c = row_hits(t, Pc, k * 32 + lane);
             bool in_p = (Pc[k] >> lane) & 1;
             if (__any_sync(FULL_MASK, !in_p && c == np)) return true;  // an X vertex sees all of P
+            // An X vertex with no neighbour in P cannot extend any clique below: drop it.
+            u32 xkeep = __ballot_sync(FULL_MASK, !in_p && c > 0);
+            if (lane == 0 && xkeep != (cand & ~Pc[k])) XP[k] = xkeep;
             if (aggressive) {
                 u32 a = __ballot_sync(FULL_MASK, in_p && c == np - 1);
                 if (a) { any_aggr = true; if (lane == 0) VP[k] = a; }
@@ -167,6 +170,8 @@ __device__ bool expand(const Task& t, Stack& s, int l, int flags, Out& o, int la
             int c = -1;
             if ((cand >> lane) & 1) c = row_hits(t, Pc, t.p + k * 32 + lane);
             if (__any_sync(FULL_MASK, c == np)) return true;
+            u32 keep = __ballot_sync(FULL_MASK, c > 0);
+            if (lane == 0 && keep != cand) XX[k] = keep;
             if (c > best_c) { best_c = c; best_u = t.p + k * 32 + lane; }
             return false;
         });
@@ -230,7 +235,10 @@ __device__ int make_child(const Task& t, const u32* src, int v, int qw, u32 qbit
             u32 q = w < qw ? sVP[w] : (w == qw ? (sVP[w] & qbits) : 0u);
             x |= (sXP[w] | q) & rv[w];
         }
-        for (int w = lane; w < t.Wx; w += 32) x |= sXX[w] & cv[w];
+        for (int w = lane; w < t.Wx; w += 32) {
+            u32 xx = sXX[w];
+            if (xx) x |= xx & cv[w];
+        }
         return __any_sync(FULL_MASK, x) ? CHILD_NOT_MAXIMAL : CHILD_MAXIMAL;
     }
     u32* P = P_of(s, dst);
@@ -241,7 +249,10 @@ __device__ int make_child(const Task& t, const u32* src, int v, int qw, u32 qbit
         P[w] = (sP[w] & ~q) & rv[w];
         XP[w] = (sXP[w] | q) & rv[w];
     }
-    for (int w = lane; w < t.Wx; w += 32) XX[w] = sXX[w] & cv[w];
+    for (int w = lane; w < t.Wx; w += 32) {
+        u32 xx = sXX[w];
+        XX[w] = xx ? xx & cv[w] : 0u;
+    }
     __syncwarp();
     return CHILD_INNER;
 }
@@ -579,7 +590,11 @@ __device__ void end_task(const Shared& g, int me, const Task& t, int lane) {
     if (lane == 0) { atomicSub(g.rows_users + t.origin, 1); atomicSub(g.ctrl + 1, 1); }
 }
 
-extern "C" __global__ void __launch_bounds__(128) rdmce_kernel(
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 8      // 8 x 128 threads per SM: at most 64 registers, up to 32 warps/SM
+#endif
+
+extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) rdmce_kernel(
     const int* indptr, const int* indices, const int* seed_u, const int* seed_v, int n_seeds,
     u32* rows_buf, long long rows_cap, u32* stack_buf, long long stack_cap,
     u64* expo, int* copying, int* rows_users, int* task_info, int* ctrl,
