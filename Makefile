@@ -20,7 +20,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check mce_kit tests
+	$(BIN)/ruff check mce_kit tests notebooks/src
 	$(BIN)/python -m mce_kit.notebooks check notebooks
 
 clean-venv:

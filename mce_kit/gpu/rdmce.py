@@ -28,8 +28,8 @@ DEFAULTS = dict(tau=24, warps_per_sm=20, seeding="edge", exposure=True, aggressi
 
 def rows_words(p, x):
     """Words of the sub-graph region for a seed with |P| <= p, |X| <= x (matches rdmce.cu)."""
-    W, Wx = (p + 31) // 32, (x + 31) // 32
-    return p + (p + x) * W + p * Wx
+    Wr, Wx = ((p + 31) // 32 + 3) // 4 * 4, (x + 31) // 32
+    return (p + 3) // 4 * 4 + (p + x) * Wr + p * Wx
 
 
 def stack_words(p, x):
@@ -138,7 +138,7 @@ def _plan(rows_need, stack_need, n_workers, budget):
     passes, start = [], 0
     workers = n_workers
     while start < len(order):
-        per_worker = budget // (4 * workers)
+        per_worker = budget // (4 * workers) - 4
         fits = np.searchsorted(need[order], per_worker, side="right")
         if fits <= start:
             if workers == 1:
@@ -150,7 +150,8 @@ def _plan(rows_need, stack_need, n_workers, budget):
             workers = max(1, min(workers // 4, budget // (4 * int(need[order[start]]))))
             continue
         idx = order[start:fits]
-        passes.append((np.sort(idx), int(rows_need[idx].max()), int(stack_need[idx].max()), workers))
+        rows_cap = -(-int(rows_need[idx].max()) // 4) * 4  # keep every worker's rows 16-byte aligned
+        passes.append((np.sort(idx), rows_cap, int(stack_need[idx].max()), workers))
         start = fits
     return passes
 

@@ -85,7 +85,7 @@ assert count == sum(1 for _ in nx.find_cliques(H))
 hist = mk.clique_size_histogram(G)
 fig, ax = plt.subplots(figsize=(6, 3))
 ax.bar(list(hist), list(hist.values()), color="#4477aa")
-ax.set(xlabel="clique size", ylabel="maximal cliques", yscale="log", title=f"{G.name}: maximal cliques by size")
+ax.set(xlabel="clique size", ylabel="maximal cliques", yscale="log", title=f"{G.name}: maximal cliques")
 fig.tight_layout()
 fig.savefig(figures_dir() / "00_clique_sizes.png", dpi=150)
 

@@ -4,7 +4,7 @@
 // One warp is one worker. Vertices are numbered in degeneracy order. A seed
 // (edge x<y, or vertex v) gives the root (R, P, X); the worker encodes the
 // sub-graph as bitmaps over P:
-//   rows[i]  (W words)  N(i) ∩ P  for the p vertices of P, then the xn
+//   rows[i]  (Wr words) N(i) ∩ P  for the p vertices of P, then the xn
 //                       vertices of X that have a neighbour in P
 //   colx[j]  (Wx words) N(j) ∩ X  for each j in P (the transpose of X's rows)
 // and runs an iterative DFS over a stack of levels, each holding four
@@ -28,11 +28,13 @@
 #define ERR_CAPACITY 1
 
 struct Task {           // the sub-graph a task runs on (the seed's origin worker)
-    const u32* rows;
+    const u32* rows;    // row stride Wr = W rounded up to 4 words (16-byte loads)
     const u32* colx;
     const int* pids;    // global ids of P's vertices
-    int origin, p, xn, W, Wx;
+    int origin, p, xn, W, Wr, Wx;
 };
+
+__device__ __forceinline__ int round4(int w) { return (w + 3) & ~3; }
 
 #define WARPS_PER_BLOCK 4
 #define PCACHE 64      // words of P kept in shared memory per warp
@@ -98,28 +100,32 @@ __device__ __forceinline__ bool bm_any(const u32* a, int W, int lane) {
 }
 
 // |P ∩ N(u)| for the row of local vertex u.
+// P is the 16-byte aligned shared-memory copy, zero-padded to Wr words.
 __device__ __forceinline__ int row_hits(const Task& t, const u32* P, int u) {
-    const u32* r = t.rows + (long long)u * t.W;
+    const uint4* r = (const uint4*)(t.rows + (long long)u * t.Wr);
+    const uint4* q = (const uint4*)P;
+    int c = 0;
+    for (int w = 0; w < (t.Wr >> 2); ++w) {
+        uint4 a = r[w], b = q[w];
+        c += __popc(a.x & b.x) + __popc(a.y & b.y) + __popc(a.z & b.z) + __popc(a.w & b.w);
+    }
+    return c;
+}
+
+__device__ __forceinline__ int row_hits_global(const Task& t, const u32* P, int u) {
+    const u32* r = t.rows + (long long)u * t.Wr;
     int c = 0;
     for (int w = 0; w < t.W; ++w) c += __popc(P[w] & r[w]);
     return c;
 }
 
-// Calls f(k, cand) for every nonzero word cand = a[k] (| b[k]) of a bitmap,
-// skipping empty words 32 at a time; f runs warp-uniformly.
-template <class F>
-__device__ __forceinline__ bool for_nonzero_words(const u32* a, const u32* b, int W, int lane, F f) {
-    for (int w0 = 0; w0 < W; w0 += 32) {
-        int w = w0 + lane;
-        u32 cw = w < W ? (a[w] | (b ? b[w] : 0u)) : 0u;
-        u32 nz = __ballot_sync(FULL_MASK, cw != 0);
-        while (nz) {
-            int j = __ffs(nz) - 1;
-            nz &= nz - 1;
-            if (f(w0 + j, __shfl_sync(FULL_MASK, cw, j))) return true;
-        }
-    }
-    return false;
+// Mask of the 32-word chunk starting at w0 whose words are nonzero; lane i
+// gets word w0 + i of a (| b) in *mine.
+__device__ __forceinline__ u32 nonzero_words(const u32* a, const u32* b, int W, int w0, int lane, u32* mine) {
+    int w = w0 + lane;
+    u32 cw = w < W ? (a[w] | (b ? b[w] : 0u)) : 0u;
+    *mine = cw;
+    return __ballot_sync(FULL_MASK, cw != 0);
 }
 
 // Pivot choice, pruning and aggressive node generation for the node at
@@ -134,8 +140,9 @@ __device__ bool expand(const Task& t, Stack& s, int l, int flags, Out& o, int la
     o.nodes += (lane == 0);
     for (;;) {
         const u32* Pc = P;                         // P cached in shared memory when it fits
-        if (t.W <= PCACHE) {
-            for (int w = lane; w < t.W; w += 32) s.pc[w] = P[w];
+        const bool cached = t.Wr <= PCACHE;
+        if (cached) {
+            for (int w = lane; w < t.Wr; w += 32) s.pc[w] = w < t.W ? P[w] : 0u;
             __syncwarp();
             Pc = s.pc;
         }
@@ -151,30 +158,43 @@ __device__ bool expand(const Task& t, Stack& s, int l, int flags, Out& o, int la
         int best_c = -1, best_u = 0;
         bool any_aggr = false;
         // Candidates in P ∪ XP, then in XX: one lane per bit of a word.
-        bool pruned = for_nonzero_words(P, XP, t.W, lane, [&](int k, u32 cand) {
-            int c = -1;
-            if ((cand >> lane) & 1) c = row_hits(t, Pc, k * 32 + lane);
-            bool in_p = (Pc[k] >> lane) & 1;
-            if (__any_sync(FULL_MASK, !in_p && c == np)) return true;  // an X vertex sees all of P
-            // An X vertex with no neighbour in P cannot extend any clique below: drop it.
-            u32 xkeep = __ballot_sync(FULL_MASK, !in_p && c > 0);
-            if (lane == 0 && xkeep != (cand & ~Pc[k])) XP[k] = xkeep;
-            if (aggressive) {
-                u32 a = __ballot_sync(FULL_MASK, in_p && c == np - 1);
-                if (a) { any_aggr = true; if (lane == 0) VP[k] = a; }
+        bool pruned = false;
+        for (int w0 = 0; w0 < t.W && !pruned; w0 += 32) {
+            u32 mine, nz = nonzero_words(P, XP, t.W, w0, lane, &mine);
+            while (nz) {
+                int j = __ffs(nz) - 1;
+                nz &= nz - 1;
+                int k = w0 + j;
+                u32 cand = __shfl_sync(FULL_MASK, mine, j);
+                int u = k * 32 + lane, c = -1;
+                if ((cand >> lane) & 1) c = cached ? row_hits(t, Pc, u) : row_hits_global(t, Pc, u);
+                bool in_p = (Pc[k] >> lane) & 1;
+                if (__any_sync(FULL_MASK, !in_p && c == np)) { pruned = true; break; }  // X sees all of P
+                // An X vertex with no neighbour in P cannot extend any clique below: drop it.
+                u32 xkeep = __ballot_sync(FULL_MASK, !in_p && c > 0);
+                if (lane == 0 && xkeep != (cand & ~Pc[k])) XP[k] = xkeep;
+                if (aggressive) {
+                    u32 a = __ballot_sync(FULL_MASK, in_p && c == np - 1);
+                    if (a) { any_aggr = true; if (lane == 0) VP[k] = a; }
+                }
+                if (c > best_c) { best_c = c; best_u = u; }
             }
-            if (c > best_c) { best_c = c; best_u = k * 32 + lane; }
-            return false;
-        });
-        if (!pruned) pruned = for_nonzero_words(XX, nullptr, t.Wx, lane, [&](int k, u32 cand) {
-            int c = -1;
-            if ((cand >> lane) & 1) c = row_hits(t, Pc, t.p + k * 32 + lane);
-            if (__any_sync(FULL_MASK, c == np)) return true;
-            u32 keep = __ballot_sync(FULL_MASK, c > 0);
-            if (lane == 0 && keep != cand) XX[k] = keep;
-            if (c > best_c) { best_c = c; best_u = t.p + k * 32 + lane; }
-            return false;
-        });
+        }
+        for (int w0 = 0; w0 < t.Wx && !pruned; w0 += 32) {
+            u32 mine, nz = nonzero_words(XX, nullptr, t.Wx, w0, lane, &mine);
+            while (nz) {
+                int j = __ffs(nz) - 1;
+                nz &= nz - 1;
+                int k = w0 + j;
+                u32 cand = __shfl_sync(FULL_MASK, mine, j);
+                int u = t.p + k * 32 + lane, c = -1;
+                if ((cand >> lane) & 1) c = cached ? row_hits(t, Pc, u) : row_hits_global(t, Pc, u);
+                if (__any_sync(FULL_MASK, c == np)) { pruned = true; break; }
+                u32 keep = __ballot_sync(FULL_MASK, c > 0);
+                if (lane == 0 && keep != cand) XX[k] = keep;
+                if (c > best_c) { best_c = c; best_u = u; }
+            }
+        }
         if (pruned) return false;
         __syncwarp();
         if (any_aggr) {
@@ -185,7 +205,7 @@ __device__ bool expand(const Task& t, Stack& s, int l, int flags, Out& o, int la
                 while (a) {
                     int v = k * 32 + __ffs(a) - 1;
                     a &= a - 1;
-                    const u32* rv = t.rows + (long long)v * t.W;
+                    const u32* rv = t.rows + (long long)v * t.Wr;
                     const u32* cv = t.colx + (long long)v * t.Wx;
                     for (int w = lane; w < t.W; w += 32) XP[w] &= rv[w];
                     for (int w = lane; w < t.Wx; w += 32) XX[w] &= cv[w];
@@ -204,7 +224,7 @@ __device__ bool expand(const Task& t, Stack& s, int l, int flags, Out& o, int la
             int ou = __shfl_xor_sync(FULL_MASK, best_u, off);
             if (oc > best_c || (oc == best_c && ou < best_u)) { best_c = oc; best_u = ou; }
         }
-        const u32* rp = t.rows + (long long)best_u * t.W;
+        const u32* rp = t.rows + (long long)best_u * t.Wr;
         for (int w = lane; w < t.W; w += 32) VP[w] = Pc[w] & ~rp[w];
         __syncwarp();
         return true;
@@ -222,7 +242,7 @@ __device__ int make_child(const Task& t, const u32* src, int v, int qw, u32 qbit
     const u32* sXP = src + t.W;
     const u32* sVP = sXP + t.W;
     const u32* sXX = sVP + t.W;
-    const u32* rv = t.rows + (long long)v * t.W;
+    const u32* rv = t.rows + (long long)v * t.Wr;
     const u32* cv = t.colx + (long long)v * t.Wx;
     u32 any = 0;
     for (int w = lane; w < t.W; w += 32) {
@@ -314,18 +334,18 @@ struct Shared {         // global bookkeeping, one entry per worker where indexe
 
 __device__ __forceinline__ Task task_of(const Shared& g, int origin, int p, int xn, int W, int Wx) {
     Task t;
-    t.origin = origin; t.p = p; t.xn = xn; t.W = W; t.Wx = Wx;
+    t.origin = origin; t.p = p; t.xn = xn; t.W = W; t.Wr = round4(W); t.Wx = Wx;
     u32* base = g.rows_buf + (long long)origin * g.rows_cap;
     t.pids = (const int*)base;
-    t.rows = base + p;
-    t.colx = t.rows + (long long)(p + xn) * W;
+    t.rows = base + round4(p);
+    t.colx = t.rows + (long long)(p + xn) * t.Wr;
     return t;
 }
 
 // Words a seed with |P| <= p and |X| <= x needs (must match rdmce.py).
 __device__ __forceinline__ long long rows_words(long long p, long long x) {
-    long long W = (p + 31) / 32, Wx = (x + 31) / 32;
-    return p + (p + x) * W + p * Wx;
+    long long Wr = ((p + 31) / 32 + 3) / 4 * 4, Wx = (x + 31) / 32;
+    return (p + 3) / 4 * 4 + (p + x) * Wr + p * Wx;
 }
 __device__ __forceinline__ long long stack_words(long long p, long long x) {
     long long W = (p + 31) / 32, Wx = (x + 31) / 32;
@@ -380,8 +400,8 @@ __device__ bool build_seed(const Shared& g, int me, int seed, Task& t, Stack& s,
         }
         return false;
     }
-    int W = (p + 31) / 32;
-    u32* rows = rbase + p;
+    int W = (p + 31) / 32, Wr = round4(W);
+    u32* rows = rbase + round4(p);
     // P rows, then rows of X vertices that see P (the others never matter).
     int xn = 0;
     for (int i = 0; i < p + x; ++i) {
@@ -391,22 +411,22 @@ __device__ bool build_seed(const Shared& g, int me, int seed, Task& t, Stack& s,
         int lo = lower_bound(Nz, dz, pids[0]);
         int row = i < p ? i : p + xn;
         u32 seen = 0;
-        for (int w = 0; w < W; ++w) {
+        for (int w = 0; w < Wr; ++w) {                 // words past W stay zero
             int j = w * 32 + lane;
             bool hit = j < p && sorted_contains(Nz + lo, dz - lo, pids[j]);
             u32 word = __ballot_sync(FULL_MASK, hit);
-            if (lane == 0) rows[(long long)row * W + w] = word;
+            if (lane == 0) rows[(long long)row * Wr + w] = word;
             seen |= word;
         }
         if (i >= p && seen) xn++;
     }
     __syncwarp();
     int Wx = (xn + 31) / 32;
-    u32* colx = rows + (long long)(p + xn) * W;
+    u32* colx = rows + (long long)(p + xn) * Wr;
     for (int kx = 0; kx < Wx; ++kx) {
         for (int w = 0; w < W; ++w) {
             int r = kx * 32 + lane;
-            u32 word = r < xn ? rows[(long long)(p + r) * W + w] : 0u;
+            u32 word = r < xn ? rows[(long long)(p + r) * Wr + w] : 0u;
             u32 mine = 0;
             for (int jb = 0; jb < 32; ++jb) {
                 u32 bits = __ballot_sync(FULL_MASK, (word >> jb) & 1);
@@ -616,7 +636,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) r
     u64 busy = 0;
     int seeds = 0, steals = 0, start = (me * 7919 + 1) % n_workers;
     const bool expo_on = flags & FLAG_EXPOSE;
-    __shared__ u32 pcache[WARPS_PER_BLOCK][PCACHE];
+    __shared__ __align__(16) u32 pcache[WARPS_PER_BLOCK][PCACHE];
     u32* pc = pcache[threadIdx.x >> 5];
     for (;;) {
         Task t;
