@@ -44,7 +44,8 @@ struct Stack {          // a worker's own DFS stack
     int* rlen;          // |R| at each level
     int* mode;          // 1 once a level has been exposed (frozen)
     int* R;             // clique vertices (listing mode)
-    u32* pc;            // shared-memory scratch (PCACHE words)
+    u32* pc;            // shared-memory copy of P (PCACHE words)
+    u32* ac;            // shared-memory aggressive set A (PCACHE words)
     int S;
 };
 
@@ -54,6 +55,7 @@ __device__ __forceinline__ int depth_cap(int p) { return p + 2; }
 __device__ __forceinline__ Stack stack_at(u32* base, int p, int W, int Wx, u32* pc) {
     Stack s;
     s.pc = pc;
+    s.ac = pc + PCACHE;
     s.S = level_stride(W, Wx);
     s.lv = base;
     s.rlen = (int*)(base + (long long)depth_cap(p) * s.S);
@@ -119,89 +121,97 @@ __device__ __forceinline__ int row_hits_global(const Task& t, const u32* P, int 
     return c;
 }
 
-// Mask of the 32-word chunk starting at w0 whose words are nonzero; lane i
-// gets word w0 + i of a (| b) in *mine.
-__device__ __forceinline__ u32 nonzero_words(const u32* a, const u32* b, int W, int w0, int lane, u32* mine) {
-    int w = w0 + lane;
-    u32 cw = w < W ? (a[w] | (b ? b[w] : 0u)) : 0u;
-    *mine = cw;
-    return __ballot_sync(FULL_MASK, cw != 0);
+// Pivot scan state: candidates are packed 32 at a time, one per lane, so
+// every lane counts a row even when the bitmaps are sparse.
+struct Scan {
+    int np;             // |P|
+    int best_c, best_u; // this lane's best pivot so far
+    bool pruned;        // an excluded vertex sees all of P
+    int fill, u;        // batch fill level; this lane's candidate (-1: none)
+    bool in_p;
+};
+
+__device__ __forceinline__ void scan_batch(const Task& t, const u32* Pc, bool cached, u32* A, Scan& sc, int lane) {
+    int c = -1;
+    if (sc.u >= 0) c = cached ? row_hits(t, Pc, sc.u) : row_hits_global(t, Pc, sc.u);
+    if (__any_sync(FULL_MASK, !sc.in_p && c == sc.np)) sc.pruned = true;
+    if (A && sc.in_p && c == sc.np - 1) atomicOr(A + (sc.u >> 5), 1u << (sc.u & 31));
+    if (c > sc.best_c) { sc.best_c = c; sc.best_u = sc.u; }
+    sc.fill = 0;
+    sc.u = -1;
+}
+
+// Feed the set bits of word k of a candidate bitmap (vertex ids base + bit).
+__device__ __forceinline__ void scan_word(const Task& t, const u32* Pc, bool cached, u32* A, Scan& sc,
+                                          u32 cand, int base, u32 pmask, int lane) {
+    while (cand) {
+        int nb = __popc(cand), take = nb < 32 - sc.fill ? nb : 32 - sc.fill;
+        int r = lane - sc.fill;
+        if (r >= 0 && r < take) {
+            int pos = __fns(cand, 0, r + 1);
+            sc.u = base + pos;
+            sc.in_p = (pmask >> pos) & 1;
+        }
+        cand = take == nb ? 0u : cand & ~((1u << __fns(cand, 0, take + 1)) - 1);
+        sc.fill += take;
+        if (sc.fill == 32) scan_batch(t, Pc, cached, A, sc, lane);
+    }
 }
 
 // Pivot choice, pruning and aggressive node generation for the node at
 // level l, whose P, XP, XX and R are set. Returns true when it has branches
 // (VP written), false when it was a leaf (emitted if maximal) or pruned.
-__device__ bool expand(const Task& t, Stack& s, int l, int flags, Out& o, int lane) {
+__device__ __forceinline__ bool expand(const Task& t, Stack& s, int l, int flags, Out& o, int lane) {
     u32* P = P_of(s, l);
     u32* XP = P + t.W;
     u32* VP = XP + t.W;
     u32* XX = VP + t.W;
-    bool aggressive = flags & FLAG_AGGRESSIVE;
+    const bool cached = t.Wr <= PCACHE;            // P (and A) in shared memory when they fit
+    bool aggressive = (flags & FLAG_AGGRESSIVE) && cached;
     o.nodes += (lane == 0);
     for (;;) {
-        const u32* Pc = P;                         // P cached in shared memory when it fits
-        const bool cached = t.Wr <= PCACHE;
+        const u32* Pc = P;
         if (cached) {
-            for (int w = lane; w < t.Wr; w += 32) s.pc[w] = w < t.W ? P[w] : 0u;
+            for (int w = lane; w < t.Wr; w += 32) { s.pc[w] = w < t.W ? P[w] : 0u; s.ac[w] = 0u; }
             __syncwarp();
             Pc = s.pc;
         }
-        int np = bm_count(Pc, t.W, lane);
-        if (np == 0) {
+        Scan sc;
+        sc.np = bm_count(Pc, t.W, lane);
+        if (sc.np == 0) {
             if (!bm_any(XP, t.W, lane) && !bm_any(XX, t.Wx, lane)) emit(o, s.R, s.rlen[l], flags, lane);
             return false;
         }
-        if (aggressive) {                          // VP holds the aggressive set A for now
-            for (int w = lane; w < t.W; w += 32) VP[w] = 0;
-            __syncwarp();
-        }
-        int best_c = -1, best_u = 0;
-        bool any_aggr = false;
-        // Candidates in P ∪ XP, then in XX: one lane per bit of a word.
-        bool pruned = false;
-        for (int w0 = 0; w0 < t.W && !pruned; w0 += 32) {
-            u32 mine, nz = nonzero_words(P, XP, t.W, w0, lane, &mine);
+        sc.best_c = -1; sc.best_u = 0; sc.pruned = false; sc.fill = 0; sc.u = -1; sc.in_p = false;
+        u32* A = aggressive ? s.ac : nullptr;
+        for (int w0 = 0; w0 < t.W; w0 += 32) {          // candidates in P ∪ XP
+            int w = w0 + lane;
+            u32 mine = w < t.W ? (Pc[w] | XP[w]) : 0u;
+            u32 nz = __ballot_sync(FULL_MASK, mine != 0);
             while (nz) {
                 int j = __ffs(nz) - 1;
                 nz &= nz - 1;
-                int k = w0 + j;
-                u32 cand = __shfl_sync(FULL_MASK, mine, j);
-                int u = k * 32 + lane, c = -1;
-                if ((cand >> lane) & 1) c = cached ? row_hits(t, Pc, u) : row_hits_global(t, Pc, u);
-                bool in_p = (Pc[k] >> lane) & 1;
-                if (__any_sync(FULL_MASK, !in_p && c == np)) { pruned = true; break; }  // X sees all of P
-                // An X vertex with no neighbour in P cannot extend any clique below: drop it.
-                u32 xkeep = __ballot_sync(FULL_MASK, !in_p && c > 0);
-                if (lane == 0 && xkeep != (cand & ~Pc[k])) XP[k] = xkeep;
-                if (aggressive) {
-                    u32 a = __ballot_sync(FULL_MASK, in_p && c == np - 1);
-                    if (a) { any_aggr = true; if (lane == 0) VP[k] = a; }
-                }
-                if (c > best_c) { best_c = c; best_u = u; }
+                scan_word(t, Pc, cached, A, sc, __shfl_sync(FULL_MASK, mine, j), (w0 + j) * 32, Pc[w0 + j], lane);
             }
         }
-        for (int w0 = 0; w0 < t.Wx && !pruned; w0 += 32) {
-            u32 mine, nz = nonzero_words(XX, nullptr, t.Wx, w0, lane, &mine);
-            while (nz) {
+        for (int w0 = 0; w0 < t.Wx; w0 += 32) {         // candidates in XX
+            int w = w0 + lane;
+            u32 mine = w < t.Wx ? XX[w] : 0u;
+            u32 nz = __ballot_sync(FULL_MASK, mine != 0);
+            while (nz && !sc.pruned) {
                 int j = __ffs(nz) - 1;
                 nz &= nz - 1;
-                int k = w0 + j;
-                u32 cand = __shfl_sync(FULL_MASK, mine, j);
-                int u = t.p + k * 32 + lane, c = -1;
-                if ((cand >> lane) & 1) c = cached ? row_hits(t, Pc, u) : row_hits_global(t, Pc, u);
-                if (__any_sync(FULL_MASK, c == np)) { pruned = true; break; }
-                u32 keep = __ballot_sync(FULL_MASK, c > 0);
-                if (lane == 0 && keep != cand) XX[k] = keep;
-                if (c > best_c) { best_c = c; best_u = u; }
+                scan_word(t, Pc, cached, A, sc, __shfl_sync(FULL_MASK, mine, j), t.p + (w0 + j) * 32, 0u, lane);
             }
         }
-        if (pruned) return false;
+        if (sc.fill) scan_batch(t, Pc, cached, A, sc, lane);
+        if (sc.pruned) return false;
         __syncwarp();
-        if (any_aggr) {
+        if (aggressive && bm_any(s.ac, t.W, lane)) {
             // Every a in A is adjacent to the rest of P: move A into R at once.
             int r = s.rlen[l];
             for (int k = 0; k < t.W; ++k) {
-                u32 a = VP[k];
+                u32 a = s.ac[k];
                 while (a) {
                     int v = k * 32 + __ffs(a) - 1;
                     a &= a - 1;
@@ -213,12 +223,13 @@ __device__ bool expand(const Task& t, Stack& s, int l, int flags, Out& o, int la
                     r++;
                 }
             }
-            for (int w = lane; w < t.W; w += 32) P[w] &= ~VP[w];
+            for (int w = lane; w < t.W; w += 32) P[w] &= ~s.ac[w];
             if (lane == 0) s.rlen[l] = r;
             __syncwarp();
             aggressive = false;  // removing A creates no new such vertex
             continue;
         }
+        int best_c = sc.best_c, best_u = sc.best_u;
         for (int off = 16; off > 0; off >>= 1) {
             int oc = __shfl_xor_sync(FULL_MASK, best_c, off);
             int ou = __shfl_xor_sync(FULL_MASK, best_u, off);
@@ -355,7 +366,7 @@ __device__ __forceinline__ long long stack_words(long long p, long long x) {
 
 // Build the root of a seed in this worker's buffers. Returns false when the
 // seed was finished without a task (no P: emitted or not maximal).
-__device__ bool build_seed(const Shared& g, int me, int seed, Task& t, Stack& s, Out& o, int lane) {
+__device__ __noinline__ bool build_seed(const Shared& g, int me, int seed, Task& t, Stack& s, Out& o, int lane) {
     int a = g.seed_u[seed], b = g.seed_v[seed];
     const int* Na = g.indices + g.indptr[a];
     int da = g.indptr[a + 1] - g.indptr[a];
@@ -489,24 +500,38 @@ __device__ void wait_zero(const int* p) {
     __threadfence();
 }
 
-// Depth-first search of the task whose root (level 0) has branches.
-__device__ void run_task(const Shared& g, int me, const Task& t, Stack& s, Out& o, int lane) {
+// Depth-first search of a task whose root, at level 0, is set but not yet
+// expanded. Kept out of line so the hot loop stays one compact piece of code.
+__device__ __noinline__ void run_task(const Shared& g, int me, const Task t, Stack s, Out* out, int lane) {
+    Out o = *out;                                         // counters stay in registers
     const bool expo_on = g.flags & FLAG_EXPOSE;
-    int l = 0, xptr = -1, lo = 0, frozen_hi = -1;
+    int l = -1, c = 0, xptr = -1, lo = 0, frozen_hi = -1;  // c: a new node waiting to be expanded
     unsigned tick = 0;
-    if (expo_on) xptr = expose(g, me, t, s, lo, frozen_hi, 0, lane);
-    while (l >= 0) {
+    for (;;) {
+        if (c >= 0) {
+            if (expand(t, s, c, g.flags, o, lane)) { l = c; if (lo > c) lo = c; }
+            c = -1;
+            if (expo_on && (xptr < 0 || (++tick & 15) == 0)) {
+                if (xptr >= 0) {
+                    u64 w = 0;
+                    if (lane == 0) w = volatile_load(g.expo + me);
+                    w = __shfl_sync(FULL_MASK, w, 0);
+                    if ((u32)w == 0 && xptr != l) xptr = -1;  // exhausted; its level stays frozen
+                }
+                if (xptr < 0 && lo <= l) xptr = expose(g, me, t, s, lo, frozen_hi, l, lane);
+            }
+        }
+        if (l < 0) break;
         u32* Lv = P_of(s, l);
         u32* VP = Lv + 2 * t.W;
         int v, qw = -1;
         u32 qbits = 0;
         if (l == xptr) {                                  // exposed: claim like a thief
-            long long c = 0;
-            if (lane == 0) c = claim(g.expo, me);
-            c = __shfl_sync(FULL_MASK, c, 0);
-            if (c < 0) { wait_zero(g.copying + me); xptr = -1; --l; continue; }
-            int idx = (int)(c & 0xffffffffll);
-            v = nth_set_bit(VP, t.W, idx, lane);
+            long long cl = 0;
+            if (lane == 0) cl = claim(g.expo, me);
+            cl = __shfl_sync(FULL_MASK, cl, 0);
+            if (cl < 0) { wait_zero(g.copying + me); xptr = -1; --l; continue; }
+            v = nth_set_bit(VP, t.W, (int)(cl & 0xffffffffll), lane);
             qw = v >> 5; qbits = (1u << (v & 31)) - 1;
         } else if (l <= frozen_hi && s.mode[l]) {         // exposed earlier, all claimed
             --l; continue;
@@ -519,41 +544,33 @@ __device__ void run_task(const Shared& g, int me, const Task& t, Stack& s, Out& 
             if (k < 0) { --l; continue; }
             v = k * 32 + __ffs(VP[k]) - 1;
         }
-        int c = l + 1;
-        if (c <= frozen_hi && s.mode[c]) wait_zero(g.copying + me);  // reusing a frozen level
+        int d = l + 1;
+        if (d <= frozen_hi && s.mode[d]) wait_zero(g.copying + me);  // reusing a frozen level
         int r = s.rlen[l];
         if (lane == 0) {
-            s.rlen[c] = r + 1;
+            s.rlen[d] = r + 1;
             if (g.flags & FLAG_LIST) s.R[r] = t.pids[v];
         }
-        int kind = make_child(t, Lv, v, qw, qbits, s, c, lane);
+        int kind = make_child(t, Lv, v, qw, qbits, s, d, lane);
         if (qw < 0 && lane == 0) {                        // private: v moves from P to X
             u32 bit = 1u << (v & 31);
             VP[v >> 5] &= ~bit; Lv[v >> 5] &= ~bit; Lv[t.W + (v >> 5)] |= bit;
         }
-        if (kind == CHILD_INNER && lane == 0) s.mode[c] = 0;  // stale flags may remain from older tasks
+        if (kind == CHILD_INNER && lane == 0) s.mode[d] = 0;  // stale flags may remain from older tasks
         __syncwarp();
         if (kind == CHILD_INNER) {
-            if (expand(t, s, c, g.flags, o, lane)) { l = c; if (lo > c) lo = c; }
+            c = d;
         } else {
             o.nodes += (lane == 0);
             if (kind == CHILD_MAXIMAL) emit(o, s.R, r + 1, g.flags, lane);
         }
-        if (expo_on && (++tick & 15) == 0) {
-            if (xptr >= 0) {
-                u64 w = 0;
-                if (lane == 0) w = volatile_load(g.expo + me);
-                w = __shfl_sync(FULL_MASK, w, 0);
-                if ((u32)w == 0 && xptr != l) xptr = -1;  // exhausted; its level stays frozen
-            }
-            if (xptr < 0 && lo <= l) xptr = expose(g, me, t, s, lo, frozen_hi, l, lane);
-        }
     }
+    *out = o;
 }
 
 // Pull a branch from some worker's exposed level into our level 0. Returns
 // -1 when nothing was pulled, else the kind of the child (see make_child).
-__device__ int steal(const Shared& g, int me, Task& t, Stack& s, Out& o, int lane, int& start, u32* pc) {
+__device__ __noinline__ int steal(const Shared& g, int me, Task& t, Stack& s, Out& o, int lane, int& start, u32* pc) {
     int victim = -1;
     long long c = -1;
     if (lane == 0) {
@@ -636,12 +653,13 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) r
     u64 busy = 0;
     int seeds = 0, steals = 0, start = (me * 7919 + 1) % n_workers;
     const bool expo_on = flags & FLAG_EXPOSE;
-    __shared__ __align__(16) u32 pcache[WARPS_PER_BLOCK][PCACHE];
+    __shared__ __align__(16) u32 pcache[WARPS_PER_BLOCK][2 * PCACHE];
     u32* pc = pcache[threadIdx.x >> 5];
     for (;;) {
         Task t;
         Stack s;
         s.pc = pc;
+        s.ac = pc + PCACHE;
         int kind;
         int seed = -1;                       // -1: none left, -2: our rows are still in use
         if (lane == 0) {
@@ -660,7 +678,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) r
             if (lane == 0) atomicExch(rows_users + me, 1);
             if (build_seed(g, me, seed, t, s, o, lane)) {
                 publish_task(g, me, t);
-                if (expand(t, s, 0, flags, o, lane)) run_task(g, me, t, s, o, lane);
+                run_task(g, me, t, s, &o, lane);
                 end_task(g, me, t, lane);
             } else if (lane == 0) {
                 atomicExch(rows_users + me, 0);
@@ -669,7 +687,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) r
         } else if (expo_on && (kind = steal(g, me, t, s, o, lane, start, pc)) >= 0) {
             steals++;
             publish_task(g, me, t);
-            if (kind == CHILD_INNER && expand(t, s, 0, flags, o, lane)) run_task(g, me, t, s, o, lane);
+            if (kind == CHILD_INNER) run_task(g, me, t, s, &o, lane);
             end_task(g, me, t, lane);
         } else {
             int done = 0;
