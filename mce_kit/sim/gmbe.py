@@ -68,6 +68,16 @@ class NodeBuf:
         return sum(1 << v for (s, v), d in self.depth.items() if s == "V" and d <= D)
 
 
+class _NoBuf:
+    """Stands in for NodeBuf when sets are not recorded (big runs)."""
+
+    def push(self, *a):
+        pass
+
+    def pop(self, *a):
+        pass
+
+
 def gmbe(B, *, prune: bool = True, tau: int = 32, order: str = "degree", seeds: str = "vertex",
          store_sets: bool = True, record_skipped: bool = True) -> SearchTree:
     """Record GMBE+'s enumeration forest of bipartite graph ``B``.
@@ -91,50 +101,113 @@ def gmbe(B, *, prune: bool = True, tau: int = 32, order: str = "degree", seeds: 
         names=names, sides={"L": "U", "R": "V", "C": "V"}, store_sets=store_sets,
     )
     tree.meta["order"] = vorder
+    top = tree.add(-1, kind="forest", depth=0)
+    if seeds == "root":
+        tree.kind[top] = "root"
+        _Search(tree, NV, NU, vorder, names, prune, tau, record_skipped, list(range(B.n_u)), list(range(nV))).root(top)
+        return tree
+    if seeds != "vertex":
+        raise ValueError("seeds must be 'vertex' or 'root'")
+    for s in range(nV):
+        L = NV[s]
+        if not L:
+            continue
+        N2 = 0
+        for u in bits(L):
+            N2 |= NU[u]
+        # work inside N(v_s) x (N2(v_s) + v_s) only: short bitsets
+        _Search(tree, NV, NU, vorder, names, prune, tau, record_skipped, list(bits(L)), list(bits(N2))).seed(top, s)
+    return tree
 
-    def U_ids(mask):
-        return tuple(bits(mask))
 
-    def V_ids(mask):
-        return tuple(sorted(vorder[p] for p in bits(mask)))
+class _Search:
+    """One task's search, on bitsets re-indexed to its own vertices (Ul: U ids, Vl: V positions)."""
 
-    def gamma(L):
+    def __init__(self, tree, NV, NU, vorder, names, prune, tau, record_skipped, Ul, Vl):
+        self.t, self.vorder, self.names, self.prune, self.tau = tree, vorder, names, prune, tau
+        self.record_skipped = record_skipped and tree.store_sets
+        self.Ul, self.Vl = Ul, Vl
+        ui = {u: i for i, u in enumerate(Ul)}
+        vi = {v: j for j, v in enumerate(Vl)}
+        self.NV = [sum(1 << ui[u] for u in bits(NV[v]) if u in ui) for v in Vl]
+        self.NU = [sum(1 << vi[v] for v in bits(NU[u]) if v in vi) for u in Ul]
+        self.vi = vi
+
+    def U_ids(self, mask):
+        return tuple(self.Ul[i] for i in bits(mask))
+
+    def V_ids(self, mask):
+        return tuple(sorted(self.vorder[self.Vl[j]] for j in bits(mask)))
+
+    def gamma(self, L):
         g = -1
         for u in bits(L):
-            g &= NU[u]
+            g &= self.NU[u]
         return g
 
-    top = tree.add(-1, kind="forest", depth=0)
+    def root(self, top):
+        L, C = (1 << len(self.Ul)) - 1, (1 << len(self.Vl)) - 1
+        self.buf = NodeBuf(L, 0, C) if self.t.store_sets else _NoBuf()
+        self.t.set(top, sets={"L": self.U_ids(L), "R": (), "C": self.V_ids(C)})
+        self.expand(top, L, 0, C, 0, self.switch(L, C, None))
 
-    def record(parent, L, R, C, kind, work, buf, D, bm):
-        sets = {"L": U_ids(L), "R": V_ids(R), "C": V_ids(C)} if store_sets else None
-        i = tree.add(parent, kind=kind, sets=sets, work=work, grid=bm[0] if bm else -1)
-        if store_sets:
-            depth = {(names[s][x] if s == "U" else names["V"][vorder[x]]): d
-                     for (s, x), d in buf.depth.items()}
-            extra = {"depth": depth, "traversed": [names["V"][vorder[v]] for v in buf.traversed],
+    def seed(self, top, s):
+        """Algorithm 3 for v_s (position s): L = N(v_s), R = Γ(L), C = later 2-hop neighbours."""
+        NV, sl = self.NV, self.vi[s]
+        L = NV[sl]
+        R, C = 1 << sl, 0
+        for c in range(len(self.Vl)):
+            x = L & NV[c]
+            if x == L:
+                R |= 1 << c
+            elif x and c > sl:
+                C |= 1 << c
+        self.buf = NodeBuf(L, R, C) if self.t.store_sets else _NoBuf()
+        bm = self.switch(L, C, None)
+        work = 1 + sum(m.bit_count() for m in NV)
+        i = self.record(top, L, R, C, "seed", work, 0, bm)
+        if (R & -R) != (1 << sl):  # local bits keep the order of positions
+            self.t.set(i, status="pruned", reason="v_s is not the smallest vertex of R (another seed finds it)")
+            return
+        ok = self.gamma(L) == R
+        self.t.set(i, check=ok)
+        if ok:
+            self.t.emit(i, (self.U_ids(L), self.V_ids(R)))
+        self.expand(i, L, R, C, 0, bm)
+
+    def record(self, parent, L, R, C, kind, work, D, bm):
+        t, names = self.t, self.names
+        sets = {"L": self.U_ids(L), "R": self.V_ids(R), "C": self.V_ids(C)} if t.store_sets else None
+        i = t.add(parent, kind=kind, sets=sets, work=work, grid=bm[0] if bm else -1,
+                  cand=C.bit_count(), left=L.bit_count())
+        if t.store_sets:
+            vname = [names["V"][self.vorder[v]] for v in self.Vl]
+            depth = {(names["U"][self.Ul[x]] if s == "U" else vname[x]): d for (s, x), d in self.buf.depth.items()}
+            extra = {"depth": depth, "traversed": [vname[v] for v in self.buf.traversed],
                      "mode": "bitmap" if bm else "list"}
             b = None
             if bm:
                 col = {u: j for j, u in enumerate(bm[1])}
                 b = {"L": sum(1 << col[u] for u in bits(L))}
-            tree.set(i, extra=extra, bits=b)
+            t.set(i, extra=extra, bits=b)
         return i
 
-    def switch(L, C, bm):
-        """Start bitmap mode here if |L| <= tau: a grid of C* rows over the columns L."""
-        if bm is not None or L.bit_count() > tau:
+    def switch(self, L, C, bm):
+        """Start bitmap mode here if |L| <= tau: a grid of C rows over the columns L."""
+        if bm is not None or L.bit_count() > self.tau:
             return bm
         cols = list(bits(L))
         g = -1
-        if store_sets:
+        if self.t.store_sets:
             rows_v = list(bits(C))
-            rows = [sum(1 << j for j, u in enumerate(cols) if (NV[c] >> u) & 1) for c in rows_v]
-            g = tree.add_grid(Grid(tuple(vorder[c] for c in rows_v), tuple(cols), rows, row_side="V",
-                                   col_side="U", title="local neighbourhoods N(v) ∩ L as |L|-bit rows"))
+            rows = [sum(1 << j for j, u in enumerate(cols) if (self.NV[c] >> u) & 1) for c in rows_v]
+            g = self.t.add_grid(Grid(tuple(self.vorder[self.Vl[c]] for c in rows_v),
+                                     tuple(self.Ul[u] for u in cols), rows, row_side="V", col_side="U",
+                                     title="local neighbourhoods N(v) ∩ L as |L|-bit rows"))
         return (g, cols)
 
-    def expand(i, L, R, C, D, buf, bm):
+    def expand(self, i, L, R, C, D, bm):
+        t, NV, buf = self.t, self.NV, self.buf
         sizes = {c: (L & NV[c]).bit_count() for c in bits(C)}
         while C:
             v = (C & -C).bit_length() - 1  # smallest candidate
@@ -151,61 +224,23 @@ def gmbe(B, *, prune: bool = True, tau: int = 32, order: str = "degree", seeds: 
             step = words(len(bm[1])) if bm else max(1, L2.bit_count())
             work = 1 + (C.bit_count() + 1) * step + L2.bit_count()  # intersections + the Γ check
             buf.push(L2, R2, D + 1, v)
-            bm2 = switch(L2, C2, bm)
-            child = record(i, L2, R2, C2, "node", work, buf, D + 1, bm2)
-            ok = gamma(L2) == R2
-            tree.set(child, check=ok)
+            bm2 = self.switch(L2, C2, bm)
+            child = self.record(i, L2, R2, C2, "node", work, D + 1, bm2)
+            ok = self.gamma(L2) == R2
+            t.set(child, check=ok)
             if ok:
-                tree.emit(child, (U_ids(L2), V_ids(R2)))
-            else:
-                tree.set(child, note="Γ(L) has a vertex outside R: not maximal")
-            if bm2 is not bm and store_sets:
-                tree.set(child, note="bitmap mode starts here (|L| <= tau)")
-            expand(child, L2, R2, C2, D + 1, buf, bm2)
+                t.emit(child, (self.U_ids(L2), self.V_ids(R2)))
+            elif t.store_sets:
+                t.set(child, note="Γ(L) has a vertex outside R: not maximal")
+            if bm2 is not bm and t.store_sets:
+                t.set(child, note="bitmap mode starts here (|L| <= tau)")
+            self.expand(child, L2, R2, C2, D + 1, bm2)
             buf.pop(L2, D + 1)
-            if prune:
+            if self.prune:
                 for c in bits(C):
                     if sizes2[c] == sizes[c]:
                         C &= ~(1 << c)
-                        if record_skipped:
-                            name = names["V"][vorder[c]]
-                            tree.skip(i, f"|N_L| unchanged after {names['V'][vorder[v]]}", note=name)
-
-    if seeds == "root":
-        L, C = (1 << B.n_u) - 1, (1 << nV) - 1
-        buf = NodeBuf(L, 0, C)
-        bm = switch(L, C, None)
-        tree.kind[top] = "root"
-        tree.set(top, sets={"L": U_ids(L), "R": (), "C": V_ids(C)})
-        expand(top, L, 0, C, 0, buf, bm)
-        return tree
-    if seeds != "vertex":
-        raise ValueError("seeds must be 'vertex' or 'root'")
-    for s in range(nV):
-        L = NV[s]
-        if not L:
-            continue
-        N2 = 0
-        for u in bits(L):
-            N2 |= NU[u]
-        N2 &= ~(1 << s)
-        R, C = 1 << s, 0
-        for c in bits(N2):
-            x = L & NV[c]
-            if x == L:
-                R |= 1 << c
-            elif c > s:
-                C |= 1 << c
-        buf = NodeBuf(L, R, C)
-        bm = switch(L, C, None)
-        work = 1 + sum(NV[c].bit_count() for c in bits(N2))
-        i = record(top, L, R, C, "seed", work, buf, 0, bm)
-        if (R & -R) != (1 << s):
-            tree.set(i, status="pruned", reason="v_s is not the smallest vertex of R (another seed finds it)")
-            continue
-        ok = gamma(L) == R
-        tree.set(i, check=ok)
-        if ok:
-            tree.emit(i, (U_ids(L), V_ids(R)))
-        expand(i, L, R, C, 0, buf, bm)
-    return tree
+                        if self.record_skipped:
+                            vn = self.names["V"]
+                            t.skip(i, f"|N_L| unchanged after {vn[self.vorder[self.Vl[v]]]}",
+                                   note=vn[self.vorder[self.Vl[c]]])

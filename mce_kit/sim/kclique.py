@@ -48,7 +48,7 @@ def kcminer(G, k: int, *, seeds: str = "edge", lam: float | Callable[[int], floa
     def visit(parent, R, P, kind, bm):
         level = R.bit_count()
         sets = {"R": pos.ids(R), "P": pos.ids(P)} if store_sets else None
-        i = tree.add(parent, kind=kind, sets=sets, grid=bm[0] if bm else -1)
+        i = tree.add(parent, kind=kind, sets=sets, grid=bm[0] if bm else -1, cand=P.bit_count())
         if level == k:
             tree.emit(i, pos.ids(R))
             return

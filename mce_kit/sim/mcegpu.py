@@ -90,8 +90,9 @@ def mce_gpu(G, *, seeds: str = "vertex", induced: str = "IPX", order="degeneracy
                 sets = {"R": R, "P": col_ids(P_b), "X": tuple(sorted(col_ids(XP) + tuple(pos.id(x) for x in XX)))}
                 bits_ = {"P": P_b, "X_P": XP, "R_b": R_b}
                 extra = {"X_X": tuple(pos.id(x) for x in xx), "lpX": tuple(lp[: level + 1])}
-            cand = (P_b | XP).bit_count() + (len(XX) if rowX is not None else 0)
-            i = tree.add(parent, kind=kind, sets=sets, work=cost + cand * W, grid=g, bits=bits_, extra=extra)
+            scan = (P_b | XP).bit_count() + (len(XX) if rowX is not None else 0)
+            i = tree.add(parent, kind=kind, sets=sets, work=cost + scan * W, grid=g, bits=bits_, extra=extra,
+                         cand=P_b.bit_count())
             if not P_b:
                 if not XP and not XX:
                     tree.set(i, check=True)

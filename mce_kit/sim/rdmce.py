@@ -96,7 +96,7 @@ def rdmce(G, *, seeds: str = "edge", aggressive: bool = True, order="degeneracy"
             sets = None
             if store_sets:
                 sets = {"R": R, "P": col_ids(P_b), "X": tuple(sorted(pos.id(rows_v[r]) for r in X_rows))}
-            i = tree.add(parent, kind=kind, sets=sets, work=nrows * W + build, grid=g)
+            i = tree.add(parent, kind=kind, sets=sets, work=nrows * W + build, grid=g, cand=P_b.bit_count())
             if moved:
                 tree.set(i, note="moved to R at once: " + ",".join(names[v] for v in col_ids(moved)),
                          extra={"moved": col_ids(moved)})

@@ -23,6 +23,8 @@ Vocabulary of a node:
     vertex ids of the input graph.
 ``check``
     result of a maximality check (True/False), None where none was made.
+``cand``, ``left``
+    |P| (or |C|) and |L|, kept even when sets are not (load-balancing rules use them).
 ``work``
     the model's cost of the node (bitmap words or set elements touched).
 ``grid``
@@ -103,6 +105,8 @@ class SearchTree:
         self.pivot: list[int | None] = []
         self.check: list[bool | None] = []
         self.work: list[float] = []
+        self.cand: list[int] = []  # |P| (cliques) or |C| (bicliques), kept even without sets
+        self.left: list[int] = []  # |L| for bicliques, -1 otherwise
         self.out: list[int] = []  # index into outputs, -1 when none
         self.grid: list[int] = []
         self._sets: list[dict | None] = []
@@ -119,7 +123,7 @@ class SearchTree:
     def add(self, parent: int, *, kind: str = "node", sets: dict | None = None, status: str = "leaf",
             pivot: int | None = None, reason: str | None = None, work: float = 0.0, grid: int = -1,
             bits: dict | None = None, note: str | None = None, extra: dict | None = None,
-            depth: int | None = None) -> int:
+            depth: int | None = None, cand: int | None = None, left: int = -1) -> int:
         """Append a node and return its id. Its status starts as ``"leaf"``."""
         i = len(self.parent)
         if parent >= 0:
@@ -135,6 +139,10 @@ class SearchTree:
         self.pivot.append(pivot)
         self.check.append(None)
         self.work.append(float(work))
+        if cand is None:
+            cand = len((sets or {}).get("P", (sets or {}).get("C", ())))
+        self.cand.append(cand)
+        self.left.append(left)
         self.out.append(-1)
         self.grid.append(grid)
         keep = self.store_sets
