@@ -23,7 +23,7 @@ FLAG_EXPOSE, FLAG_AGGRESSIVE, FLAG_LIST = 1, 2, 4
 ERR_CAPACITY = 1
 WARPS_PER_BLOCK = 4
 _DEFINES: dict = {}  # compile-time settings (kept empty in normal use; benchmarks may probe)
-DEFAULTS = dict(tau=24, warps_per_sm=20, seeding="edge", exposure=True, aggressive=True)
+DEFAULTS = dict(tau=24, warps_per_sm=32, seeding="edge", exposure=True, aggressive=True)
 
 
 def rows_words(p, x):

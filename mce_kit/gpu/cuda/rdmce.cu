@@ -46,7 +46,6 @@ struct Stack {          // a worker's own DFS stack
     int* R;             // clique vertices (listing mode)
     u32* pc;            // shared-memory copy of P (PCACHE words)
     u32* ac;            // shared-memory aggressive set A (PCACHE words)
-    u32* kp;            // shared-memory keep masks: XP (PCACHE words), XX (PCACHE words)
     int S;
 };
 
@@ -57,7 +56,6 @@ __device__ __forceinline__ Stack stack_at(u32* base, int p, int W, int Wx, u32* 
     Stack s;
     s.pc = pc;
     s.ac = pc + PCACHE;
-    s.kp = pc + 2 * PCACHE;
     s.S = level_stride(W, Wx);
     s.lv = base;
     s.rlen = (int*)(base + (long long)depth_cap(p) * s.S);
@@ -133,25 +131,18 @@ struct Scan {
     bool in_p;
 };
 
-// A: aggressive set (P-space words); keep: excluded vertices that still see P
-// (P-space words, then X words from keep + PCACHE), both in shared memory.
-__device__ __forceinline__ void scan_batch(const Task& t, const u32* Pc, bool cached, u32* A, u32* keep,
-                                           Scan& sc, int lane) {
+__device__ __forceinline__ void scan_batch(const Task& t, const u32* Pc, bool cached, u32* A, Scan& sc, int lane) {
     int c = -1;
     if (sc.u >= 0) c = cached ? row_hits(t, Pc, sc.u) : row_hits_global(t, Pc, sc.u);
     if (__any_sync(FULL_MASK, !sc.in_p && c == sc.np)) sc.pruned = true;
     if (A && sc.in_p && c == sc.np - 1) atomicOr(A + (sc.u >> 5), 1u << (sc.u & 31));
-    if (keep && !sc.in_p && c > 0) {
-        int x = sc.u < t.p ? sc.u : PCACHE * 32 + sc.u - t.p;
-        atomicOr(keep + (x >> 5), 1u << (x & 31));
-    }
     if (c > sc.best_c) { sc.best_c = c; sc.best_u = sc.u; }
     sc.fill = 0;
     sc.u = -1;
 }
 
 // Feed the set bits of word k of a candidate bitmap (vertex ids base + bit).
-__device__ __forceinline__ void scan_word(const Task& t, const u32* Pc, bool cached, u32* A, u32* keep, Scan& sc,
+__device__ __forceinline__ void scan_word(const Task& t, const u32* Pc, bool cached, u32* A, Scan& sc,
                                           u32 cand, int base, u32 pmask, int lane) {
     while (cand) {
         int nb = __popc(cand), take = nb < 32 - sc.fill ? nb : 32 - sc.fill;
@@ -163,7 +154,7 @@ __device__ __forceinline__ void scan_word(const Task& t, const u32* Pc, bool cac
         }
         cand = take == nb ? 0u : cand & ~((1u << __fns(cand, 0, take + 1)) - 1);
         sc.fill += take;
-        if (sc.fill == 32) scan_batch(t, Pc, cached, A, keep, sc, lane);
+        if (sc.fill == 32) scan_batch(t, Pc, cached, A, sc, lane);
     }
 }
 
@@ -177,18 +168,11 @@ __device__ __forceinline__ bool expand(const Task& t, Stack& s, int l, int flags
     u32* XX = VP + t.W;
     const bool cached = t.Wr <= PCACHE;            // P (and A) in shared memory when they fit
     bool aggressive = (flags & FLAG_AGGRESSIVE) && cached;
-    // Excluded vertices with no neighbour in P can extend no clique below this
-    // node (every output adds a vertex of P): they are dropped while scanning.
-    u32* keep = cached && t.Wx <= PCACHE ? s.kp : nullptr;
     o.nodes += (lane == 0);
     for (;;) {
         const u32* Pc = P;
         if (cached) {
             for (int w = lane; w < t.Wr; w += 32) { s.pc[w] = w < t.W ? P[w] : 0u; s.ac[w] = 0u; }
-            if (keep) {
-                for (int w = lane; w < t.W; w += 32) keep[w] = 0u;
-                for (int w = lane; w < t.Wx; w += 32) keep[PCACHE + w] = 0u;
-            }
             __syncwarp();
             Pc = s.pc;
         }
@@ -207,7 +191,7 @@ __device__ __forceinline__ bool expand(const Task& t, Stack& s, int l, int flags
             while (nz) {
                 int j = __ffs(nz) - 1;
                 nz &= nz - 1;
-                scan_word(t, Pc, cached, A, keep, sc, __shfl_sync(FULL_MASK, mine, j), (w0 + j) * 32, Pc[w0 + j], lane);
+                scan_word(t, Pc, cached, A, sc, __shfl_sync(FULL_MASK, mine, j), (w0 + j) * 32, Pc[w0 + j], lane);
             }
         }
         for (int w0 = 0; w0 < t.Wx; w0 += 32) {         // candidates in XX
@@ -217,17 +201,12 @@ __device__ __forceinline__ bool expand(const Task& t, Stack& s, int l, int flags
             while (nz && !sc.pruned) {
                 int j = __ffs(nz) - 1;
                 nz &= nz - 1;
-                scan_word(t, Pc, cached, A, keep, sc, __shfl_sync(FULL_MASK, mine, j), t.p + (w0 + j) * 32, 0u, lane);
+                scan_word(t, Pc, cached, A, sc, __shfl_sync(FULL_MASK, mine, j), t.p + (w0 + j) * 32, 0u, lane);
             }
         }
-        if (sc.fill) scan_batch(t, Pc, cached, A, keep, sc, lane);
+        if (sc.fill) scan_batch(t, Pc, cached, A, sc, lane);
         if (sc.pruned) return false;
         __syncwarp();
-        if (keep) {
-            for (int w = lane; w < t.W; w += 32) XP[w] = keep[w];
-            for (int w = lane; w < t.Wx; w += 32) XX[w] = keep[PCACHE + w];
-            __syncwarp();
-        }
         if (aggressive && bm_any(s.ac, t.W, lane)) {
             // Every a in A is adjacent to the rest of P: move A into R at once.
             int r = s.rlen[l];
@@ -674,14 +653,13 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) r
     u64 busy = 0;
     int seeds = 0, steals = 0, start = (me * 7919 + 1) % n_workers;
     const bool expo_on = flags & FLAG_EXPOSE;
-    __shared__ __align__(16) u32 pcache[WARPS_PER_BLOCK][4 * PCACHE];
+    __shared__ __align__(16) u32 pcache[WARPS_PER_BLOCK][2 * PCACHE];
     u32* pc = pcache[threadIdx.x >> 5];
     for (;;) {
         Task t;
         Stack s;
         s.pc = pc;
         s.ac = pc + PCACHE;
-        s.kp = pc + 2 * PCACHE;
         int kind;
         int seed = -1;                       // -1: none left, -2: our rows are still in use
         if (lane == 0) {
