@@ -7,9 +7,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mce_kit import sim
 from mce_kit.cpu import kclique, maxclique, mce
 from mce_kit.graph import BipartiteGraph, Graph
-from mce_kit.sim import bk, examples, geil, gmbe, kclique as kc, mcegpu, rdmce
+from mce_kit.sim import examples
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -55,14 +56,14 @@ def brute_bicliques(B):
 
 def test_figure1_graph_has_the_papers_cliques():
     G = examples.figure1_graph()
-    t = bk.bron_kerbosch(G)
+    t = sim.bron_kerbosch(G)
     assert sorted(tuple(t.label_set("R", c)) for c in t.outputs) == [("A", "B", "C", "D"), ("A", "E", "F")]
 
 
 def test_g0_has_six_maximal_bicliques():
     B = examples.g0_bipartite()
     assert len(brute_bicliques(B)) == 6
-    assert sorted(gmbe.gmbe(B).outputs) == brute_bicliques(B)
+    assert sorted(sim.gmbe_plus(B).outputs) == brute_bicliques(B)
 
 
 @pytest.mark.parametrize("pivot", [False, True])
@@ -72,7 +73,7 @@ def test_g0_has_six_maximal_bicliques():
 @SETTINGS
 @given(G=graphs())
 def test_bk_matches_oracle(G, pivot, seeds, order, aggressive):
-    t = bk.bron_kerbosch(G, pivot=pivot, seeds=seeds, order=order, aggressive=aggressive)
+    t = sim.bron_kerbosch(G, pivot=pivot, seeds=seeds, order=order, aggressive=aggressive)
     assert as_set(t.outputs) == as_set(mce.maximal_cliques(G))
     assert len(set(t.outputs)) == len(t.outputs)  # each clique once
 
@@ -82,7 +83,7 @@ def test_bk_matches_oracle(G, pivot, seeds, order, aggressive):
 @SETTINGS
 @given(G=graphs())
 def test_rdmce_matches_oracle(G, seeds, aggressive):
-    t = rdmce.rdmce(G, seeds=seeds, aggressive=aggressive)
+    t = sim.rdmce_bitmap(G, seeds=seeds, aggressive=aggressive)
     assert as_set(t.outputs) == as_set(mce.maximal_cliques(G))
     # the node's bitmaps agree with its recorded sets
     for i in t.search_nodes():
@@ -98,7 +99,7 @@ def test_rdmce_matches_oracle(G, seeds, aggressive):
 @SETTINGS
 @given(G=graphs())
 def test_mce_gpu_matches_oracle(G, seeds, induced):
-    t = mcegpu.mce_gpu(G, seeds=seeds, induced=induced)
+    t = sim.mce_gpu(G, seeds=seeds, induced=induced)
     assert as_set(t.outputs) == as_set(mce.maximal_cliques(G))
     # compact X: X_P bits plus the X_X prefix named by the level pointer give X
     for i in t.search_nodes():
@@ -118,7 +119,7 @@ def test_mce_gpu_matches_oracle(G, seeds, induced):
 @SETTINGS
 @given(B=bipartite_graphs())
 def test_gmbe_matches_oracle(B, prune, tau, seeds):
-    t = gmbe.gmbe(B, prune=prune, tau=tau, seeds=seeds)
+    t = sim.gmbe_plus(B, prune=prune, tau=tau, seeds=seeds)
     assert sorted(t.outputs) == brute_bicliques(B)
     assert len(set(t.outputs)) == len(t.outputs)
 
@@ -126,7 +127,7 @@ def test_gmbe_matches_oracle(B, prune, tau, seeds):
 @SETTINGS
 @given(B=bipartite_graphs())
 def test_gmbe_pruning_only_removes_non_maximal_nodes(B):
-    a, b = gmbe.gmbe(B, prune=False).summary(), gmbe.gmbe(B, prune=True).summary()
+    a, b = sim.gmbe_plus(B, prune=False).summary(), sim.gmbe_plus(B, prune=True).summary()
     assert a["outputs"] == b["outputs"]
     assert b["failed_checks"] <= a["failed_checks"]
     assert b["nodes"] <= a["nodes"]
@@ -135,7 +136,7 @@ def test_gmbe_pruning_only_removes_non_maximal_nodes(B):
 @SETTINGS
 @given(B=bipartite_graphs())
 def test_node_buf_depths_give_each_nodes_sets(B):
-    t = gmbe.gmbe(B)
+    t = sim.gmbe_plus(B)
     for i in t.search_nodes():
         node = t.node(int(i))
         D = node.depth - 1  # seeds sit at tree depth 1, node_buf depth 0
@@ -152,7 +153,7 @@ def test_node_buf_depths_give_each_nodes_sets(B):
 @SETTINGS
 @given(G=graphs())
 def test_kcminer_matches_oracle(G, k, seeds, lam):
-    t = kc.kcminer(G, k, seeds=seeds, lam=lam)
+    t = sim.kcminer(G, k, seeds=seeds, lam=lam)
     assert as_set(t.outputs) == as_set(kclique.k_cliques(G, k))
 
 
@@ -162,7 +163,7 @@ def test_kcminer_matches_oracle(G, k, seeds, lam):
 @SETTINGS
 @given(G=graphs())
 def test_geil_matches_oracle(G, window, by, runs):
-    t = geil.geil(G, window=window, by=by, runs=runs)
+    t = sim.geil_bfs(G, window=window, by=by, runs=runs)
     omega, cliques = maxclique.max_cliques(G)
     assert t.meta["omega"] == omega
     assert as_set(t.outputs) == as_set(cliques)
@@ -171,7 +172,7 @@ def test_geil_matches_oracle(G, window, by, runs):
 
 def test_geil_clique_list_reads_back_the_clique():
     G = examples.random_graph(14, 0.5, seed=3)
-    t = geil.geil(G)
+    t = sim.geil_bfs(G)
     levels = t.meta["windows"][0]
     vid, sid = levels[-1]
     # follow sublistID pointers back through the levels, as in Geil's Figure 1

@@ -40,6 +40,13 @@ def row_masks(rows: np.ndarray, cols: np.ndarray, n_rows: int, n_cols: int) -> l
     return [int.from_bytes(buf[i : i + nbytes], "little") for i in range(0, n_rows * nbytes, nbytes)]
 
 
+def mask_of(idx: np.ndarray) -> int:
+    """The bitset with the bits ``idx`` (distinct) set."""
+    idx = np.asarray(idx, dtype=np.int64)
+    n = int(idx.max()) + 1 if len(idx) else 0
+    return row_masks(np.zeros(len(idx), dtype=np.int64), idx, 1, n)[0] if n else 0
+
+
 def local_masks(G, S: np.ndarray, pos: np.ndarray) -> list[int]:
     """Adjacency of G[S] as bitsets over positions in S.
 

@@ -14,13 +14,12 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from ..order import degeneracy_order
 from ._bits import Progress, bits, gather, row_masks
 
 
 def _roots(G, progress: Progress = None):
     """Yield (v, S, adj): S = later neighbours of v, adj = oriented bitsets over S."""
-    from ..order import degeneracy_order
-
     order = degeneracy_order(G)
     rank = np.empty(G.n, dtype=np.int64)
     rank[order] = np.arange(G.n)

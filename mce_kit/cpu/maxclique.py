@@ -4,14 +4,19 @@ Roots follow a degeneracy order: the cliques whose earliest vertex is v lie
 in {v} ∪ later neighbours of v. Inside a root the search is Tomita's MCQ on
 bitsets: colour the candidates greedily (a clique uses each colour at most
 once), then branch on the highest colours first and drop every branch whose
-bound |R| + colour cannot reach the best size so far. Branches that tie the
-best are kept, so *every* maximum clique is found (as in Geil et al.).
+bound |R| + colour cannot beat the best size so far.
+
+To find *every* maximum clique (as Geil et al. do), a second pass keeps the
+branches that can tie omega. Keeping ties from the start would record every
+clique of each interim best size, which can be millions. Some instances
+have millions of maximum cliques (MANN_a27): the list is then large.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..order import degeneracy_order
 from ._bits import Progress, local_masks
 
 
@@ -45,9 +50,9 @@ def _greedy_clique(G, order: np.ndarray) -> int:
 
 
 def _branch_and_bound(G, order, best: int, ties: bool, progress: Progress):
-    """Cliques larger than ``best`` (and, with ``ties``, equal to it).
+    """Search for cliques larger than ``best`` (with ``ties``: at least as large).
 
-    Returns (size of the largest seen, cliques of that size found)."""
+    Returns (largest size seen or ``best``, the cliques of that size found)."""
     rank = np.empty(G.n, dtype=np.int64)
     rank[order] = np.arange(G.n)
     pos = np.full(G.n, -1, dtype=np.int64)
@@ -59,6 +64,9 @@ def _branch_and_bound(G, order, best: int, ties: bool, progress: Progress):
         S = N[rank[N] > rank[v]]
         if len(S) + 1 < best + slack:
             continue
+        # colour high-degree vertices first (as MCQ does): tighter bounds
+        deg = [m.bit_count() for m in local_masks(G, S, pos)]
+        S = S[np.argsort(deg, kind="stable")[::-1]]
         adj = local_masks(G, S, pos)
         ids = S.tolist()
         stack = [((), (1 << len(S)) - 1, len(S) + 1)]  # (R without v, candidates, bound)
@@ -83,25 +91,21 @@ def _branch_and_bound(G, order, best: int, ties: bool, progress: Progress):
 
 
 def max_cliques(G, *, progress: Progress = None) -> tuple[int, list[list[int]]]:
-    """(omega, every clique of size omega), each clique sorted ascending.
+    """(omega, every clique of size omega): cliques sorted, each ascending.
 
     Two passes: strict pruning finds omega, then a search that keeps ties
     lists the cliques of size omega (and nothing smaller)."""
-    from ..order import degeneracy_order
-
     if G.n == 0:
         return 0, []
     order = degeneracy_order(G)
     omega, _ = _branch_and_bound(G, order, _greedy_clique(G, order), False, progress)
-    return _branch_and_bound(G, order, omega, True, progress)
+    _, cliques = _branch_and_bound(G, order, omega, True, progress)
+    return omega, sorted(cliques)
 
 
 def clique_number(G, *, progress: Progress = None) -> int:
     """Size of a maximum clique (0 for the empty graph)."""
-    from ..order import degeneracy_order
-
     if G.n == 0:
         return 0
     order = degeneracy_order(G)
-    omega = _greedy_clique(G, order)
-    return max(omega, _branch_and_bound(G, order, omega, False, progress)[0])
+    return _branch_and_bound(G, order, _greedy_clique(G, order), False, progress)[0]

@@ -13,13 +13,12 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ..order import degeneracy_order
 from ._bits import Progress, local_masks
 
 
 def _roots(G, progress: Progress = None):
     """Yield (v, S, adj, P, X): S = N(v) as local ids, later neighbours first."""
-    from ..order import degeneracy_order
-
     order = degeneracy_order(G)
     rank = np.empty(G.n, dtype=np.int64)
     rank[order] = np.arange(G.n)

@@ -59,7 +59,7 @@ def _score(G, by):
     raise ValueError("by must be 'degree' or 'core'")
 
 
-def geil(G, *, by: str = "degree", runs: int = 1, window: int | None = None,
+def geil_bfs(G, *, by: str = "degree", runs: int = 1, window: int | None = None,
          store_sets: bool = True) -> SearchTree:
     """Record the breadth-first search for all maximum cliques of ``G``.
 

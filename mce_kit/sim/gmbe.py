@@ -78,7 +78,7 @@ class _NoBuf:
         pass
 
 
-def gmbe(B, *, prune: bool = True, tau: int = 32, order: str = "degree", seeds: str = "vertex",
+def gmbe_plus(B, *, prune: bool = True, tau: int = 32, order: str = "degree", seeds: str = "vertex",
          store_sets: bool = True, record_skipped: bool = True) -> SearchTree:
     """Record GMBE+'s enumeration forest of bipartite graph ``B``.
 
@@ -104,7 +104,8 @@ def gmbe(B, *, prune: bool = True, tau: int = 32, order: str = "degree", seeds: 
     top = tree.add(-1, kind="forest", depth=0)
     if seeds == "root":
         tree.kind[top] = "root"
-        _Search(tree, NV, NU, vorder, names, prune, tau, record_skipped, list(range(B.n_u)), list(range(nV))).root(top)
+        search = _Search(tree, NV, NU, vorder, names, prune, tau, record_skipped)
+        search.scope(list(range(B.n_u)), list(range(nV))).root(top)
         return tree
     if seeds != "vertex":
         raise ValueError("seeds must be 'vertex' or 'root'")
@@ -116,22 +117,28 @@ def gmbe(B, *, prune: bool = True, tau: int = 32, order: str = "degree", seeds: 
         for u in bits(L):
             N2 |= NU[u]
         # work inside N(v_s) x (N2(v_s) + v_s) only: short bitsets
-        _Search(tree, NV, NU, vorder, names, prune, tau, record_skipped, list(bits(L)), list(bits(N2))).seed(top, s)
+        search = _Search(tree, NV, NU, vorder, names, prune, tau, record_skipped)
+        search.scope(list(bits(L)), list(bits(N2))).seed(top, s)
     return tree
 
 
 class _Search:
     """One task's search, on bitsets re-indexed to its own vertices (Ul: U ids, Vl: V positions)."""
 
-    def __init__(self, tree, NV, NU, vorder, names, prune, tau, record_skipped, Ul, Vl):
+    def __init__(self, tree, NV, NU, vorder, names, prune, tau, record_skipped):
         self.t, self.vorder, self.names, self.prune, self.tau = tree, vorder, names, prune, tau
         self.record_skipped = record_skipped and tree.store_sets
+        self.NV0, self.NU0 = NV, NU
+
+    def scope(self, Ul, Vl):
+        """Re-index to the task's own vertices: U ids Ul, V positions Vl (in order)."""
         self.Ul, self.Vl = Ul, Vl
         ui = {u: i for i, u in enumerate(Ul)}
         vi = {v: j for j, v in enumerate(Vl)}
-        self.NV = [sum(1 << ui[u] for u in bits(NV[v]) if u in ui) for v in Vl]
-        self.NU = [sum(1 << vi[v] for v in bits(NU[u]) if v in vi) for u in Ul]
+        self.NV = [sum(1 << ui[u] for u in bits(self.NV0[v]) if u in ui) for v in Vl]
+        self.NU = [sum(1 << vi[v] for v in bits(self.NU0[u]) if v in vi) for u in Ul]
         self.vi = vi
+        return self
 
     def U_ids(self, mask):
         return tuple(self.Ul[i] for i in bits(mask))
@@ -167,7 +174,7 @@ class _Search:
         work = 1 + sum(m.bit_count() for m in NV)
         i = self.record(top, L, R, C, "seed", work, 0, bm)
         if (R & -R) != (1 << sl):  # local bits keep the order of positions
-            self.t.set(i, status="pruned", reason="v_s is not the smallest vertex of R (another seed finds it)")
+            self.t.set(i, status="pruned", reason="v_s is not the smallest vertex of R (found from another)")
             return
         ok = self.gamma(L) == R
         self.t.set(i, check=ok)
@@ -182,7 +189,8 @@ class _Search:
                   cand=C.bit_count(), left=L.bit_count())
         if t.store_sets:
             vname = [names["V"][self.vorder[v]] for v in self.Vl]
-            depth = {(names["U"][self.Ul[x]] if s == "U" else vname[x]): d for (s, x), d in self.buf.depth.items()}
+            depth = {(names["U"][self.Ul[x]] if s == "U" else vname[x]): d
+                     for (s, x), d in self.buf.depth.items()}
             extra = {"depth": depth, "traversed": [vname[v] for v in self.buf.traversed],
                      "mode": "bitmap" if bm else "list"}
             b = None

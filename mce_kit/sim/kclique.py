@@ -39,8 +39,8 @@ def kcminer(G, k: int, *, seeds: str = "edge", lam: float | Callable[[int], floa
     out = [N[i] >> (i + 1) << (i + 1) for i in range(n)]  # oriented: later positions only
     pos = Positions(order)
     names = labels(G)
-    tree = SearchTree(f"kcminer-k{k}", {"k": k, "seeds": seeds, "lam": lam if not callable(lam) else "custom"},
-                      names={"V": names}, store_sets=store_sets)
+    params = {"k": k, "seeds": seeds, "lam": lam if not callable(lam) else "custom"}
+    tree = SearchTree(f"kcminer-k{k}", params, names={"V": names}, store_sets=store_sets)
     tree.meta["order"] = order.tolist()
     tree.meta["bitmap_levels"] = {}
     top = tree.add(-1, kind="forest", depth=0)

@@ -35,12 +35,72 @@ Vocabulary of a node:
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
 
+KINDS = ("forest", "root", "seed", "node")
 STATUSES = ("inner", "leaf", "dead", "pruned", "skipped")
+
+
+class _Coded:
+    """A column of a few short strings, one byte per node."""
+
+    def __init__(self, names):
+        self.names = list(names)
+        self.code = {v: i for i, v in enumerate(self.names)}
+        self.a = array("b")
+
+    def append(self, v):
+        self.a.append(self.code[v])
+
+    def __getitem__(self, i):
+        return self.names[self.a[i]]
+
+    def __setitem__(self, i, v):
+        self.a[i] = self.code[v]
+
+    def __len__(self):
+        return len(self.a)
+
+    def __iter__(self):
+        names = self.names
+        return (names[c] for c in self.a)
+
+    def codes(self) -> np.ndarray:
+        return np.frombuffer(self.a, dtype=np.int8) if len(self.a) else np.zeros(0, np.int8)
+
+
+class _Sparse:
+    """A column that is None for most nodes: a dict from node id to value."""
+
+    def __init__(self):
+        self.d: dict = {}
+        self.n = 0
+
+    def append(self, v):
+        if v is not None:
+            self.d[self.n] = v
+        self.n += 1
+
+    def __getitem__(self, i):
+        if not -self.n <= i < self.n:
+            raise IndexError(i)
+        return self.d.get(i % self.n)
+
+    def __setitem__(self, i, v):
+        if v is None:
+            self.d.pop(i, None)
+        else:
+            self.d[i] = v
+
+    def __len__(self):
+        return self.n
+
+    def __iter__(self):
+        return (self.d.get(i) for i in range(self.n))
 
 
 @dataclass
@@ -97,20 +157,21 @@ class SearchTree:
         self.names = names or {}  # side -> list of vertex labels
         self.sides = sides or {}  # set name -> side ("V" when absent)
         self.store_sets = store_sets
-        self.parent: list[int] = []
-        self.depth: list[int] = []
-        self.kind: list[str] = []
-        self.status: list[str] = []
-        self.reason: list[str | None] = []
-        self.pivot: list[int | None] = []
-        self.check: list[bool | None] = []
-        self.work: list[float] = []
-        self.cand: list[int] = []  # |P| (cliques) or |C| (bicliques), kept even without sets
-        self.left: list[int] = []  # |L| for bicliques, -1 otherwise
-        self.out: list[int] = []  # index into outputs, -1 when none
-        self.grid: list[int] = []
-        self._sets: list[dict | None] = []
-        self._bits: list[dict | None] = []
+        # typed arrays and sparse columns: about 50 bytes per node without sets
+        self.parent = array("q")
+        self.depth = array("i")
+        self.kind = _Coded(KINDS)
+        self.status = _Coded(STATUSES)
+        self.reason = _Sparse()
+        self.pivot = _Sparse()
+        self.check = _Sparse()  # True / False / None
+        self.work = array("d")
+        self.cand = array("q")  # |P| (cliques) or |C| (bicliques), kept even without sets
+        self.left = array("q")  # |L| for bicliques, -1 otherwise
+        self.out = array("q")  # index into outputs, -1 when none
+        self.grid = array("q")
+        self._sets: dict[int, dict] = {}
+        self._bits: dict[int, dict] = {}
         self._note: dict[int, str] = {}
         self._extra: dict[int, dict] = {}
         self.grids: list[Grid] = []
@@ -146,8 +207,10 @@ class SearchTree:
         self.out.append(-1)
         self.grid.append(grid)
         keep = self.store_sets
-        self._sets.append({k: tuple(int(x) for x in v) for k, v in sets.items()} if keep and sets else None)
-        self._bits.append(bits if keep else None)
+        if keep and sets:
+            self._sets[i] = {k: tuple(int(x) for x in v) for k, v in sets.items()}
+        if keep and bits:
+            self._bits[i] = bits
         if note and keep:
             self._note[i] = note
         if extra and keep:
@@ -195,7 +258,7 @@ class SearchTree:
     def children(self) -> list[list[int]]:
         """children[i]: ids of i's children, in visiting order."""
         if self._children is None:
-            ch: list[list[int]] = [[] for _ in self.parent]
+            ch: list[list[int]] = [[] for _ in range(len(self))]
             for i, p in enumerate(self.parent):
                 if p >= 0:
                     ch[p].append(i)
@@ -203,7 +266,7 @@ class SearchTree:
         return self._children
 
     def sets(self, i: int) -> dict:
-        return self._sets[i] or {}
+        return self._sets.get(i, {})
 
     def node(self, i: int) -> Node:
         o = self.out[i]
@@ -211,20 +274,19 @@ class SearchTree:
             id=i, parent=self.parent[i], depth=self.depth[i], kind=self.kind[i], status=self.status[i],
             sets=self.sets(i), pivot=self.pivot[i], reason=self.reason[i],
             output=self.outputs[o] if o >= 0 else None, check=self.check[i], work=self.work[i],
-            grid=self.grid[i], bits=self._bits[i], note=self._note.get(i), extra=self._extra.get(i),
+            grid=self.grid[i], bits=self._bits.get(i), note=self._note.get(i), extra=self._extra.get(i),
             children=list(self.children[i]),
         )
 
     def search_nodes(self) -> np.ndarray:
         """Ids of nodes that were actually computed (not the forest top, not skipped)."""
-        k = np.array(self.kind)
-        s = np.array(self.status)
-        return np.flatnonzero((k != "forest") & (s != "skipped"))
+        k, s = self.kind.codes(), self.status.codes()
+        return np.flatnonzero((k != KINDS.index("forest")) & (s != STATUSES.index("skipped")))
 
     def subtree_sizes(self) -> np.ndarray:
         """Number of nodes in each node's sub-tree (itself included)."""
         size = np.ones(len(self), dtype=np.int64)
-        par = np.asarray(self.parent, dtype=np.int64)
+        par = np.frombuffer(self.parent, dtype=np.int64) if len(self) else np.zeros(0, np.int64)
         for i in range(len(self) - 1, 0, -1):  # children always come after parents
             if par[i] >= 0:
                 size[par[i]] += size[i]
@@ -255,10 +317,13 @@ class SearchTree:
 
     def summary(self) -> dict:
         """Counts: nodes, seeds, leaves, outputs, failed checks, pruned/skipped by reason, depth, work."""
-        kind = Counter(self.kind)
-        status = Counter(s for s, k in zip(self.status, self.kind, strict=True) if k != "forest")
-        skipped = Counter(r for r, s in zip(self.reason, self.status, strict=True) if s == "skipped")
-        pruned = Counter(r for r, s in zip(self.reason, self.status, strict=True) if s == "pruned")
+        k, s = self.kind.codes(), self.status.codes()
+        real = k != KINDS.index("forest")
+        kind = dict(zip(KINDS, np.bincount(k, minlength=len(KINDS)).tolist(), strict=True))
+        status = dict(zip(STATUSES, np.bincount(s[real], minlength=len(STATUSES)).tolist(), strict=True))
+        skipped = Counter(r for i, r in self.reason.d.items() if self.status[i] == "skipped")
+        pruned = Counter(r for i, r in self.reason.d.items() if self.status[i] == "pruned")
+        depth = np.frombuffer(self.depth, dtype=np.int32) if len(self) else np.zeros(0, np.int32)
         nodes = len(self) - kind["forest"] - status["skipped"]
         return {
             "algorithm": self.algorithm,
@@ -267,12 +332,11 @@ class SearchTree:
             "inner": status["inner"],
             "leaves": status["leaf"] + status["dead"] + status["pruned"],
             "outputs": len(self.outputs),
-            "failed_checks": sum(1 for c in self.check if c is False),
+            "failed_checks": sum(1 for c in self.check.d.values() if c is False),
             "dead_ends": status["dead"],
             "pruned": dict(pruned),
             "skipped": dict(skipped),
-            "max_depth": max((d for d, k in zip(self.depth, self.kind, strict=True) if k != "forest"),
-                             default=0),
+            "max_depth": int(depth[real].max()) if real.any() else 0,
             "work": float(sum(self.work)),
         }
 

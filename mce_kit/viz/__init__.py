@@ -1,1 +1,26 @@
-"""mce_kit.viz"""
+"""Figures and widgets: static matplotlib renderings and the interactive explorer.
+
+    from mce_kit import viz
+    viz.plot_tree(tree)                  # matplotlib, for figures/ and no-JS readers
+    viz.explore("mce-gpu Figure 1")      # anywidget + ipywidgets explorer (JupyterLab)
+    viz.lanes(sim_result)                # simulated workers as lanes over time
+
+The widget modules import anywidget and ipywidgets only when first used.
+"""
+
+from importlib import import_module
+
+_EXPORTS = {
+    "plot_tree": "static", "plot_graph": "static", "plot_bitgrid": "static", "plot_lanes": "static",
+    "tree_view": "layout", "graph_layout": "layout",
+    "Explorer": "explorer", "explore": "explorer", "lanes": "explorer", "TreeView": "explorer",
+    "LanesView": "explorer", "panel_state": "explorer",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        return getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+    raise AttributeError(f"module 'mce_kit.viz' has no attribute {name!r}")

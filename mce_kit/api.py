@@ -1,0 +1,218 @@
+"""The public API: networkx/igraph-style calls on original labels, on CPU or GPU.
+
+Every function takes a ``Graph`` or anything ``load_graph`` accepts (a path,
+a networkx graph, a SciPy sparse matrix); the biclique functions take a
+``BipartiteGraph`` or anything ``load_bipartite`` accepts. Results use the
+original vertex labels. Counts come back as ``Count``: an int that also
+records which device ran, how long it took and with which parameters.
+
+``device`` is "auto" (the GPU when there is one and the problem has a GPU
+kernel, else the CPU oracle), "cpu" or "gpu". Extra keyword ``params`` go to
+the GPU kernel (e.g. ``tau``); the CPU oracles ignore them. ``progress=True``
+shows a tqdm bar on stderr over the CPU oracle's roots (or pass a wrapper).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+
+from . import cpu
+from .graph import BipartiteGraph, Graph
+
+DEVICES = ("auto", "cpu", "gpu")
+
+
+class Count(int):
+    """An int that remembers where it came from: ``.device``, ``.seconds``, ``.params``.
+
+    It compares, hashes and computes like the plain int; arithmetic returns plain ints.
+    """
+
+    def __new__(cls, value: int, device: str = "cpu", seconds: float = 0.0, params: dict | None = None):
+        self = super().__new__(cls, value)
+        self.device, self.seconds, self.params = device, float(seconds), dict(params or {})
+        return self
+
+    def __repr__(self) -> str:
+        return f"Count({int(self)}, device={self.device!r}, seconds={self.seconds:.3g})"
+
+    __str__ = int.__repr__
+
+
+# ---- inputs, labels, devices ----
+
+
+def as_graph(x) -> Graph:
+    """x itself if it is a Graph, else ``load_graph(x)``."""
+    if isinstance(x, Graph):
+        return x
+    if isinstance(x, BipartiteGraph):
+        raise TypeError("got a BipartiteGraph; use the biclique functions or mce_kit.io.as_general_graph")
+    from .io import load_graph
+
+    return load_graph(x)
+
+
+def as_bipartite(x) -> BipartiteGraph:
+    """x itself if it is a BipartiteGraph, else ``load_bipartite(x)``."""
+    if isinstance(x, BipartiteGraph):
+        return x
+    from .io import load_bipartite
+
+    return load_bipartite(x)
+
+
+def _labeler(labels) -> Callable[[Iterable[int]], list]:
+    if labels is None:
+        return lambda c: [int(v) for v in c]
+    table = labels.tolist()
+    return lambda c: [table[v] for v in c]
+
+
+def _rdmce():
+    """The RDMCE GPU module, or None while it cannot be imported."""
+    try:
+        from .gpu import rdmce
+    except ImportError:
+        return None
+    return rdmce
+
+
+def _device(device: str, problem: str, kernel: Callable | None = None) -> str:
+    """'cpu' or 'gpu' for ``problem``. ``kernel`` returns the GPU module (None while it
+    cannot be imported); it is None itself for problems without a GPU kernel."""
+    if device not in DEVICES:
+        raise ValueError(f"device must be 'auto', 'cpu' or 'gpu', got {device!r}")
+    if device == "cpu":
+        return "cpu"
+    if kernel is None:
+        if device == "gpu":
+            raise NotImplementedError(f"no GPU kernel for {problem} yet; use device='cpu'")
+        return "cpu"
+    from . import gpu
+
+    if gpu.has_gpu() and kernel() is not None:
+        return "gpu"
+    if device == "auto":
+        return "cpu"
+    if not gpu.has_gpu():
+        gpu.require_gpu()  # raises, naming the reason
+        why = "has_gpu() is False"
+    else:
+        why = f"the {problem} kernel cannot be imported"
+    raise RuntimeError(f"device='gpu' but no usable CUDA GPU: {why}")
+
+
+def _progress(progress, desc: str):
+    """None, the caller's wrapper, or a tqdm bar on stderr for ``progress=True``."""
+    if progress is True:
+        from tqdm.auto import tqdm
+
+        return lambda roots: tqdm(roots, desc=desc, unit="root", file=sys.stderr, leave=False)
+    return progress or None
+
+
+def _in_range(size: int, min_size, max_size) -> bool:
+    return (min_size is None or size >= min_size) and (max_size is None or size <= max_size)
+
+
+def _timed(fn, device: str, params: dict) -> Count:
+    t = time.perf_counter()
+    value = fn()
+    return Count(value, device, time.perf_counter() - t, {k: v for k, v in params.items() if v is not None})
+
+
+# ---- maximal cliques ----
+
+
+def find_cliques(
+    G, *, min_size=None, max_size=None, device="auto", progress=False, **params
+) -> Iterator[list]:
+    """Maximal cliques as lists of labels (like ``networkx.find_cliques``), optionally
+    only those with ``min_size <= size <= max_size`` (like igraph's ``min``/``max``)."""
+    G = as_graph(G)
+    label = _labeler(G.labels)
+    if _device(device, "maximal cliques", _rdmce) == "gpu":
+        found = _rdmce().maximal_cliques(G, **params)
+        return (label(c.tolist()) for c in found if _in_range(len(c), min_size, max_size))
+    cliques = cpu.maximal_cliques(
+        G, min_size=min_size, max_size=max_size, progress=_progress(progress, "maximal cliques")
+    )
+    return map(label, cliques)
+
+
+def count_maximal_cliques(
+    G, *, min_size=None, max_size=None, device="auto", progress=False, **params
+) -> Count:
+    """Number of maximal cliques (with size in [min_size, max_size]), without listing them on CPU."""
+    G = as_graph(G)
+    dev = _device(device, "maximal cliques", _rdmce)
+    bar = _progress(progress, "maximal cliques")
+
+    def run() -> int:
+        if dev == "cpu":
+            return cpu.count_maximal_cliques(G, min_size=min_size, max_size=max_size, progress=bar)
+        if min_size is None and max_size is None:
+            return _rdmce().count_maximal_cliques(G, **params)
+        # the GPU kernel counts every size at once: list and filter instead
+        return sum(_in_range(len(c), min_size, max_size) for c in _rdmce().maximal_cliques(G, **params))
+
+    return _timed(run, dev, {"min_size": min_size, "max_size": max_size, **params})
+
+
+def clique_size_histogram(G, *, device="auto", progress=False, **params) -> dict[int, int]:
+    """{size: number of maximal cliques of that size}, ascending sizes."""
+    G = as_graph(G)
+    if _device(device, "maximal cliques", _rdmce) == "gpu":
+        hist = Counter(len(c) for c in _rdmce().maximal_cliques(G, **params))
+        return dict(sorted(hist.items()))
+    return cpu.clique_size_histogram(G, progress=_progress(progress, "maximal cliques"))
+
+
+# ---- k-cliques, maximum cliques ----
+
+
+def k_cliques(G, k: int, *, progress=False) -> Iterator[list]:
+    """Every clique of exactly k vertices, once, as a list of labels."""
+    G = as_graph(G)
+    return map(_labeler(G.labels), cpu.k_cliques(G, k, progress=_progress(progress, f"{k}-cliques")))
+
+
+def count_k_cliques(G, k: int, *, device="auto", progress=False, **params) -> Count:
+    """Number of k-cliques (k=1: vertices, k=2: edges)."""
+    G = as_graph(G)
+    dev = _device(device, "k-cliques")
+    bar = _progress(progress, f"{k}-cliques")
+    return _timed(lambda: cpu.count_k_cliques(G, k, progress=bar), dev, {"k": k, **params})
+
+
+def max_cliques(G, *, device="auto", progress=False, **params) -> tuple[int, list[list]]:
+    """(omega, every maximum clique as a list of labels)."""
+    G = as_graph(G)
+    _device(device, "maximum cliques")
+    omega, cliques = cpu.max_cliques(G, progress=_progress(progress, "maximum cliques"))
+    label = _labeler(G.labels)
+    return omega, [label(c) for c in cliques]
+
+
+# ---- maximal bicliques ----
+
+
+def maximal_bicliques(B, *, progress=False) -> Iterator[tuple[list, list]]:
+    """Maximal bicliques (L, R), both non-empty: L labels of side U, R of side V
+    (``B.v_labels``; V is the smaller side, ``B.swapped`` says whether it was the file's first column)."""
+    B = as_bipartite(B)
+    left, right = _labeler(B.u_labels), _labeler(B.v_labels)
+    pairs = cpu.maximal_bicliques(B, progress=_progress(progress, "maximal bicliques"))
+    return ((left(L), right(R)) for L, R in pairs)
+
+
+def count_maximal_bicliques(B, *, device="auto", progress=False, **params) -> Count:
+    """Number of maximal bicliques with both sides non-empty (the GMBE+ convention)."""
+    B = as_bipartite(B)
+    dev = _device(device, "maximal bicliques")
+    bar = _progress(progress, "maximal bicliques")
+    return _timed(lambda: cpu.count_maximal_bicliques(B, progress=bar), dev, params)

@@ -1,0 +1,153 @@
+"""Public API: inputs, label mapping, size filters, Count, device dispatch."""
+
+import pickle
+
+import igraph as ig
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from graph_families import erdos_renyi, moon_moser
+
+import mce_kit as mk
+import mce_kit.api as api
+from mce_kit import cpu, datasets
+
+
+def as_sets(cliques):
+    return sorted(sorted(map(str, c)) for c in cliques)
+
+
+@pytest.fixture
+def H():
+    """A networkx graph with string labels, and a dangling vertex."""
+    H = nx.relabel_nodes(nx.les_miserables_graph(), {v: f"<{v}>" for v in nx.les_miserables_graph()})
+    H.add_node("alone")
+    return H
+
+
+def test_labels_follow_networkx(H):
+    assert as_sets(mk.find_cliques(H)) == as_sets(nx.find_cliques(H))
+    assert mk.count_maximal_cliques(H) == sum(1 for _ in nx.find_cliques(H))
+    by_size = {}
+    for c in nx.find_cliques(H):
+        by_size[len(c)] = by_size.get(len(c), 0) + 1
+    assert mk.clique_size_histogram(H) == dict(sorted(by_size.items()))
+    assert as_sets(mk.k_cliques(H, 4)) == as_sets(c for c in nx.enumerate_all_cliques(H) if len(c) == 4)
+    omega, cliques = mk.max_cliques(H)
+    assert omega == nx.max_weight_clique(H, weight=None)[1]
+    assert all(set(c) <= set(H) and len(c) == omega for c in cliques)
+
+
+def test_other_inputs():
+    G = datasets.load("johnson8-4-4")
+    path = datasets.path("johnson8-4-4")
+    A = sp.csr_array((np.ones(2 * G.m), G.indices.copy(), G.indptr.copy()), shape=(G.n, G.n))
+    counts = {mk.count_maximal_cliques(x, device="cpu") for x in (G, path, str(path), A)}
+    assert len(counts) == 1
+    # DIMACS labels are the file's 1-based ids
+    assert min(min(c) for c in mk.find_cliques(path)) == 1
+    with pytest.raises(TypeError, match="BipartiteGraph"):
+        mk.count_maximal_cliques(datasets.load("MovieLens"))
+
+
+@pytest.mark.parametrize("lo,hi", [(None, None), (3, None), (None, 3), (4, 6), (7, 2), (1, 1)])
+def test_size_filters_match_igraph(lo, hi):
+    G = erdos_renyi(40, 0.35, seed=5)
+    g = ig.Graph(n=G.n, edges=G.edges().tolist())
+    theirs = as_sets(g.maximal_cliques(min=lo or 0, max=hi or 0)) if (lo or 0) <= (hi or 99) else []
+    assert as_sets(mk.find_cliques(G, min_size=lo, max_size=hi)) == theirs
+    assert mk.count_maximal_cliques(G, min_size=lo, max_size=hi) == len(theirs)
+
+
+def test_count_is_an_int_with_provenance():
+    c = mk.count_maximal_cliques(moon_moser(9), device="cpu", min_size=3)
+    assert c == 27 and isinstance(c, int) and isinstance(c, mk.Count)
+    assert c.device == "cpu" and c.seconds >= 0 and c.params == {"min_size": 3}
+    assert str(c) == "27" and f"{c:,}" == "27" and repr(c).startswith("Count(27, device='cpu'")
+    assert c + 1 == 28 and type(c + 1) is int and hash(c) == hash(27)
+    back = pickle.loads(pickle.dumps(c))
+    assert back == 27 and back.device == "cpu" and back.params == {"min_size": 3}
+    k = mk.count_k_cliques(moon_moser(9), 3)
+    assert k == 27 and k.params == {"k": 3} and k.device == "cpu"
+
+
+def test_bicliques_use_side_labels():
+    H = nx.Graph()
+    H.add_nodes_from(["ann", "bob", "cy"], bipartite=0)
+    H.add_nodes_from(["x", "y"], bipartite=1)
+    H.add_edges_from([("ann", "x"), ("bob", "x"), ("bob", "y"), ("cy", "y")])
+    got = sorted((sorted(L), sorted(R)) for L, R in mk.maximal_bicliques(H))
+    assert got == [(["ann", "bob"], ["x"]), (["bob"], ["x", "y"]), (["bob", "cy"], ["y"])]
+    assert mk.count_maximal_bicliques(H) == 3
+
+
+@pytest.fixture
+def no_gpu(monkeypatch):
+    monkeypatch.setattr("mce_kit.gpu.has_gpu", lambda: False)
+
+
+def test_device_errors(no_gpu):
+    G = moon_moser(6)
+    with pytest.raises(ValueError, match="device must be"):
+        mk.count_maximal_cliques(G, device="cuda")
+    with pytest.raises(ValueError, match="device must be"):
+        mk.find_cliques(G, device="GPU")
+    with pytest.raises(RuntimeError, match=r"^device='gpu' but no usable CUDA GPU: .+"):
+        mk.count_maximal_cliques(G, device="gpu")
+    with pytest.raises(RuntimeError, match="no usable CUDA GPU"):
+        mk.find_cliques(G, device="gpu")
+    for call in (
+        lambda d: mk.count_k_cliques(G, 3, device=d),
+        lambda d: mk.max_cliques(G, device=d),
+        lambda d: mk.count_maximal_bicliques(datasets.load("MovieLens"), device=d),
+    ):
+        with pytest.raises(NotImplementedError, match="no GPU kernel for .* yet; use device='cpu'"):
+            call("gpu")
+    assert mk.count_maximal_cliques(G).device == "cpu"  # auto falls back
+    assert mk.count_k_cliques(G, 2, device="auto").device == "cpu"
+
+
+class FakeRDMCE:
+    """Stands in for mce_kit.gpu.rdmce: CPU results in the kernel's types."""
+
+    calls = []
+
+    @classmethod
+    def count_maximal_cliques(cls, G, **params):
+        cls.calls.append(("count", params))
+        return cpu.count_maximal_cliques(G)
+
+    @classmethod
+    def maximal_cliques(cls, G, **params):
+        cls.calls.append(("list", params))
+        return [np.array(c, dtype=np.int32) for c in cpu.maximal_cliques(G)]
+
+
+def test_gpu_path_with_a_stand_in_kernel(monkeypatch, H):
+    monkeypatch.setattr("mce_kit.gpu.has_gpu", lambda: True)
+    monkeypatch.setattr(api, "_rdmce", lambda: FakeRDMCE)
+    FakeRDMCE.calls.clear()
+    c = mk.count_maximal_cliques(H, tau=24)
+    assert c.device == "gpu" and c.params == {"tau": 24} and FakeRDMCE.calls == [("count", {"tau": 24})]
+    assert c == mk.count_maximal_cliques(H, device="cpu")
+    assert as_sets(mk.find_cliques(H, device="gpu", min_size=3)) == as_sets(
+        c for c in nx.find_cliques(H) if len(c) >= 3
+    )
+    assert mk.count_maximal_cliques(H, max_size=2) == mk.count_maximal_cliques(H, max_size=2, device="cpu")
+    assert mk.clique_size_histogram(H) == mk.clique_size_histogram(H, device="cpu")
+    # no GPU kernel for k-cliques: auto runs the CPU even with a GPU
+    assert mk.count_k_cliques(H, 3).device == "cpu"
+
+
+def test_missing_kernel_on_a_gpu_machine(monkeypatch):
+    monkeypatch.setattr("mce_kit.gpu.has_gpu", lambda: True)
+    monkeypatch.setattr(api, "_rdmce", lambda: None)
+    assert mk.count_maximal_cliques(moon_moser(6)).device == "cpu"
+    with pytest.raises(RuntimeError, match="device='gpu' but no usable CUDA GPU"):
+        mk.count_maximal_cliques(moon_moser(6), device="gpu")
+
+
+def test_progress_bar(capsys):
+    assert mk.count_maximal_cliques(moon_moser(9), progress=True, device="cpu") == 27
+    assert "maximal cliques" in capsys.readouterr().err

@@ -1,0 +1,75 @@
+"""k-clique oracle vs networkx, igraph, formulas and SNAP's triangle count."""
+
+import itertools
+import math
+import time
+from collections import Counter
+
+import igraph as ig
+import networkx as nx
+import pytest
+from graph_families import arbitrary_graphs, brute_force_cliques, complete, graphs, moon_moser
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mce_kit import datasets
+from mce_kit.cpu import count_k_cliques, count_k_cliques_range, k_cliques
+
+
+@settings(max_examples=100, deadline=None)
+@given(graphs(max_n=16))
+def test_all_k_against_networkx(G):
+    theirs = Counter(frozenset(c) for c in nx.enumerate_all_cliques(G.to_networkx()))
+    by_size = Counter(map(len, theirs))
+    K = max(by_size, default=0) + 1  # one past the clique number: zero cliques
+    for k in range(1, K + 1):
+        listed = Counter(frozenset(c) for c in k_cliques(G, k))
+        assert listed == Counter(c for c in theirs if len(c) == k)
+        assert count_k_cliques(G, k) == by_size[k]
+    assert count_k_cliques_range(G, range(1, K + 1)) == {k: by_size[k] for k in range(1, K + 1)}
+
+
+@settings(max_examples=50, deadline=None)
+@given(graphs(max_n=20), st.integers(3, 7))
+def test_counts_match_igraph(G, k):
+    g = ig.Graph(n=G.n, edges=G.edges().tolist())
+    assert count_k_cliques(G, k) == len(g.cliques(min=k, max=k))
+
+
+@settings(max_examples=60, deadline=None)
+@given(arbitrary_graphs(max_n=9))
+def test_brute_force(G):
+    sizes = Counter(map(len, brute_force_cliques(G)))
+    assert count_k_cliques(G, 1) == G.n and count_k_cliques(G, 2) == G.m
+    assert count_k_cliques_range(G, range(1, 11)) == {k: sizes[k] for k in range(1, 11)}
+
+
+def test_formulas():
+    for n, k in itertools.product([0, 1, 5, 12], [1, 2, 3, 4, 6]):
+        assert count_k_cliques(complete(n), k) == math.comb(n, k)
+    # K_{3,3,3,3}: a k-clique picks k parts and one vertex in each
+    assert count_k_cliques(moon_moser(12), 3) == math.comb(4, 3) * 3**3
+    assert count_k_cliques(moon_moser(12), 5) == 0
+    assert sorted(map(sorted, k_cliques(complete(4), 3))) == [[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]]
+
+
+@pytest.mark.parametrize("k", [0, -1])
+def test_bad_k(k):
+    with pytest.raises(ValueError, match="k must be"):
+        count_k_cliques(complete(3), k)
+    with pytest.raises(ValueError, match="k must be"):
+        list(k_cliques(complete(3), k))
+
+
+def test_ca_grqc_speed():
+    """k = 3..6 on CA-GrQc, each counted separately; target < 60 s in total on one core."""
+    G = datasets.load("CA-GrQc")
+    t = time.perf_counter()
+    counts = {k: count_k_cliques(G, k) for k in range(3, 7)}
+    seconds = time.perf_counter() - t
+    print(f"CA-GrQc k=3..6: {counts}, {seconds:.2f} s")
+    assert seconds < 60
+    assert counts[3] == 48_260  # SNAP's published triangle count
+    assert count_k_cliques_range(G, range(3, 7)) == counts
+    g = ig.Graph(n=G.n, edges=G.edges().tolist())
+    assert counts[4] == len(g.cliques(min=4, max=4))
