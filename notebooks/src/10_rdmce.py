@@ -1,0 +1,230 @@
+"""Source of notebooks/10_rdmce.ipynb; rebuild with `python -m mce_kit.notebooks build notebooks/`."""
+
+# %% [markdown]
+# # RDMCE: maximal cliques on a GPU with root-down exposure
+#
+# This notebook walks through the RDMCE algorithm (Root-Down Exposure for
+# Maximal Clique Enumeration on GPUs) as mce_kit implements it in
+# `mce_kit/gpu/cuda/rdmce.cu`, then puts our own measurements of each of the
+# paper's figures next to the paper's numbers.
+#
+# **Where the numbers come from.** Every table and plot below is read from
+# `data/results/rdmce_*.csv`, written by `python -m mce_kit.experiments.rdmce`
+# on a lent GPU; each row names the GPU, its SM count, the driver, the commit
+# and the date. The paper ran on an RTX 4090, so compare shapes and ratios;
+# absolute times are "ours on an H200 against theirs on a 4090". On a machine
+# with a GPU the last section re-measures a quick subset live.
+
+# %%
+import matplotlib.pyplot as plt
+import pandas as pd
+
+import mce_kit as mk
+from mce_kit.experiments import rdmce as exp
+from mce_kit.notebooks import figures_dir
+from mce_kit.viz import rdmce_figures as fig
+
+QUICK = mk.quick_mode()
+print("quick mode:", QUICK, "| GPU here:", mk.has_gpu())
+
+# %% [markdown]
+# ## The idea in four steps
+#
+# 1. **Seeds are edges.** Vertices are numbered in degeneracy order. Each edge
+#    `x < y` starts a search with `R = {x, y}`, `P` = common neighbours after
+#    `y`, and `X` = common neighbours before `y`. Each maximal clique is found
+#    from exactly one edge: its two earliest vertices. A GPU worker is one
+#    warp; it takes the next edge from a global counter.
+# 2. **Bitmaps.** Everything below a seed only ever looks at edges between `P`
+#    and `P ∪ X`. The worker copies that slice once into bit rows (one
+#    `|P|`-bit row per vertex) and from then on every set operation is an AND
+#    of a few machine words across the warp's 32 lanes.
+# 3. **Pivoting.** At each node the pivot is the vertex of `P ∪ X` whose row
+#    covers most of `P`; only the candidates outside its row are branched on.
+# 4. **Root-down exposure.** A worker publishes one word: the shallowest level
+#    of its own path that still has branches and a large `P` (`|P| > tau`),
+#    and how many branches are left there. An idle warp decrements that
+#    counter and rebuilds branch `i` straight from the owner's frozen level;
+#    the owner never stops to hand work over.
+#
+# *Aggressive node generation* (the paper's Lemma 2) is a shortcut on top: a
+# candidate adjacent to all other candidates belongs to every clique below, so
+# all such vertices join `R` in one step.
+#
+# The model in `mce_kit.sim` records the same search as a tree; here it is on
+# the paper-sized example of mce-gpu's Figure 1 (maximal cliques ABCD and AEF).
+# Open `01_search_trees` to click through it in the explorer.
+
+# %%
+G_small = mk.sim.figure1_graph()
+for aggressive in (False, True):
+    tree = mk.sim.rdmce_bitmap(G_small, seeds="edge", aggressive=aggressive)
+    print(f"aggressive={aggressive}:", tree.summary())
+ax = mk.viz.plot_tree(tree)
+ax.figure.savefig(figures_dir() / "10_rdmce_example_tree.png", dpi=150)
+
+# %% [markdown]
+# On a GPU the same call runs the CUDA kernel; without one it runs the CPU
+# oracle. Either way the result says where it ran.
+
+# %%
+G = mk.datasets.load("CA-GrQc")
+count = mk.count_maximal_cliques(G)
+print(f"{G.name}: {int(count):,} maximal cliques (device: {count.device})")
+
+# %% [markdown]
+# ## Table 1: the graphs and their counts
+#
+# Our statistics and counts for every bundled graph. `reference` is the count
+# of a CPU oracle (networkx) or, for ego-Facebook, the paper's published
+# count; RDMCE's Table 1 gives ego-Facebook 4,039 vertices, 88,234 edges,
+# Δ = 1,045, d = 115 and 869,325,383 maximal cliques.
+
+# %%
+table1 = exp.load("table1")
+print("measured on", fig.where_measured(table1))
+table1[["graph", "n", "m", "delta", "d", "count", "reference"]]
+
+# %%
+fb = table1.set_index("graph").loc["ego-Facebook"]
+assert (fb["delta"], fb["d"], fb["count"]) == (exp.PAPER["facebook_delta"], exp.PAPER["facebook_degeneracy"],
+                                               exp.PAPER["facebook_count"])
+assert (table1["count"] == table1["reference"]).all()
+
+# %% [markdown]
+# ## Exact on every run
+#
+# A parallel count that is right most of the time is a race. Each graph was
+# counted ten times in a row with the default settings (exposure on, so
+# warps really pull each other's branches):
+
+# %%
+runs = exp.load("exactness")
+summary = runs.groupby("graph", sort=False).agg(runs=("run", "size"), exact=("exact", "sum"),
+                                                 count=("count", "first"))
+assert (summary["runs"] == summary["exact"]).all()
+summary
+
+# %% [markdown]
+# ## Fig 8, Table 2, Fig 9, Fig 10: what each part buys
+#
+# Four variants on each graph (median of 5 CUDA-event timings, every count
+# checked): RDMCE; RDMCE-NB without root-down exposure; RDMCE-NP without
+# aggressive node generation; and RDMCE seeded by vertices instead of edges.
+# The paper reports exposure speed-ups of 1.03-69.61x (Fig 8), an average
+# 1.018x from aggressive node generation (Table 2; ego-Facebook 2.164 s vs
+# 2.243 s on the RTX 4090), and edge seeds 2.52x faster than vertex seeds on
+# average (Fig 10).
+
+# %%
+variants = exp.load("variants")
+ratios = fig.variant_table(variants)
+ratios.round(3)
+
+# %%
+f = fig.plot_variants(variants)
+f.savefig(figures_dir() / "10_rdmce_variants.png", dpi=150)
+
+# %% [markdown]
+# What we see on the H200:
+#
+# - **Exposure** is what makes the dense graph feasible: without it
+#   ego-Facebook takes over 70 s because a handful of warps own the giant
+#   subtrees (max/mean busy cycles above 40); with it the load is flat. On
+#   the small sparse graphs, exposure costs a little: idle warps scan the
+#   other workers before the kernel can finish.
+# - **Aggressive node generation** removes nodes (ego-Facebook: 2.22 to 1.71
+#   billion) but in our kernel it does not pay for its bookkeeping: RDMCE-NP
+#   is slightly faster on ego-Facebook. The paper also found the effect small
+#   (average 1.8%) and negative on some graphs.
+# - **Edge seeds vs vertex seeds**: within 1.0-1.6x of each other here, and
+#   vertex seeds are the faster ones on several graphs, unlike the paper's
+#   2.52x average for edges (measured on graphs with up to billions of
+#   edges, where edge seeds give far more parallelism than there are warps).
+# - **Memory (Fig 9)**: the `device MiB` column is everything RDMCE allocates
+#   (graph, seeds, per-warp bitmaps and stacks). We have no mce-gpu build to
+#   compare with, so only our own footprint is shown.
+
+# %% [markdown]
+# ## Fig 11 and Fig 12: warps per SM, and the exposure threshold tau
+#
+# The paper's U-shaped `warpPerSM` curve has its best at 20 and its tau
+# sweep its best at 24. Our kernel is compiled for at most 64 registers so
+# that 32 warps fit on an SM; the graphs with heavy trees keep improving up
+# to 32, the tiny ones prefer few warps (there is little work to share).
+
+# %%
+warps = exp.load("warps")
+f = fig.plot_sweep(warps, "warps_per_sm", exp.PAPER["best_warps_per_sm"])
+f.savefig(figures_dir() / "10_rdmce_warps_per_sm.png", dpi=150)
+warps.pivot(index="graph", columns="warps_per_sm", values="median_ms").round(2)
+
+# %%
+tau = exp.load("tau")
+f = fig.plot_sweep(tau, "tau", exp.PAPER["best_tau"])
+f.savefig(figures_dir() / "10_rdmce_tau.png", dpi=150)
+tau.pivot(index="graph", columns="tau", values="median_ms").round(2)
+
+# %% [markdown]
+# A small tau exposes more nodes and balances better; on soc-Slashdot0902
+# and socfb-MIT, tau of 48 and above leaves a few warps with most of the work
+# (up to 6x slower). The sweep on ego-Facebook was cut short by our GPU time
+# limit (at tau = 96 a run takes minutes) and is not in the table.
+
+# %% [markdown]
+# ## The load across warps
+#
+# Busy cycles of every warp on soc-Slashdot0902, sorted, with and without
+# exposure: without it, the busiest warp works more than ten times the mean.
+
+# %%
+load = exp.load("load")
+f = fig.plot_load(load)
+f.savefig(figures_dir() / "10_rdmce_load.png", dpi=150)
+
+# %% [markdown]
+# ## Speed against the paper
+#
+# The issue's targets: ego-Facebook under 2.0 s (the paper: 2.164 s on an
+# RTX 4090), and CA-GrQc, wiki-Vote, Email-Enron and soc-Slashdot0902 each
+# under 15 ms.
+
+# %%
+t = variants[variants["variant"] == "RDMCE"].set_index("graph")["median_ms"]
+speed = pd.DataFrame({"ours (ms)": t, "target (ms)": [15.0 if g != "ego-Facebook" else 2000.0 for g in t.index]})
+speed["met"] = speed["ours (ms)"] < speed["target (ms)"]
+speed.loc[["CA-GrQc", "wiki-Vote", "Email-Enron", "soc-Slashdot0902", "ego-Facebook"]].round(2)
+
+# %% [markdown]
+# The four small graphs meet their target. ego-Facebook does not yet: about
+# 3.5 s on the H200 against the paper's 2.16 s on an RTX 4090. The profile
+# (Nsight Compute, on soc-Slashdot0902 and wiki-Vote) says the kernel is
+# bound by instruction issue and latency, not by memory bandwidth: memory
+# pipes are under 20% busy, only 12-13 of 32 lanes are active per
+# instruction, and a warp issues once every 17-19 cycles. The
+# pivot scan and the per-node bookkeeping are where the next speed-up lies.
+#
+# ## Re-measure here
+#
+# With a GPU, this cell re-runs the quick subset of the experiments and
+# checks the counts; without one it says so and the tables above stand.
+
+# %%
+if mk.has_gpu():
+    from pathlib import Path
+
+    fresh = exp.run_all(Path("../build/rdmce_quick"), quick=True)
+    display(fresh["variants"][["graph", "variant", "median_ms", "count"]])  # noqa: F821
+else:
+    print("No GPU here: the tables above are the committed measurements.")
+
+# %% [markdown]
+# ## References
+#
+# - RDMCE: *Root-Down Exposure for Maximal Clique Enumeration on GPUs*
+#   (`../shared/papers/rdmce_root_down_exposure_mce.txt`; numbers from its
+#   Table 1, Table 2 and Figs 8-12).
+# - D. Eppstein, M. Löffler, D. Strash. *Listing all maximal cliques in sparse
+#   graphs in near-optimal time.* ISAAC 2010 (degeneracy order).
+# - E. Tomita, A. Tanaka, H. Takahashi. *The worst-case time complexity for
+#   generating all maximal cliques.* TCS 363(1), 2006 (pivoting).
