@@ -131,3 +131,31 @@ def test_degree_kernel_end_to_end():
     assert np.array_equal(degree.degrees(G), G.degrees())
     words = np.random.default_rng(0).integers(0, 2**32, size=10_000, dtype=np.uint64).astype(np.uint32)
     assert degree.popcount(words) == int(np.unpackbits(words.view(np.uint8)).sum())
+
+
+def _reference():
+    from mce_kit.experiments.rdmce import reference_counts
+
+    return reference_counts()
+
+
+@pytest.mark.parametrize("name", sorted(_reference()))
+def test_bundled_graphs_exact_ten_runs_in_a_row(name):
+    from mce_kit import datasets
+    from mce_kit.gpu import rdmce
+
+    prep = rdmce.prepare(datasets.load(name))
+    counts = [prep.run().count for _ in range(10)]
+    assert counts == [_reference()[name]] * 10
+
+
+def test_public_api_on_the_gpu_matches_the_cpu():
+    import mce_kit as mk
+
+    H = nx.relabel_nodes(nx.gnp_random_graph(60, 0.3, seed=5), lambda v: f"v{v}")
+    gpu = mk.count_maximal_cliques(H, device="gpu")
+    cpu = mk.count_maximal_cliques(H, device="cpu")
+    assert (gpu.device, cpu.device) == ("gpu", "cpu")
+    assert gpu == cpu
+    listed = sorted(sorted(c) for c in mk.find_cliques(H, device="gpu"))
+    assert listed == sorted(sorted(c) for c in nx.find_cliques(H))
