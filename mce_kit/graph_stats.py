@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import types
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -64,14 +61,3 @@ def two_hop_sizes(A, At, block_entries: int = 4_000_000) -> np.ndarray:
 
 def _max(a) -> int:
     return int(a.max()) if len(a) else 0
-
-
-class _CallableModule(types.ModuleType):
-    """``mk.stats`` names both this module and the function ``stats``: once the
-    module is imported, the package attribute is the module, so let it be called."""
-
-    def __call__(self, G):
-        return stats(G)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -5,7 +5,7 @@ import scipy.sparse as sp
 
 from mce_kit import datasets
 from mce_kit.io import load_bipartite, load_graph
-from mce_kit.stats import stats, two_hop_sizes
+from mce_kit.graph_stats import stats, two_hop_sizes
 
 
 def test_small_graph():
@@ -55,7 +55,7 @@ def test_bipartite_stats_by_hand():
 
 def test_mk_stats_stays_callable():
     import mce_kit as mk
-    import mce_kit.stats  # noqa: F401  (importing the module must not break mk.stats(G))
+    import mce_kit.graph_stats  # noqa: F401  (importing the module must not break mk.stats(G))
 
     G = load_graph(nx.path_graph(4))
     assert mk.stats(G) == mk.stats(G) == stats(G)

@@ -75,7 +75,7 @@ def _measure(prep, repeats, expect, **params) -> dict:
 
 def table1(graphs, expect) -> pd.DataFrame:
     """Table 1: |V|, |E|, Δ, d and the maximal-clique count of each graph."""
-    from ..stats import stats
+    from ..graph_stats import stats
 
     rows = []
     for name, G, load_s, prep in _prepared(graphs):

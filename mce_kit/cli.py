@@ -1,0 +1,126 @@
+"""Command line: ``python -m mce_kit {stats,count,datasets}`` (also installed as ``mce-kit``).
+
+    mce-kit stats CA-GrQc
+    mce-kit count data/dimacs/brock200_2.clq.gz --problem mce
+    mce-kit count MovieLens --problem mbe --progress
+    mce-kit datasets
+
+GRAPH is a file path or a bundled dataset name. Errors (a malformed file, a
+missing one, a GPU asked for and absent) print one line ``error: ...`` on
+stderr and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from .graph import BipartiteGraph
+
+PROBLEMS = {
+    "mce": "maximal cliques",
+    "kclique": "k-cliques",
+    "mbe": "maximal bicliques",
+    "maxclique": "maximum cliques",
+}
+TABLE_COLUMNS = ["name", "kind", "n_vertices", "n_edges", "max_degree", "degeneracy", "known_omega", "source"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="mce-kit", description="Clique and biclique enumeration (CPU/GPU).")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def graph_args(q, bipartite_flag: bool):
+        q.add_argument("graph", metavar="GRAPH", help="a graph file or a bundled dataset name")
+        q.add_argument("--format", dest="fmt", help="file format (default: guessed from the file)")
+        if bipartite_flag:
+            q.add_argument("--bipartite", action="store_true", help="read the file as a bipartite graph")
+
+    graph_args(sub.add_parser("stats", help="sizes, max degree, degeneracy, density"), True)
+    c = sub.add_parser("count", help="count cliques or bicliques")
+    graph_args(c, False)
+    c.add_argument("--problem", choices=list(PROBLEMS), default="mce")
+    c.add_argument("--k", type=int, help="clique size for --problem kclique")
+    c.add_argument("--device", choices=["auto", "cpu", "gpu"], default="auto")
+    c.add_argument("--min-size", type=int, help="mce: smallest clique size counted")
+    c.add_argument("--max-size", type=int, help="mce: largest clique size counted")
+    c.add_argument("--progress", action="store_true", help="progress bar on stderr (default: when a TTY)")
+    d = sub.add_parser("datasets", help="list the bundled datasets")
+    d.add_argument("--kind", choices=["general", "bipartite", "dimacs"])
+    return p
+
+
+def _load(spec: str, fmt: str | None, bipartite: bool):
+    """A file when the path exists, else a bundled dataset."""
+    from . import datasets
+    from .io import load_bipartite, load_graph
+
+    if Path(spec).exists():
+        return load_bipartite(spec, fmt) if bipartite else load_graph(spec, fmt)
+    try:
+        return datasets.load(spec)
+    except KeyError as e:
+        raise FileNotFoundError(f"{spec}: no such file, and {e.args[0]}") from None
+
+
+def _stats(args) -> None:
+    from .graph_stats import stats
+
+    for key, value in stats(_load(args.graph, args.fmt, args.bipartite)).items():
+        print(f"{key}: {value:.6g}" if isinstance(value, float) else f"{key}: {value}")
+
+
+def _count(args) -> None:
+    from . import api
+
+    if args.problem == "kclique" and args.k is None:
+        raise ValueError("--problem kclique needs --k")
+    G = _load(args.graph, args.fmt, args.problem == "mbe")
+    if isinstance(G, BipartiteGraph) != (args.problem == "mbe"):
+        kind = "a bipartite graph" if isinstance(G, BipartiteGraph) else "not a bipartite graph"
+        raise ValueError(f"{args.graph} is {kind}; --problem mbe is for bipartite graphs only")
+    opts = {"device": args.device, "progress": args.progress or sys.stderr.isatty()}
+    if args.problem == "mce":
+        n = api.count_maximal_cliques(G, min_size=args.min_size, max_size=args.max_size, **opts)
+    elif args.problem == "kclique":
+        n = api.count_k_cliques(G, args.k, **opts)
+    elif args.problem == "mbe":
+        n = api.count_maximal_bicliques(G, **opts)
+    else:
+        t = time.perf_counter()
+        omega, cliques = api.max_cliques(G, **opts)
+        device = api._device(args.device, PROBLEMS["maxclique"])
+        print(f"omega: {omega}, maximum cliques: {len(cliques)}  ({device}, {time.perf_counter() - t:.2f} s)")
+        return
+    what = f"{args.k}-cliques" if args.problem == "kclique" else PROBLEMS[args.problem]
+    print(f"{what}: {int(n)}  ({n.device}, {n.seconds:.2f} s)")
+
+
+def _datasets(args) -> None:
+    from . import datasets
+
+    table = datasets.table()
+    if args.kind:
+        table = table[table["kind"] == args.kind]
+    print(table[TABLE_COLUMNS].to_string(index=False, na_rep=""))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    run = {"stats": _stats, "count": _count, "datasets": _datasets}[args.command]
+    try:
+        run(args)
+    except (OSError, ValueError, TypeError, LookupError, RuntimeError) as e:
+        # GraphFormatError is a ValueError; NotImplementedError a RuntimeError
+        if isinstance(e, OSError) and e.strerror:
+            message = f"{e.filename}: {e.strerror}" if e.filename else e.strerror
+        else:
+            message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+        print(f"error: {(str(message).splitlines() or [type(e).__name__])[0]}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    return 0
