@@ -22,6 +22,7 @@ _EXPORTS = {
     "degeneracy_order": "order",
     "degree_order": "order",
     "core_numbers": "order",
+    "degeneracy": "order",
     "stats": "graph_stats",
     "find_cliques": "api",
     "count_maximal_cliques": "api",
