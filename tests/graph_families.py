@@ -139,7 +139,9 @@ def graphs(max_n: int = 14) -> st.SearchStrategy[Graph]:
         st.builds(complete, st.integers(0, max_n)),
         st.builds(empty, st.integers(0, max_n)),
         st.builds(star, st.integers(0, max_n - 1)),
-        st.builds(disjoint_union, st.builds(erdos_renyi, small, densities, seeds), st.builds(complete, small)),
+        st.builds(
+            disjoint_union, st.builds(erdos_renyi, small, densities, seeds), st.builds(complete, small)
+        ),
     )
 
 

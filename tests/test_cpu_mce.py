@@ -8,16 +8,16 @@ import networkx as nx
 import pytest
 from graph_families import (
     arbitrary_graphs,
-    erdos_renyi,
-    planted_cliques,
-    powerlaw_cluster,
     brute_force_maximal_cliques,
     complete,
     disjoint_union,
     empty,
+    erdos_renyi,
     graphs,
     moon_moser,
     moon_moser_count,
+    planted_cliques,
+    powerlaw_cluster,
     star,
 )
 from hypothesis import given, settings

@@ -1,57 +1,23 @@
 """Every instrumented model outputs exactly what the CPU oracle outputs."""
 
-from itertools import combinations
-
-import numpy as np
 import pytest
+from graph_families import bipartite_graphs, brute_force_bicliques, graphs
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from mce_kit import sim
-from mce_kit.cpu import kclique, maxclique, mce
-from mce_kit.graph import BipartiteGraph, Graph
+from mce_kit.cpu import kclique, maxclique, mbe, mce
 from mce_kit.sim import examples
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-@st.composite
-def graphs(draw, max_n=11):
-    n = draw(st.integers(0, max_n))
-    pairs = list(combinations(range(n), 2))
-    p = draw(st.sampled_from([0.2, 0.5, 0.8]))
-    keep = draw(st.lists(st.floats(0, 1), min_size=len(pairs), max_size=len(pairs)))
-    e = [pq for pq, x in zip(pairs, keep, strict=True) if x < p]
-    u = [a for a, _ in e]
-    v = [b for _, b in e]
-    return Graph.from_edges(n, u, v)
-
-
-@st.composite
-def bipartite_graphs(draw, max_side=7):
-    n_u = draw(st.integers(1, max_side))
-    n_v = draw(st.integers(1, max_side))
-    cells = draw(st.lists(st.booleans(), min_size=n_u * n_v, max_size=n_u * n_v))
-    a, b = np.nonzero(np.array(cells).reshape(n_u, n_v))
-    return BipartiteGraph.from_edges(n_u, n_v, a, b)
 
 
 def as_set(cliques):
     return sorted(tuple(sorted(int(x) for x in c)) for c in cliques)
 
 
-def brute_bicliques(B):
-    """Maximal bicliques (L, R), both sides non-empty, by closing every subset of V."""
-    NV = [set(B.v_neighbors(v).tolist()) for v in range(B.n_v)]
-    out = set()
-    for r in range(1, B.n_v + 1):
-        for S in combinations(range(B.n_v), r):
-            L = set.intersection(*(NV[v] for v in S))
-            if not L:
-                continue
-            R = tuple(v for v in range(B.n_v) if L <= NV[v])
-            out.add((tuple(sorted(L)), R))
-    return sorted(out)
+def bicliques(B):
+    """The oracle's maximal bicliques as sorted (L, R) tuples."""
+    return sorted((tuple(sorted(L)), tuple(sorted(R))) for L, R in mbe.maximal_bicliques(B))
 
 
 def test_figure1_graph_has_the_papers_cliques():
@@ -62,8 +28,8 @@ def test_figure1_graph_has_the_papers_cliques():
 
 def test_g0_has_six_maximal_bicliques():
     B = examples.g0_bipartite()
-    assert len(brute_bicliques(B)) == 6
-    assert sorted(sim.gmbe_plus(B).outputs) == brute_bicliques(B)
+    assert len(brute_force_bicliques(B)) == 6
+    assert sorted(sim.gmbe_plus(B).outputs) == bicliques(B)
 
 
 @pytest.mark.parametrize("pivot", [False, True])
@@ -71,7 +37,7 @@ def test_g0_has_six_maximal_bicliques():
 @pytest.mark.parametrize("order", ["natural", "degeneracy"])
 @pytest.mark.parametrize("aggressive", [False, True])
 @SETTINGS
-@given(G=graphs())
+@given(G=graphs(12))
 def test_bk_matches_oracle(G, pivot, seeds, order, aggressive):
     t = sim.bron_kerbosch(G, pivot=pivot, seeds=seeds, order=order, aggressive=aggressive)
     assert as_set(t.outputs) == as_set(mce.maximal_cliques(G))
@@ -81,7 +47,7 @@ def test_bk_matches_oracle(G, pivot, seeds, order, aggressive):
 @pytest.mark.parametrize("seeds", ["vertex", "edge"])
 @pytest.mark.parametrize("aggressive", [False, True])
 @SETTINGS
-@given(G=graphs())
+@given(G=graphs(12))
 def test_rdmce_matches_oracle(G, seeds, aggressive):
     t = sim.rdmce_bitmap(G, seeds=seeds, aggressive=aggressive)
     assert as_set(t.outputs) == as_set(mce.maximal_cliques(G))
@@ -97,7 +63,7 @@ def test_rdmce_matches_oracle(G, seeds, aggressive):
 @pytest.mark.parametrize("seeds", ["vertex", "edge"])
 @pytest.mark.parametrize("induced", ["IP", "IPX"])
 @SETTINGS
-@given(G=graphs())
+@given(G=graphs(12))
 def test_mce_gpu_matches_oracle(G, seeds, induced):
     t = sim.mce_gpu(G, seeds=seeds, induced=induced)
     assert as_set(t.outputs) == as_set(mce.maximal_cliques(G))
@@ -117,15 +83,15 @@ def test_mce_gpu_matches_oracle(G, seeds, induced):
 @pytest.mark.parametrize("tau", [0, 2, 32])
 @pytest.mark.parametrize("seeds", ["vertex", "root"])
 @SETTINGS
-@given(B=bipartite_graphs())
+@given(B=bipartite_graphs(7))
 def test_gmbe_matches_oracle(B, prune, tau, seeds):
     t = sim.gmbe_plus(B, prune=prune, tau=tau, seeds=seeds)
-    assert sorted(t.outputs) == brute_bicliques(B)
+    assert sorted(t.outputs) == bicliques(B)
     assert len(set(t.outputs)) == len(t.outputs)
 
 
 @SETTINGS
-@given(B=bipartite_graphs())
+@given(B=bipartite_graphs(7))
 def test_gmbe_pruning_only_removes_non_maximal_nodes(B):
     a, b = sim.gmbe_plus(B, prune=False).summary(), sim.gmbe_plus(B, prune=True).summary()
     assert a["outputs"] == b["outputs"]
@@ -134,7 +100,7 @@ def test_gmbe_pruning_only_removes_non_maximal_nodes(B):
 
 
 @SETTINGS
-@given(B=bipartite_graphs())
+@given(B=bipartite_graphs(7))
 def test_node_buf_depths_give_each_nodes_sets(B):
     t = sim.gmbe_plus(B)
     for i in t.search_nodes():
@@ -151,7 +117,7 @@ def test_node_buf_depths_give_each_nodes_sets(B):
 @pytest.mark.parametrize("seeds", ["vertex", "edge"])
 @pytest.mark.parametrize("lam", [0.0, 0.3, 1.0])
 @SETTINGS
-@given(G=graphs())
+@given(G=graphs(12))
 def test_kcminer_matches_oracle(G, k, seeds, lam):
     t = sim.kcminer(G, k, seeds=seeds, lam=lam)
     assert as_set(t.outputs) == as_set(kclique.k_cliques(G, k))
@@ -161,7 +127,7 @@ def test_kcminer_matches_oracle(G, k, seeds, lam):
 @pytest.mark.parametrize("by", ["degree", "core"])
 @pytest.mark.parametrize("runs", [1, 4])
 @SETTINGS
-@given(G=graphs())
+@given(G=graphs(12))
 def test_geil_matches_oracle(G, window, by, runs):
     t = sim.geil_bfs(G, window=window, by=by, runs=runs)
     omega, cliques = maxclique.max_cliques(G)

@@ -67,9 +67,3 @@ def bits(mask: int) -> Iterator[int]:
         low = mask & -mask
         yield low.bit_length() - 1
         mask ^= low
-
-
-def later_neighbors(G, rank: np.ndarray, v: int) -> np.ndarray:
-    """Neighbours of v that come after v in the order given by ``rank``."""
-    N = G.neighbors(v)
-    return N[rank[N] > rank[v]]

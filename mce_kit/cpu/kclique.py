@@ -42,23 +42,18 @@ def count_k_cliques_range(G, ks: Iterable[int], *, progress: Progress = None) ->
     if not ks or ks[0] < 1:
         raise ValueError(f"k must be >= 1, got {ks}")
     K = ks[-1]
-    totals = [0] * (K + 1)
-    totals[1] = G.n
-    if K >= 2:
-        for _, S, adj in _roots(G, progress):
-            totals[2] += len(S)
-            if K == 2:
-                continue
-            # node = (clique size c, candidates); a child adds bit i, and
-            # each of its remaining candidates completes a (c+2)-clique
-            stack = [(1, (1 << len(S)) - 1)]
-            while stack:
-                c, cand = stack.pop()
-                for i in bits(cand):
-                    sub = cand & adj[i]
-                    totals[c + 2] += sub.bit_count()
-                    if c + 2 < K and sub:
-                        stack.append((c + 1, sub))
+    totals = [0, G.n, G.m] + [0] * (K - 2)
+    for _, S, adj in _roots(G, progress) if K >= 3 else ():
+        # node = (clique size c, candidates); a child adds bit i, and each
+        # of the child's candidates completes a (c+2)-clique: a popcount
+        stack = [(1, (1 << len(S)) - 1)]
+        while stack:
+            c, cand = stack.pop()
+            for i in bits(cand):
+                sub = cand & adj[i]
+                totals[c + 2] += sub.bit_count()
+                if c + 2 < K and sub:
+                    stack.append((c + 1, sub))
     return {k: totals[k] for k in ks}
 
 

@@ -44,7 +44,7 @@ def _branches(adj: list[int], P: int, X: int) -> int:
         c = (P & Nu).bit_count()
         if c > best:
             best, pivot = c, Nu
-            if c >= size - 1:  # no u can leave fewer than one branch
+            if c >= size - 1:  # at most one branch left: good enough
                 break
     return P & ~pivot
 

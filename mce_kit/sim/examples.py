@@ -52,3 +52,22 @@ def random_bipartite(n_u: int = 8, n_v: int = 6, p: float = 0.4, seed: int = 0) 
     rng = np.random.default_rng(seed)
     a, b = np.nonzero(rng.random((n_u, n_v)) < p)
     return BipartiteGraph.from_edges(n_u, n_v, a, b, name=f"B({n_u},{n_v},{p}) seed {seed}")
+
+
+def sample_bipartite(B: BipartiteGraph, n_v: int, seed: int = 0) -> BipartiteGraph:
+    """The sub-graph induced by ``n_v`` random vertices of V and all their neighbours in U."""
+    rng = np.random.default_rng(seed)
+    keep = np.sort(rng.choice(B.n_v, size=min(n_v, B.n_v), replace=False))
+    vs = np.repeat(np.arange(len(keep)), [len(B.v_neighbors(v)) for v in keep])
+    us = np.concatenate([B.v_neighbors(v) for v in keep]) if len(keep) else np.zeros(0, np.int64)
+    used, u_new = np.unique(us, return_inverse=True)
+    return BipartiteGraph.from_edges(len(used), len(keep), u_new, vs, name=f"{B.name} sample ({n_v} of V)")
+
+
+def planted_core(n: int = 60, p: float = 0.05, core: int = 16, q: float = 0.8, seed: int = 0) -> Graph:
+    """A sparse G(n, p) whose first ``core`` vertices also form a dense G(core, q): a few heavy seeds."""
+    rng = np.random.default_rng(seed)
+    iu, ju = np.triu_indices(n, 1)
+    keep = rng.random(len(iu)) < np.where(ju < core, q, p)
+    lab = np.array([chr(65 + i) for i in range(n)]) if n <= 26 else None
+    return Graph.from_edges(n, iu[keep], ju[keep], labels=lab, name=f"planted core ({core} of {n})")

@@ -164,7 +164,7 @@ class SearchTree:
         self.status = _Coded(STATUSES)
         self.reason = _Sparse()
         self.pivot = _Sparse()
-        self.check = _Sparse()  # True / False / None
+        self.check = _Coded((None, True, False))
         self.work = array("d")
         self.cand = array("q")  # |P| (cliques) or |C| (bicliques), kept even without sets
         self.left = array("q")  # |L| for bicliques, -1 otherwise
@@ -332,7 +332,7 @@ class SearchTree:
             "inner": status["inner"],
             "leaves": status["leaf"] + status["dead"] + status["pruned"],
             "outputs": len(self.outputs),
-            "failed_checks": sum(1 for c in self.check.d.values() if c is False),
+            "failed_checks": int((self.check.codes() == 2).sum()),
             "dead_ends": status["dead"],
             "pruned": dict(pruned),
             "skipped": dict(skipped),

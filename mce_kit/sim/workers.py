@@ -17,7 +17,8 @@ Schemes, all starting with seeds handed out by a shared counter:
 ``"rdmce"``    root-down exposure: each worker exposes the shallowest stack
                level that still has branches, if its |P| > ``tau``; an idle
                worker takes the last branch there (paying ``costs.pull``) while
-               the owner keeps going.
+               the owner keeps going; the owner pays ``costs.atomic`` for each
+               branch it takes from its own exposed level.
 ``"tasks"``    GMBE+: a task whose root has min(|L|,|C|) > ``bound_height`` and
                min(|L|,|C|)·|C| > ``bound_size`` is split: the worker evaluates
                the root and queues each child as a task; queued tasks go before
@@ -46,6 +47,7 @@ class Costs:
     pull: float = 2.0  # RDMCE: atomic decrement + copy of the exposed node
     donate: float = 6.0  # mce-gpu: the donor fills the receiver's buffers
     split: float = 1.0  # GMBE+: one enqueue per sub-task
+    atomic: float = 1.0  # RDMCE: the owner also takes branches of its exposed level with an atomic
 
 
 @dataclass
@@ -226,6 +228,9 @@ def simulate(tree, scheme: str = "static", p: int = 8, *, tau: int = 24, min_don
                 stack.pop()
                 continue
             x = frame[1].popleft()
+            if scheme == "rdmce" and exposed.get(w) is frame:
+                t += costs.atomic
+                wk.over += costs.atomic
             if (scheme == "worklist" and receivers and state["seed"] >= len(seeds) and cand[x] >= min_donate
                     and frame[1] and any(f[1] for f in stack[:-1])):
                 r = receivers.popleft()
@@ -292,7 +297,7 @@ def load_balance_table(trees: dict, p: int = 32, **kw):
     for name, t in trees.items():
         for scheme in ("static", "worklist"):
             r = simulate(t, scheme, p, **kw)
-            rows.append({"tree": name, "worker_list": scheme == "worklist", **r.row()})
+            rows.append({**r.row(), "tree": name, "worker_list": scheme == "worklist"})
     return pd.DataFrame(rows)
 
 

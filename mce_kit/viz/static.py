@@ -118,7 +118,8 @@ def plot_lanes(result, ax=None, *, max_lanes: int = 64, arrows: bool = True, tit
     lanes = min(result.p, max_lanes)
     for w, s, e, _, how in result.segments:
         if w < lanes:
-            ax.broken_barh([(s, e - s)], (w - 0.4, 0.8), color=HOW_COLOURS.get(how, "#999999"), lw=0)
+            ax.broken_barh([(s, e - s)], (w - 0.4, 0.8), facecolor=HOW_COLOURS.get(how, "#999999"),
+                           edgecolor="white", lw=0.5)
     if arrows:
         for t, src, dst, _ in result.arrows:
             if src < lanes and dst < lanes:

@@ -46,14 +46,16 @@ ax.set_axis_off()
 
 # %% [markdown]
 # `mk.find_cliques` follows networkx's `find_cliques`: it yields each maximal
-# clique as a list. mce_kit numbers vertices `0..n-1` internally and keeps the
-# original names in `G.labels`; here they coincide.
+# clique as a list of vertex names. Inside, a `Graph` numbers its vertices
+# `0..n-1` and keeps the original names in `G.labels`; every `mk.` call
+# answers in the original names. The calls also accept the networkx graph
+# itself, loading it on the way.
 
 # %%
-ours = sorted(sorted(G.label(v) for v in c) for c in mk.find_cliques(G))
-theirs = sorted(sorted(c) for c in nx.find_cliques(H))
+ours = sorted(map(sorted, mk.find_cliques(G)))
 print(ours)
-assert ours == theirs
+assert ours == sorted(map(sorted, nx.find_cliques(H)))
+assert ours == sorted(map(sorted, mk.find_cliques(H)))
 
 # %% [markdown]
 # ## A real graph
@@ -79,8 +81,8 @@ mk.stats(G)
 # without building the lists.
 
 # %%
-count = mk.count_maximal_cliques(G)
-print(f"{int(count):,} maximal cliques, computed on: {count.device}")
+count = mk.count_maximal_cliques(G)  # an int that also knows .device and .seconds
+print(f"{count:,} maximal cliques ({count.device}, {count.seconds:.2f} s)")
 assert count == sum(1 for _ in nx.find_cliques(H))
 
 hist = mk.clique_size_histogram(G)
@@ -107,7 +109,7 @@ g = ig.Graph(n=G.n, edges=G.edges().tolist())
 for k in range(3, 5 if QUICK else 6):
     ours = mk.count_k_cliques(G, k)
     theirs = len(g.cliques(min=k, max=k))
-    print(f"k={k}: {int(ours):>10,}   igraph: {theirs:>10,}")
+    print(f"k={k}: {ours:>10,}   igraph: {theirs:>10,}")
     assert ours == theirs
 
 # %% [markdown]
@@ -121,7 +123,8 @@ for k in range(3, 5 if QUICK else 6):
 omega, cliques = mk.max_cliques(G)
 print(f"omega = {omega}, {len(cliques)} maximum clique(s)")
 assert omega == g.clique_number()
-assert sorted(map(sorted, cliques)) == sorted(sorted(c) for c in g.largest_cliques())
+largest = [[G.label(v) for v in c] for c in g.largest_cliques()]  # igraph answers in 0..n-1
+assert sorted(map(sorted, cliques)) == sorted(map(sorted, largest))
 
 # %% [markdown]
 # ## Maximal bicliques
@@ -139,13 +142,12 @@ B = mk.load_bipartite(B_nx, name="random 12 x 8")
 print(B)
 
 pairs = list(mk.maximal_bicliques(B))
-L, R = pairs[0]
-print(f"{len(pairs)} maximal bicliques, one of them: L = {B.u_labels[L]}, R = {B.v_labels[R]}")
+print(f"{len(pairs)} maximal bicliques, one of them: L = {pairs[0][0]}, R = {pairs[0][1]}")
 
 both_sides = nx.Graph(B_nx)
 both_sides.add_edges_from((a, b) for side in (U, set(B_nx) - U) for a in side for b in side if a < b)
 expected = {frozenset(c) for c in nx.find_cliques(both_sides) if 0 < len(U.intersection(c)) < len(c)}
-assert {frozenset([*B.u_labels[L], *B.v_labels[R]]) for L, R in pairs} == expected
+assert {frozenset(L + R) for L, R in pairs} == expected
 
 # %% [markdown]
 # ## Where next
