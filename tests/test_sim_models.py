@@ -149,3 +149,69 @@ def test_geil_clique_list_reads_back_the_clique():
             x = b[x]
         clique.append(x)  # level 2 stores the source vertex itself
         assert tuple(sorted(clique)) in t.outputs
+
+
+# ---- the papers' claims, qualitatively ---------------------------------------
+
+
+def test_pivoting_shrinks_the_tree():
+    for seed in range(5):
+        G = examples.random_graph(30, 0.4, seed=seed)
+        plain = sim.bron_kerbosch(G, pivot=False).summary()["nodes"]
+        pivot = sim.bron_kerbosch(G, pivot=True).summary()["nodes"]
+        assert pivot < plain
+
+
+def test_aggressive_generation_removes_intermediate_nodes():
+    off = on = 0
+    for seed in range(5):
+        G = examples.planted_core(40, 0.1, core=14, q=0.8, seed=seed)
+        a = sim.rdmce_bitmap(G, aggressive=False).summary()
+        b = sim.rdmce_bitmap(G, aggressive=True).summary()
+        assert a["outputs"] == b["outputs"]
+        off, on = off + a["inner"], on + b["inner"]
+    assert on < 0.8 * off
+
+
+def test_figure1_aggressive_node_moves_c_and_d_together():
+    t = sim.rdmce_bitmap(examples.figure1_graph(), order="natural", seeds="vertex", aggressive=True)
+    i = t.output_node[t.outputs.index((0, 1, 2, 3))]
+    assert t.depth[i] == 2 and t.node(i).extra["moved"] == (2, 3)  # A, then B with C, D at once
+
+
+def test_gmbe_pruning_reproduces_the_papers_example():
+    """GMBE+ Example 4.1: under node r = ({u1..u4}, {v2}, {v3, v4}), v4 is pruned after v3."""
+    t = sim.gmbe_plus(examples.g0_bipartite(), seeds="root", order="natural", prune=True)
+    r = next(i for i in range(len(t)) if t.sets(i).get("L") == (0, 1, 2, 3))
+    skipped = [c for c in t.children[r] if t.status[c] == "skipped"]
+    assert [t.node(c).note for c in skipped] == ["v4"]
+    assert t.summary()["failed_checks"] == 0
+    assert sim.gmbe_plus(examples.g0_bipartite(), seeds="root", order="natural", prune=False
+                         ).summary()["failed_checks"] == 3
+
+
+def test_ip_may_pick_a_worse_pivot_than_ipx():
+    G = examples.figure1_graph()
+    ip = sim.mce_gpu(G, induced="IP", order="natural").summary()["nodes"]
+    ipx = sim.mce_gpu(G, induced="IPX", order="natural").summary()["nodes"]
+    assert ipx < ip  # seed B: the pivot A sits in X_X, which IP cannot see
+
+
+def test_compact_x_is_smaller_than_one_copy_per_level():
+    t = sim.mce_gpu(examples.planted_core(50, 0.1, core=16, q=0.8, seed=1))
+    assert t.meta["x_words_compact"] < t.meta["x_words_naive"]
+
+
+def test_kcminer_bitmap_level_follows_lambda():
+    G = examples.random_graph(18, 0.6, seed=2)
+    at_once = sim.kcminer(G, 4, seeds="edge", lam=0.0)
+    never = sim.kcminer(G, 4, seeds="edge", lam=1.0)
+    assert set(at_once.meta["bitmap_levels"]) == {2} and never.meta["bitmap_levels"] == {}
+    assert at_once.outputs == never.outputs
+
+
+def test_geil_windowing_holds_fewer_entries():
+    G = examples.planted_core(80, 0.15, core=12, q=0.9, seed=3)
+    full, windowed = sim.geil_bfs(G), sim.geil_bfs(G, window=20)
+    assert windowed.meta["peak_entries"] < full.meta["peak_entries"]
+    assert sorted(windowed.outputs) == sorted(full.outputs)

@@ -283,9 +283,11 @@ class SearchTree:
         k, s = self.kind.codes(), self.status.codes()
         return np.flatnonzero((k != KINDS.index("forest")) & (s != STATUSES.index("skipped")))
 
-    def subtree_sizes(self) -> np.ndarray:
-        """Number of nodes in each node's sub-tree (itself included)."""
+    def subtree_sizes(self, skipped: bool = True) -> np.ndarray:
+        """Number of nodes in each node's sub-tree (itself included; skipped branches optional)."""
         size = np.ones(len(self), dtype=np.int64)
+        if not skipped:
+            size[self.status.codes() == STATUSES.index("skipped")] = 0
         par = np.frombuffer(self.parent, dtype=np.int64) if len(self) else np.zeros(0, np.int64)
         for i in range(len(self) - 1, 0, -1):  # children always come after parents
             if par[i] >= 0:

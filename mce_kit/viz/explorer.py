@@ -134,6 +134,7 @@ def panel_state(tree, i: int) -> dict:
 
 
 def _graphs():
+    from .. import datasets
     from ..graph import Graph
 
     def karate():
@@ -149,6 +150,7 @@ def _graphs():
         "random G(10, 0.5)": lambda: examples.random_graph(10, 0.5, seed=4),
         "random G(16, 0.45)": lambda: examples.random_graph(16, 0.45, seed=7),
         "karate club": karate,
+        "hamming6-4 (DIMACS)": lambda: datasets.load("hamming6-4"),
         "random bipartite 8x6": lambda: examples.random_bipartite(8, 6, 0.45, seed=3),
     }
 

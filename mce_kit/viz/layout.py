@@ -54,7 +54,7 @@ def tree_view(tree, focus: int = 0, max_nodes: int = 1500, show_skipped: bool = 
     kids = tree.children
     if not show_skipped:
         kids = [[c for c in ch if tree.status[c] != "skipped"] for ch in kids]
-    size = tree.subtree_sizes()
+    size = tree.subtree_sizes(skipped=show_skipped)
     shown, index = [focus], {focus: 0}
     q = deque([focus])
     while q and len(shown) < max_nodes:

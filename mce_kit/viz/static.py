@@ -42,11 +42,12 @@ def plot_tree(tree, ax=None, *, focus: int = 0, max_nodes: int = 400, owner=None
     ax.scatter(x, y, s=size, c=col, zorder=2, edgecolors=["k" if o else "none" for o in v["output"]],
                linewidths=1.5)
     labels = len(x) <= 80 if labels is None else labels
+    stubs = sum(1 for h in v["hidden"] if h)
     for j in range(len(x)):
         if labels and v["status"][j] != "forest":
             ax.annotate(v["label"][j], (x[j], y[j]), xytext=(0, 6), textcoords="offset points", ha="center",
                         fontsize=7)
-        if v["hidden"][j]:
+        if v["hidden"][j] and (stubs <= 40 or v["hidden"][j] >= 20):
             ax.annotate(f"+{v['hidden'][j]}", (x[j], y[j]), xytext=(0, -10), textcoords="offset points",
                         ha="center", fontsize=6, color="#555555")
     ax.invert_yaxis()

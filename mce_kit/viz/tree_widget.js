@@ -33,7 +33,7 @@ function drawTree(model, box) {
     return;
   }
   const n = v.id.length;
-  const dx = Math.max(14, Math.min(56, 900 / v.width));
+  const dx = Math.max(14, Math.min(44, 640 / v.width));
   const dy = n > 400 ? 34 : 48;
   const W = v.width * dx + 40, H = v.height * dy + 40;
   const s = svg("svg", { width: W, height: H, class: "mk-tree-svg", "data-role": "tree" }, box);
@@ -52,7 +52,7 @@ function drawTree(model, box) {
   for (let j = 0; j < n; j++) {
     const id = v.id[j];
     const g = svg("g", {
-      class: "mk-node" + (seen(j) ? "" : " mk-future") + (id === sel ? " mk-sel" : ""),
+      class: "mk-node" + (seen(j) || id === sel ? "" : " mk-future") + (id === sel ? " mk-sel" : ""),
       "data-node": id, transform: `translate(${X(j)},${Y(j)})`,
     }, s);
     const r = n > 600 ? 4 : 7;

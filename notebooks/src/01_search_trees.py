@@ -97,7 +97,8 @@ graphs = {
     "G(40, 0.3)": sim.random_graph(40, 0.3, seed=1),
     "hamming6-4": mk.datasets.load("hamming6-4"),
 }
-variants["pivot + degeneracy, one sub-tree per edge (L2)"] = dict(pivot=True, order="degeneracy", seeds="edge")
+variants["pivot + degeneracy, one sub-tree per edge (L2)"] = dict(pivot=True, order="degeneracy",
+                                                                   seeds="edge")
 rows = []
 for gname, H in graphs.items():
     for vname, kw in variants.items():
@@ -178,7 +179,7 @@ for gname, H in {**graphs, "email-Eu-core": email}.items():
         rows.append({"graph": gname, "aggressive": aggressive, "nodes": s["nodes"], "inner": s["inner"],
                      "outputs": s["outputs"]})
 agg = pd.DataFrame(rows).pivot(index="graph", columns="aggressive", values=["nodes", "inner"])
-agg
+agg.astype(int)
 
 # %%
 fig, ax = plt.subplots(figsize=(6, 3))
