@@ -35,8 +35,9 @@ _EXPORTS = {
     "Count": "api",
     "has_gpu": "gpu",
     "quick_mode": "config",
+    "figures_dir": "notebooks",
 }
-_SUBMODULES = {"datasets", "cpu", "gpu", "sim", "viz", "experiments", "io", "order", "api", "config"}
+_SUBMODULES = {"datasets", "cpu", "gpu", "sim", "viz", "experiments", "io", "order", "api", "config", "notebooks"}
 
 __all__ = sorted(_EXPORTS) + sorted(_SUBMODULES)
 
