@@ -37,7 +37,8 @@ _EXPORTS = {
     "quick_mode": "config",
     "figures_dir": "notebooks",
 }
-_SUBMODULES = {"datasets", "cpu", "gpu", "sim", "viz", "experiments", "io", "order", "api", "config", "notebooks"}
+_SUBMODULES = {"datasets", "cpu", "gpu", "sim", "viz", "experiments", "io", "order", "api", "config",
+               "notebooks"}
 
 __all__ = sorted(_EXPORTS) + sorted(_SUBMODULES)
 

@@ -23,13 +23,14 @@ def provenance() -> dict:
     """GPU, SMs, driver, commit and date, attached to every result row."""
     from .gpu import device_info
 
-    commit = os.environ.get("MCE_KIT_COMMIT", "")
+    commit = os.environ.get("MCE_KIT_COMMIT", "")  # set it where the checkout has no .git
     try:
-        commit = commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                cwd=Path(__file__).parent, timeout=5).stdout.strip()
+        commit = commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                          text=True, cwd=Path(__file__).parent, timeout=5).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         commit = ""
-    return {**device_info(), "commit": commit or "unknown", "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+    date = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    return {**device_info(), "commit": commit or "unknown", "date": date}
 
 
 def load(name_or_path: str):

@@ -9,8 +9,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from mce_kit.graph import Graph
 from mce_kit.gpu import has_gpu
+from mce_kit.graph import Graph
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not has_gpu(), reason="needs a CUDA GPU")]
 

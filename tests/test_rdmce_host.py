@@ -4,8 +4,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from mce_kit.graph import Graph
 from mce_kit.gpu import rdmce
+from mce_kit.graph import Graph
 
 
 def _graph(H) -> Graph:

@@ -4,8 +4,8 @@ import pytest
 import scipy.sparse as sp
 
 from mce_kit import datasets
-from mce_kit.io import load_bipartite, load_graph
 from mce_kit.graph_stats import stats, two_hop_sizes
+from mce_kit.io import load_bipartite, load_graph
 
 
 def test_small_graph():

@@ -103,7 +103,8 @@ def variants(graphs, expect, repeats=5) -> pd.DataFrame:
     rows = []
     for name, _, _, prep in _prepared(graphs):
         for variant, params in VARIANTS.items():
-            rows.append({"graph": name, "variant": variant, **_measure(prep, repeats, expect[name], **params)})
+            row = _measure(prep, repeats, expect[name], **params)
+            rows.append({"graph": name, "variant": variant, **row})
     return pd.DataFrame(rows)
 
 
@@ -123,9 +124,11 @@ def load_distribution(graph, expect) -> pd.DataFrame:
     for variant in ("RDMCE", "RDMCE-NB"):
         res = prep.run(**VARIANTS[variant])
         assert res.count == expect[name], (name, variant, res.count)
-        frames.append(pd.DataFrame({"graph": name, "variant": variant, "worker": range(len(res.worker_cycles)),
-                                    "busy_cycles": res.worker_cycles, "nodes": res.worker_nodes,
-                                    "seeds": res.worker_seeds, "steals": res.worker_steals}))
+        frames.append(pd.DataFrame({
+            "graph": name, "variant": variant, "worker": range(len(res.worker_cycles)),
+            "busy_cycles": res.worker_cycles, "nodes": res.worker_nodes,
+            "seeds": res.worker_seeds, "steals": res.worker_steals,
+        }))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -181,7 +184,8 @@ def load(name: str, results: Path = RESULTS) -> pd.DataFrame:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m mce_kit.experiments.rdmce", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m mce_kit.experiments.rdmce",
+                                 description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--quick", action="store_true", help="two small graphs, for a smoke run")
     ap.add_argument("--repeats", type=int, default=5)

@@ -17,7 +17,7 @@ def _probe() -> tuple[bool, str]:
         n = cupy.cuda.runtime.getDeviceCount()
         if n < 1:
             return False, "no CUDA device found"
-        cupy.cuda.Device(0).compute_capability  # touches the driver
+        _ = cupy.cuda.Device(0).compute_capability  # touches the driver
         return True, ""
     except Exception as e:  # ImportError, CUDARuntimeError, missing driver...
         return False, f"{type(e).__name__}: {e}".splitlines()[0]

@@ -61,7 +61,9 @@ class RDMCEResult:
     def load_balance(self) -> dict:
         """Busy cycles across workers: max/mean and coefficient of variation."""
         c = self.worker_cycles.astype(float)
-        return {"max_over_mean": c.max() / c.mean() if c.mean() else 1.0, "cv": c.std() / c.mean() if c.mean() else 0.0}
+        if not c.mean():
+            return {"max_over_mean": 1.0, "cv": 0.0}
+        return {"max_over_mean": c.max() / c.mean(), "cv": c.std() / c.mean()}
 
 
 @dataclass
@@ -177,7 +179,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> RDMCEResult:
     start.record()
     indptr = cupy.asarray(prep.indptr)
     indices = cupy.asarray(prep.indices)
-    stats = [cupy.zeros(n_workers, dtype=dt) for dt in (cupy.uint64, cupy.uint64, cupy.uint64, cupy.int32, cupy.int32)]
+    # per-worker count, nodes, busy cycles (64-bit), seeds taken, branches pulled
+    stats = [cupy.zeros(n_workers, dtype=dt) for dt in ("u8", "u8", "u8", "i4", "i4")]
     total = cupy.zeros(1, dtype=cupy.uint64)
     list_cap = max(1024, 8 * len(u)) if listing else 1
     device_bytes = indptr.nbytes + indices.nbytes

@@ -16,7 +16,6 @@
 # with a GPU the last section re-measures a quick subset live.
 
 # %%
-import matplotlib.pyplot as plt
 import pandas as pd
 
 import mce_kit as mk
@@ -191,7 +190,8 @@ f.savefig(figures_dir() / "10_rdmce_load.png", dpi=150)
 
 # %%
 t = variants[variants["variant"] == "RDMCE"].set_index("graph")["median_ms"]
-speed = pd.DataFrame({"ours (ms)": t, "target (ms)": [15.0 if g != "ego-Facebook" else 2000.0 for g in t.index]})
+targets = [2000.0 if g == "ego-Facebook" else 15.0 for g in t.index]
+speed = pd.DataFrame({"ours (ms)": t, "target (ms)": targets})
 speed["met"] = speed["ours (ms)"] < speed["target (ms)"]
 speed.loc[["CA-GrQc", "wiki-Vote", "Email-Enron", "soc-Slashdot0902", "ego-Facebook"]].round(2)
 
