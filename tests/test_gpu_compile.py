@@ -14,8 +14,21 @@ def test_sources_are_shipped():
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 @pytest.mark.parametrize("name", loader.cuda_sources())
 def test_compiles(name, arch):
-    ptx = loader.compile_ptx(name, arch, )
+    ptx, _ = loader.compile_ptx(name, arch)
     assert ".entry" in ptx
+
+
+def test_template_instantiations_get_their_mangled_names():
+    exprs = ("fill_value<float>", "fill_value<long long>")
+    ptx, lowered = loader.compile_ptx("degree.cu", "sm_90", name_expressions=exprs)
+    assert set(lowered) == set(exprs)
+    for mangled in lowered.values():
+        assert f".entry {mangled}(" in ptx
+
+
+def test_defines_reach_the_compiler():
+    ptx, _ = loader.compile_ptx("rdmce.cu", "sm_90", defines={"MIN_BLOCKS": 4})
+    assert ".minnctapersm 4" in ptx
 
 
 def test_compile_error_is_reported(tmp_path, monkeypatch):

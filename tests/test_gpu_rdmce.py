@@ -159,3 +159,10 @@ def test_public_api_on_the_gpu_matches_the_cpu():
     assert gpu == cpu
     listed = sorted(sorted(c) for c in mk.find_cliques(H, device="gpu"))
     assert listed == sorted(sorted(c) for c in nx.find_cliques(H))
+
+
+def test_template_kernel_through_name_expressions():
+    from mce_kit.gpu import degree
+
+    assert np.array_equal(degree.fill(1000, 2.5), np.full(1000, 2.5, dtype=np.float32))
+    assert np.array_equal(degree.fill(7, 3, dtype=np.int64), np.full(7, 3, dtype=np.int64))

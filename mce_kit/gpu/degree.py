@@ -18,6 +18,19 @@ def degrees(G) -> np.ndarray:
     return out.get()
 
 
+def fill(n: int, value, dtype=np.float32) -> np.ndarray:
+    """An array of ``n`` copies of ``value``, written by a template kernel (``fill_value<T>``)."""
+    require_gpu()
+    import cupy
+
+    ctype = {np.float32: "float", np.float64: "double", np.int32: "int", np.int64: "long long"}[dtype]
+    expr = f"fill_value<{ctype}>"
+    kernel = load_module("degree.cu", name_expressions=(expr,)).get_function(expr)
+    out = cupy.empty(n, dtype=dtype)
+    kernel(((n + 255) // 256,), (256,), (out, dtype(value), np.int64(n)))
+    return out.get()
+
+
 def popcount(words: np.ndarray) -> int:
     """Number of set bits in a uint32 array, summed in a 64-bit counter on the GPU."""
     require_gpu()

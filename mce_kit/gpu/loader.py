@@ -56,17 +56,25 @@ def load_module(name: str, defines: dict | None = None, name_expressions=(), ext
     return _load(name, tuple(sorted((defines or {}).items())), tuple(name_expressions), tuple(extra_options))
 
 
-def compile_ptx(name: str, arch: str = "sm_90", defines: dict | None = None, extra_options=()) -> str:
-    """Compile ``cuda/<name>`` to PTX with NVRTC only; raise RuntimeError with the log on failure."""
+def compile_ptx(name: str, arch: str = "sm_90", defines: dict | None = None, extra_options=(),
+                name_expressions=()) -> tuple[str, dict[str, str]]:
+    """Compile ``cuda/<name>`` to PTX with NVRTC only (no GPU needed).
+
+    Returns the PTX and the mangled name of each template instantiation in
+    ``name_expressions``; raises RuntimeError with the compiler log on failure.
+    """
     from cupy_backends.cuda.libs import nvrtc
 
     opts = _options(tuple(sorted((defines or {}).items())), tuple(extra_options))
     prog = nvrtc.createProgram(read_source(name), name, [], [])
     try:
+        for expr in name_expressions:
+            nvrtc.addNameExpression(prog, expr)
         nvrtc.compileProgram(prog, [f"--gpu-architecture={arch}", *opts])
         ptx = nvrtc.getPTX(prog)
+        lowered = {expr: nvrtc.getLoweredName(prog, expr) for expr in name_expressions}
     except nvrtc.NVRTCError as e:
         raise RuntimeError(f"{name} ({arch}): {e}\n{nvrtc.getProgramLog(prog)}") from None
     finally:
         nvrtc.destroyProgram(prog)
-    return ptx.decode() if isinstance(ptx, bytes) else ptx
+    return (ptx.decode() if isinstance(ptx, bytes) else ptx), lowered
