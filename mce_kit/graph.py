@@ -17,6 +17,14 @@ def _unique(x: np.ndarray) -> np.ndarray:
     return x[np.diff(x, prepend=-1) != 0]
 
 
+def positions(order) -> np.ndarray:
+    """The inverse permutation: ``positions(order)[order[i]] == i``."""
+    order = np.asarray(order, dtype=np.int64)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank
+
+
 def _frozen(a, dtype) -> np.ndarray:
     a = np.ascontiguousarray(a, dtype=dtype)
     a.flags.writeable = False
@@ -111,8 +119,7 @@ class Graph:
     def relabel(self, order: np.ndarray) -> Graph:
         """The same graph with vertex ``order[i]`` renamed ``i``."""
         order = np.asarray(order, dtype=np.int64)
-        rank = np.empty(self.n, dtype=np.int64)
-        rank[order] = np.arange(self.n)
+        rank = positions(order)
         e = self.edges()
         labels = order if self.labels is None else self.labels[order]
         return Graph.from_edges(

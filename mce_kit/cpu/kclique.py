@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from ..graph import positions
 from ..order import degeneracy_order
 from ._bits import Progress, bits, gather, row_masks
 
@@ -21,8 +22,7 @@ from ._bits import Progress, bits, gather, row_masks
 def _roots(G, progress: Progress = None):
     """Yield (v, S, adj): S = later neighbours of v, adj = oriented bitsets over S."""
     order = degeneracy_order(G)
-    rank = np.empty(G.n, dtype=np.int64)
-    rank[order] = np.arange(G.n)
+    rank = positions(order)
     pos = np.full(G.n, -1, dtype=np.int64)
     for v in order if progress is None else progress(order):
         N = G.neighbors(v)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..graph import positions
 from ..order import degeneracy_order
 from ._bits import Progress, local_masks
 
@@ -38,8 +39,7 @@ def _colour_order(adj: list[int], P: int) -> list[tuple[int, int]]:
 
 def _greedy_clique(G, order: np.ndarray) -> int:
     """Size of a clique grown greedily from the last vertex of the order."""
-    rank = np.empty(G.n, dtype=np.int64)
-    rank[order] = np.arange(G.n)
+    rank = positions(order)
     v = int(order[-1])
     clique, cand = [v], set(G.neighbors(v).tolist())
     while cand:
@@ -53,8 +53,7 @@ def _branch_and_bound(G, order, best: int, ties: bool, progress: Progress):
     """Search for cliques larger than ``best`` (with ``ties``: at least as large).
 
     Returns (largest size seen or ``best``, the cliques of that size found)."""
-    rank = np.empty(G.n, dtype=np.int64)
-    rank[order] = np.arange(G.n)
+    rank = positions(order)
     pos = np.full(G.n, -1, dtype=np.int64)
     slack = 0 if ties else 1  # a branch must reach best + slack to be worth it
     found: list[list[int]] = []

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ..graph import positions
 from ._bits import Progress, bits, gather, mask_of, row_masks
 
 
@@ -31,8 +32,7 @@ def _roots(B, progress: Progress = None):
     neighbour with v (v included). vmask[w] = N(w) ∩ L0, umask[u] = N(u) ∩ W."""
     deg = np.diff(B.v_indptr)
     order = np.lexsort((np.arange(B.n_v), deg))
-    rank = np.empty(B.n_v, dtype=np.int64)
-    rank[order] = np.arange(B.n_v)
+    rank = positions(order)
     for v in order if progress is None else progress(order):
         L0 = B.v_neighbors(v)
         if len(L0) == 0:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ..graph import positions
 from ..order import degeneracy_order
 from ._bits import Progress, local_masks
 
@@ -20,8 +21,7 @@ from ._bits import Progress, local_masks
 def _roots(G, progress: Progress = None):
     """Yield (v, S, adj, P, X): S = N(v) as local ids, later neighbours first."""
     order = degeneracy_order(G)
-    rank = np.empty(G.n, dtype=np.int64)
-    rank[order] = np.arange(G.n)
+    rank = positions(order)
     pos = np.full(G.n, -1, dtype=np.int64)
     for v in order if progress is None else progress(order):
         N = G.neighbors(v)

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ..graph import positions
+
 
 def bits(mask: int) -> Iterator[int]:
     """Positions of the set bits of ``mask``, lowest first."""
@@ -52,8 +54,7 @@ def resolve_order(G, order) -> np.ndarray:
 
 def adjacency(G, order: np.ndarray) -> list[int]:
     """N[i]: bitset of the positions of the neighbours of vertex order[i]."""
-    rank = np.empty(G.n, dtype=np.int64)
-    rank[order] = np.arange(G.n)
+    rank = positions(order)
     N = [0] * G.n
     for i, v in enumerate(order.tolist()):
         m = 0
