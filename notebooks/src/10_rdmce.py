@@ -63,6 +63,14 @@ ax = mk.viz.plot_tree(tree)
 ax.figure.savefig(figures_dir() / "10_rdmce_example_tree.png", dpi=150)
 
 # %% [markdown]
+# The same search, to step through: pick a node to see its bit rows, `R_b`,
+# `P_b` and `VP_b`; switch aggressive generation on and off to watch the
+# intermediate nodes disappear.
+
+# %%
+mk.viz.explore("mce-gpu Figure 1", "RDMCE bitmap", seeds="edge", aggressive=True)
+
+# %% [markdown]
 # On a GPU the same call runs the CUDA kernel; without one it runs the CPU
 # oracle. Either way the result says where it ran.
 
