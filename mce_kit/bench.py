@@ -3,7 +3,8 @@
 Times with CUDA events the phase the RDMCE paper times (graph on the host ->
 count back; ordering and loading excluded but reported), after warm-up, as
 the median of ``--repeats`` runs, and checks the count of every run against
-``--expect`` (or the first run). Prints one JSON record per configuration.
+``--expect`` (default: the reference count of a bundled graph, else the
+first run). Prints one JSON record per configuration.
 """
 
 from __future__ import annotations
@@ -73,26 +74,35 @@ def main(argv=None) -> int:
     r = sub.add_parser("rdmce", help="maximal cliques, RDMCE kernel")
     r.add_argument("graph", nargs="+", help="bundled dataset names or graph files")
     r.add_argument("--tau", type=int, nargs="+", default=[24])
-    r.add_argument("--warps-per-sm", type=int, nargs="+", default=[20])
+    r.add_argument("--warps-per-sm", type=int, nargs="+", default=[32])
     r.add_argument("--seeding", choices=["edge", "vertex"], nargs="+", default=["edge"])
     r.add_argument("--no-exposure", action="store_true")
     r.add_argument("--no-aggressive", action="store_true")
     r.add_argument("--repeats", type=int, default=5)
     r.add_argument("--warmup", type=int, default=1)
-    r.add_argument("--expect", type=int, default=None, help="the exact count every run must give")
+    r.add_argument("--expect", type=int, default=None,
+                   help="the count every run must give (default: a bundled graph's reference count)")
     r.add_argument("--out", type=Path, help="append JSON lines here")
+    r.add_argument("--define", nargs="+", default=[], metavar="NAME=VALUE",
+                   help="compile-time kernel settings to probe (e.g. MIN_BLOCKS=7)")
     a = ap.parse_args(argv)
 
     from .gpu import rdmce
 
+    rdmce._DEFINES.update(d.split("=", 1) for d in a.define)
+
+    from .experiments.rdmce import reference_counts
+
     prov = provenance()
+    known = reference_counts()
     for name in a.graph:
         G, load_s = load(name)
+        expect = a.expect if a.expect is not None else known.get(name)
         prep = rdmce.prepare(G)
         for tau in a.tau:
             for wps in a.warps_per_sm:
                 for seeding in a.seeding:
-                    row = bench_rdmce(prep, a.repeats, a.warmup, a.expect, tau=tau, warps_per_sm=wps,
+                    row = bench_rdmce(prep, a.repeats, a.warmup, expect, tau=tau, warps_per_sm=wps,
                                       seeding=seeding, exposure=not a.no_exposure,
                                       aggressive=not a.no_aggressive)
                     row = {"graph": name, "n": G.n, "m": G.m, "load_s": round(load_s, 3), **row, **prov}

@@ -26,6 +26,28 @@ _DEFINES: dict = {}  # compile-time settings (kept empty in normal use; benchmar
 DEFAULTS = dict(tau=24, warps_per_sm=32, seeding="edge", exposure=True, aggressive=True)
 
 
+# The kernel's launch parameters, ``struct Params`` in rdmce.cu (same fields, same order):
+# pointers are u8, ``long long`` i8, ``int`` i4. A CPU test checks the two agree.
+PARAMS = np.dtype([(name, "u8") for name in (
+    "indptr", "indices", "seed_u", "seed_v", "rows_buf", "stack_buf", "expo", "copying", "rows_users",
+    "task_info", "ctrl", "worker_count", "worker_nodes", "worker_cycles", "worker_seeds", "worker_steals",
+    "list", "list_pos", "list_overflow")]
+    + [(name, "i8") for name in ("rows_cap", "stack_cap", "list_cap")]
+    + [(name, "i4") for name in ("n_seeds", "tau", "flags", "n_workers")])
+
+
+def set_params(module, **values):
+    """Copy one launch's parameters into the module's ``__constant__ Params G``."""
+    import cupy
+
+    if set(values) != set(PARAMS.names):
+        raise TypeError(f"Params fields differ: {sorted(set(values) ^ set(PARAMS.names))}")
+    host = np.zeros(1, dtype=PARAMS)
+    for name, value in values.items():
+        host[name] = value.data.ptr if isinstance(value, cupy.ndarray) else value
+    module.get_global("G").copy_from_host(host.ctypes.data, host.nbytes)
+
+
 def rows_words(p, x):
     """Words of the sub-graph region for a seed with |P| <= p, |X| <= x (matches rdmce.cu)."""
     Wr, Wx = ((p + 31) // 32 + 3) // 4 * 4, (x + 31) // 32
@@ -173,7 +195,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> RDMCEResult:
     n_workers = sms * int(p["warps_per_sm"])
     budget = int(max_buffer_bytes or 0.4 * _free_bytes())
     plan = _plan(rows_need, stack_need, n_workers, budget)
-    kernel = load_module("rdmce.cu", defines=_DEFINES).get_function("rdmce_kernel")
+    module = load_module("rdmce.cu", defines=_DEFINES)
+    kernel = module.get_function("rdmce_kernel")
 
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
     start.record()
@@ -205,15 +228,14 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> RDMCEResult:
             overflow = cupy.zeros(1, dtype=cupy.int32)
             for b in ("expo", "copying", "rows_users", "ctrl"):
                 bufs[b].fill(0)
-            blocks = (workers + WARPS_PER_BLOCK - 1) // WARPS_PER_BLOCK
-            kernel(
-                (blocks,), (32 * WARPS_PER_BLOCK,),
-                (indptr, indices, su, sv, np.int32(len(idx)),
-                 bufs["rows"], np.int64(rows_cap), bufs["stack"], np.int64(stack_cap),
-                 bufs["expo"], bufs["copying"], bufs["rows_users"], bufs["task_info"], bufs["ctrl"],
-                 np.int32(p["tau"]), np.int32(flags), np.int32(workers),
-                 *out, lst, np.int64(list_cap), pos, overflow),
-            )
+            set_params(module, indptr=indptr, indices=indices, seed_u=su, seed_v=sv,
+                       rows_buf=bufs["rows"], stack_buf=bufs["stack"], expo=bufs["expo"],
+                       copying=bufs["copying"], rows_users=bufs["rows_users"], task_info=bufs["task_info"],
+                       ctrl=bufs["ctrl"], worker_count=out[0], worker_nodes=out[1], worker_cycles=out[2],
+                       worker_seeds=out[3], worker_steals=out[4], list=lst, list_pos=pos,
+                       list_overflow=overflow, rows_cap=rows_cap, stack_cap=stack_cap, list_cap=list_cap,
+                       n_seeds=len(idx), tau=p["tau"], flags=flags, n_workers=workers)
+            kernel((-(-workers // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
             if not listing or int(overflow[0]) == 0:
                 break
             list_cap = int(pos[0]) + 1  # the kernel counted what it needed
@@ -243,7 +265,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> RDMCEResult:
     return RDMCEResult(
         count=count,
         params={**p, "sms": sms, "workers": n_workers, "listing": listing,
-                "regs": kernel.num_regs, "spill_bytes": kernel.local_size_bytes},
+                "regs": kernel.num_regs, "spill_bytes": kernel.local_size_bytes,
+                "build": " ".join(f"{k}={v}" for k, v in sorted(_DEFINES.items())) or "default"},
         gpu_ms=gpu_ms, prep_s=prep.prep_s, device_bytes=int(device_bytes),
         worker_count=host[0], worker_nodes=host[1], worker_cycles=host[2],
         worker_seeds=host[3], worker_steals=host[4], passes=len(plan), cliques=cliques,

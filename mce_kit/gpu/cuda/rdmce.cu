@@ -18,6 +18,9 @@
 // smaller rank are moved to X). Thieves read the owner's rows in place;
 // rows_users counts the tasks using a worker's rows, copying[w] counts the
 // thieves still reading worker w's stack.
+//
+// Launch parameters live in the __constant__ struct G (set by rdmce.py before
+// each launch), so the hot loop keeps its registers for the search itself.
 
 #include "common.cuh"
 
@@ -27,215 +30,245 @@
 
 #define ERR_CAPACITY 1
 
-struct Task {           // the sub-graph a task runs on (the seed's origin worker)
-    const u32* rows;    // row stride Wr = W rounded up to 4 words (16-byte loads)
-    const u32* colx;
-    const int* pids;    // global ids of P's vertices
-    int origin, p, xn, W, Wr, Wx;
+#define WARPS_PER_BLOCK 4
+#define PCACHE 64          // words of P (and of the aggressive set) kept in shared memory per warp
+#ifndef SROWS
+#define SROWS 0            // words of sub-graph rows each warp also keeps in shared memory
+#endif
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 8       // 8 x 128 threads per SM: at most 64 registers, up to 32 warps/SM
+#endif
+
+struct Params {            // one launch; field order and types must match _PARAMS in rdmce.py
+    const int* indptr;
+    const int* indices;
+    const int* seed_u;
+    const int* seed_v;     // -1 for vertex seeds
+    u32* rows_buf;         // rows_cap words per worker
+    u32* stack_buf;        // stack_cap words per worker
+    u64* expo;             // per worker: exposed (level << 32 | branches left)
+    int* copying;          // per worker: thieves still reading its stack
+    int* rows_users;       // per worker: tasks still reading its rows
+    int* task_info;        // 8 ints per worker: origin, p, xn, W, Wx of its task
+    int* ctrl;             // [0] next seed, [1] active tasks, [2] error flags
+    u64* worker_count;
+    u64* worker_nodes;
+    u64* worker_cycles;
+    int* worker_seeds;
+    int* worker_steals;
+    int* list;             // listing: [size, v...] records
+    u64* list_pos;
+    int* list_overflow;
+    long long rows_cap;
+    long long stack_cap;
+    long long list_cap;
+    int n_seeds;
+    int tau;
+    int flags;
+    int n_workers;
 };
 
+__constant__ Params G;
+
+// Per warp: P of the node being expanded, its aggressive set, then (SROWS) a copy of the first rows.
+__shared__ __align__(16) u32 warp_smem[WARPS_PER_BLOCK][2 * PCACHE + SROWS];
+
+__device__ __forceinline__ u32* pcache() { return warp_smem[threadIdx.x >> 5]; }
+__device__ __forceinline__ u32* acache() { return warp_smem[threadIdx.x >> 5] + PCACHE; }
 __device__ __forceinline__ int round4(int w) { return (w + 3) & ~3; }
 
-#define WARPS_PER_BLOCK 4
-#define PCACHE 64      // words of P kept in shared memory per warp
-
-struct Stack {          // a worker's own DFS stack
-    u32* lv;            // levels, stride S words: P | XP | VP | XX
-    int* rlen;          // |R| at each level
-    int* mode;          // 1 once a level has been exposed (frozen)
-    int* R;             // clique vertices (listing mode)
-    u32* pc;            // shared-memory copy of P (PCACHE words)
-    u32* ac;            // shared-memory aggressive set A (PCACHE words)
-    int S;
+struct Task {              // the sub-graph a task runs on (in its origin worker's rows region)
+    const u32* rows;       // row stride round4(W) words (16-byte loads)
+    const u32* colx;
+    int p, W, Wx;
+#if SROWS
+    int ns;                // rows 0..ns-1 are also in this warp's shared memory
+#endif
 };
 
-__device__ __forceinline__ int level_stride(int W, int Wx) { return 3 * W + Wx; }
-__device__ __forceinline__ int depth_cap(int p) { return p + 2; }
+__device__ __forceinline__ const int* pids_of(const Task& t) { return (const int*)t.rows - round4(t.p); }
 
-__device__ __forceinline__ Stack stack_at(u32* base, int p, int W, int Wx, u32* pc) {
+__device__ __forceinline__ const u32* row_of(const Task& t, int u) {
+#if SROWS
+    if (u < t.ns) return warp_smem[threadIdx.x >> 5] + 2 * PCACHE + u * round4(t.W);
+#endif
+    return t.rows + (long long)u * round4(t.W);
+}
+
+struct Stack {             // a worker's own DFS stack
+    u32* lv;               // levels, stride S words: P | XP | VP | XX
+    int* meta;             // rlen[dcap] (|R| per level) | mode[dcap] (1: exposed) | R[dcap]
+    int S, dcap;
+};
+
+__device__ __forceinline__ Stack stack_at(u32* base, int p, int W, int Wx) {
     Stack s;
-    s.pc = pc;
-    s.ac = pc + PCACHE;
-    s.S = level_stride(W, Wx);
+    s.S = 3 * W + Wx;
+    s.dcap = p + 2;
     s.lv = base;
-    s.rlen = (int*)(base + (long long)depth_cap(p) * s.S);
-    s.mode = s.rlen + depth_cap(p);
-    s.R = s.mode + depth_cap(p);
+    s.meta = (int*)(base + (long long)s.dcap * s.S);
     return s;
 }
 
 __device__ __forceinline__ u32* P_of(const Stack& s, int l) { return s.lv + (long long)l * s.S; }
+__device__ __forceinline__ int& rlen(const Stack& s, int l) { return s.meta[l]; }
+__device__ __forceinline__ int& mode(const Stack& s, int l) { return s.meta[s.dcap + l]; }
+__device__ __forceinline__ int* R_of(const Stack& s) { return s.meta + 2 * s.dcap; }
 
-struct Out {            // where results go
-    u64 count, nodes;
-    int* list;          // listing: [size, v...] records
-    long long list_cap;
-    u64* list_pos;
-    int* list_overflow;
-};
+__device__ __forceinline__ int warp_id() { return (blockIdx.x * blockDim.x + threadIdx.x) >> 5; }
+
+// Per-worker counters: fire-and-forget atomics, so they hold no registers in the hot loop.
+__device__ __forceinline__ void count_node(int lane) {
+    if (lane == 0) atomicAdd(G.worker_nodes + warp_id(), 1ull);
+}
 
 // Record R (R[0..r)) as a maximal clique.
-__device__ void emit(Out& o, const int* R, int r, int flags, int lane) {
-    if (lane == 0) o.count++;
-    if (!(flags & FLAG_LIST)) return;
+__device__ __forceinline__ void emit(const int* R, int r, int lane) {
+    if (lane == 0) atomicAdd(G.worker_count + warp_id(), 1ull);
+    if (!(G.flags & FLAG_LIST)) return;
     long long at = 0;
-    if (lane == 0) at = (long long)atomicAdd(o.list_pos, (u64)(r + 1));
+    if (lane == 0) at = (long long)atomicAdd(G.list_pos, (u64)(r + 1));
     at = __shfl_sync(FULL_MASK, at, 0);
-    if (at + r + 1 > o.list_cap) {
-        if (lane == 0) atomicExch(o.list_overflow, 1);
+    if (at + r + 1 > G.list_cap) {
+        if (lane == 0) atomicExch(G.list_overflow, 1);
         return;
     }
-    if (lane == 0) o.list[at] = r;
-    for (int i = lane; i < r; i += 32) o.list[at + 1 + i] = R[i];
+    if (lane == 0) G.list[at] = r;
+    #pragma unroll 1
+    for (int i = lane; i < r; i += 32) G.list[at + 1 + i] = R[i];
 }
 
 __device__ __forceinline__ int bm_count(const u32* a, int W, int lane) {
     int c = 0;
+    #pragma unroll 1
     for (int w = lane; w < W; w += 32) c += __popc(a[w]);
-    return warp_sum(c);
+    return __reduce_add_sync(FULL_MASK, c);
 }
 
 __device__ __forceinline__ bool bm_any(const u32* a, int W, int lane) {
     u32 o = 0;
+    #pragma unroll 1
     for (int w = lane; w < W; w += 32) o |= a[w];
     return __any_sync(FULL_MASK, o != 0);
 }
 
-// |P ∩ N(u)| for the row of local vertex u.
-// P is the 16-byte aligned shared-memory copy, zero-padded to Wr words.
-__device__ __forceinline__ int row_hits(const Task& t, const u32* P, int u) {
-    const uint4* r = (const uint4*)(t.rows + (long long)u * t.Wr);
-    const uint4* q = (const uint4*)P;
+// |P ∩ N(u)|. Cached: P is this warp's 16-byte aligned copy, zero-padded to round4(W) words.
+__device__ __forceinline__ int row_hits(const Task& t, const u32* P, int u, bool cached) {
     int c = 0;
-    for (int w = 0; w < (t.Wr >> 2); ++w) {
-        uint4 a = r[w], b = q[w];
-        c += __popc(a.x & b.x) + __popc(a.y & b.y) + __popc(a.z & b.z) + __popc(a.w & b.w);
-    }
-    return c;
-}
-
-__device__ __forceinline__ int row_hits_global(const Task& t, const u32* P, int u) {
-    const u32* r = t.rows + (long long)u * t.Wr;
-    int c = 0;
-    for (int w = 0; w < t.W; ++w) c += __popc(P[w] & r[w]);
-    return c;
-}
-
-// Pivot scan state: candidates are packed 32 at a time, one per lane, so
-// every lane counts a row even when the bitmaps are sparse.
-struct Scan {
-    int np;             // |P|
-    int best_c, best_u; // this lane's best pivot so far
-    bool pruned;        // an excluded vertex sees all of P
-    int fill, u;        // batch fill level; this lane's candidate (-1: none)
-    bool in_p;
-};
-
-__device__ __forceinline__ void scan_batch(const Task& t, const u32* Pc, bool cached, u32* A, Scan& sc, int lane) {
-    int c = -1;
-    if (sc.u >= 0) c = cached ? row_hits(t, Pc, sc.u) : row_hits_global(t, Pc, sc.u);
-    if (__any_sync(FULL_MASK, !sc.in_p && c == sc.np)) sc.pruned = true;
-    if (A && sc.in_p && c == sc.np - 1) atomicOr(A + (sc.u >> 5), 1u << (sc.u & 31));
-    if (c > sc.best_c) { sc.best_c = c; sc.best_u = sc.u; }
-    sc.fill = 0;
-    sc.u = -1;
-}
-
-// Feed the set bits of word k of a candidate bitmap (vertex ids base + bit).
-__device__ __forceinline__ void scan_word(const Task& t, const u32* Pc, bool cached, u32* A, Scan& sc,
-                                          u32 cand, int base, u32 pmask, int lane) {
-    while (cand) {
-        int nb = __popc(cand), take = nb < 32 - sc.fill ? nb : 32 - sc.fill;
-        int r = lane - sc.fill;
-        if (r >= 0 && r < take) {
-            int pos = __fns(cand, 0, r + 1);
-            sc.u = base + pos;
-            sc.in_p = (pmask >> pos) & 1;
+    if (cached) {
+        const uint4* r = (const uint4*)row_of(t, u);
+        const uint4* q = (const uint4*)P;
+        #pragma unroll 1
+        for (int w = 0; w < (round4(t.W) >> 2); ++w) {
+            uint4 a = r[w], b = q[w];
+            c += __popc(a.x & b.x) + __popc(a.y & b.y) + __popc(a.z & b.z) + __popc(a.w & b.w);
         }
-        cand = take == nb ? 0u : cand & ~((1u << __fns(cand, 0, take + 1)) - 1);
-        sc.fill += take;
-        if (sc.fill == 32) scan_batch(t, Pc, cached, A, sc, lane);
+    } else {
+        const u32* r = row_of(t, u);
+        #pragma unroll 1
+        for (int w = 0; w < t.W; ++w) c += __popc(P[w] & r[w]);
     }
+    return c;
 }
 
 // Pivot choice, pruning and aggressive node generation for the node at
 // level l, whose P, XP, XX and R are set. Returns true when it has branches
 // (VP written), false when it was a leaf (emitted if maximal) or pruned.
-__device__ __forceinline__ bool expand(const Task& t, Stack& s, int l, int flags, Out& o, int lane) {
+// Candidates go one bitmap word at a time, lane i taking bit i.
+__device__ __forceinline__ bool expand(const Task& t, const Stack& s, int l, int lane) {
     u32* P = P_of(s, l);
     u32* XP = P + t.W;
     u32* VP = XP + t.W;
     u32* XX = VP + t.W;
-    const bool cached = t.Wr <= PCACHE;            // P (and A) in shared memory when they fit
-    bool aggressive = (flags & FLAG_AGGRESSIVE) && cached;
-    o.nodes += (lane == 0);
+    const int Wr = round4(t.W);
+    const bool cached = Wr <= PCACHE;
+    bool aggressive = (G.flags & FLAG_AGGRESSIVE) && cached;
+    u32* pc = pcache();
+    u32* ac = acache();
+    count_node(lane);
     for (;;) {
         const u32* Pc = P;
         if (cached) {
-            for (int w = lane; w < t.Wr; w += 32) { s.pc[w] = w < t.W ? P[w] : 0u; s.ac[w] = 0u; }
+            #pragma unroll 1
+            for (int w = lane; w < Wr; w += 32) pc[w] = w < t.W ? P[w] : 0u;
             __syncwarp();
-            Pc = s.pc;
+            Pc = pc;
         }
-        Scan sc;
-        sc.np = bm_count(Pc, t.W, lane);
-        if (sc.np == 0) {
-            if (!bm_any(XP, t.W, lane) && !bm_any(XX, t.Wx, lane)) emit(o, s.R, s.rlen[l], flags, lane);
+        const int np = bm_count(Pc, t.W, lane);
+        if (np == 0) {
+            if (!bm_any(XP, t.W, lane) && !bm_any(XX, t.Wx, lane)) emit(R_of(s), rlen(s, l), lane);
             return false;
         }
-        sc.best_c = -1; sc.best_u = 0; sc.pruned = false; sc.fill = 0; sc.u = -1; sc.in_p = false;
-        u32* A = aggressive ? s.ac : nullptr;
+        int best_c = -1, best_u = 0;
+        u32 agg = 0;
+        #pragma unroll 1
         for (int w0 = 0; w0 < t.W; w0 += 32) {          // candidates in P ∪ XP
             int w = w0 + lane;
-            u32 mine = w < t.W ? (Pc[w] | XP[w]) : 0u;
+            u32 pw = w < t.W ? Pc[w] : 0u;
+            u32 mine = w < t.W ? (pw | XP[w]) : 0u;
             u32 nz = __ballot_sync(FULL_MASK, mine != 0);
             while (nz) {
                 int j = __ffs(nz) - 1;
                 nz &= nz - 1;
-                scan_word(t, Pc, cached, A, sc, __shfl_sync(FULL_MASK, mine, j), (w0 + j) * 32, Pc[w0 + j], lane);
+                u32 m = __shfl_sync(FULL_MASK, mine, j);
+                bool in_p = (__shfl_sync(FULL_MASK, pw, j) >> lane) & 1;
+                int u = (w0 + j) * 32 + lane;
+                int c = (m >> lane) & 1 ? row_hits(t, Pc, u, cached) : -1;
+                if (__any_sync(FULL_MASK, !in_p && c == np)) return false;  // an excluded vertex sees all of P
+                if (aggressive) {
+                    u32 a = __ballot_sync(FULL_MASK, in_p && c == np - 1);
+                    if (lane == 0) ac[w0 + j] = a;
+                    agg |= a;
+                }
+                if (c > best_c) { best_c = c; best_u = u; }
             }
         }
+        if (agg) {
+            // Each a in A sees the rest of P: move A into R now, then scan again
+            // (no new such vertex appears, and the X scan is not needed yet).
+            __syncwarp();
+            int r = rlen(s, l);
+            for (int k = 0; k < t.W; ++k) {
+                u32 a = ac[k] & Pc[k];              // words without candidates hold stale bits
+                while (a) {
+                    int v = k * 32 + __ffs(a) - 1;
+                    a &= a - 1;
+                    const u32* rv = row_of(t, v);
+                    const u32* cv = t.colx + (long long)v * t.Wx;
+                    #pragma unroll 1
+                    for (int w = lane; w < t.W; w += 32) XP[w] &= rv[w];
+                    #pragma unroll 1
+                    for (int w = lane; w < t.Wx; w += 32) XX[w] &= cv[w];
+                    if ((G.flags & FLAG_LIST) && lane == 0) R_of(s)[r] = pids_of(t)[v];
+                    r++;
+                }
+            }
+            #pragma unroll 1
+            for (int w = lane; w < t.W; w += 32) P[w] &= ~(ac[w] & Pc[w]);
+            if (lane == 0) rlen(s, l) = r;
+            __syncwarp();
+            aggressive = false;
+            continue;
+        }
+        #pragma unroll 1
         for (int w0 = 0; w0 < t.Wx; w0 += 32) {         // candidates in XX
             int w = w0 + lane;
             u32 mine = w < t.Wx ? XX[w] : 0u;
             u32 nz = __ballot_sync(FULL_MASK, mine != 0);
-            while (nz && !sc.pruned) {
+            while (nz) {
                 int j = __ffs(nz) - 1;
                 nz &= nz - 1;
-                scan_word(t, Pc, cached, A, sc, __shfl_sync(FULL_MASK, mine, j), t.p + (w0 + j) * 32, 0u, lane);
+                u32 m = __shfl_sync(FULL_MASK, mine, j);
+                int u = t.p + (w0 + j) * 32 + lane;
+                int c = (m >> lane) & 1 ? row_hits(t, Pc, u, cached) : -1;
+                if (__any_sync(FULL_MASK, c == np)) return false;
+                if (c > best_c) { best_c = c; best_u = u; }
             }
         }
-        if (sc.fill) scan_batch(t, Pc, cached, A, sc, lane);
-        if (sc.pruned) return false;
-        __syncwarp();
-        if (aggressive && bm_any(s.ac, t.W, lane)) {
-            // Every a in A is adjacent to the rest of P: move A into R at once.
-            int r = s.rlen[l];
-            for (int k = 0; k < t.W; ++k) {
-                u32 a = s.ac[k];
-                while (a) {
-                    int v = k * 32 + __ffs(a) - 1;
-                    a &= a - 1;
-                    const u32* rv = t.rows + (long long)v * t.Wr;
-                    const u32* cv = t.colx + (long long)v * t.Wx;
-                    for (int w = lane; w < t.W; w += 32) XP[w] &= rv[w];
-                    for (int w = lane; w < t.Wx; w += 32) XX[w] &= cv[w];
-                    if ((flags & FLAG_LIST) && lane == 0) s.R[r] = t.pids[v];
-                    r++;
-                }
-            }
-            for (int w = lane; w < t.W; w += 32) P[w] &= ~s.ac[w];
-            if (lane == 0) s.rlen[l] = r;
-            __syncwarp();
-            aggressive = false;  // removing A creates no new such vertex
-            continue;
-        }
-        int best_c = sc.best_c, best_u = sc.best_u;
-        for (int off = 16; off > 0; off >>= 1) {
-            int oc = __shfl_xor_sync(FULL_MASK, best_c, off);
-            int ou = __shfl_xor_sync(FULL_MASK, best_u, off);
-            if (oc > best_c || (oc == best_c && ou < best_u)) { best_c = oc; best_u = ou; }
-        }
-        const u32* rp = t.rows + (long long)best_u * t.Wr;
+        const int top = __reduce_max_sync(FULL_MASK, best_c);
+        const int pivot = __shfl_sync(FULL_MASK, best_u, __ffs(__ballot_sync(FULL_MASK, best_c == top)) - 1);
+        const u32* rp = row_of(t, pivot);
+        #pragma unroll 1
         for (int w = lane; w < t.W; w += 32) VP[w] = Pc[w] & ~rp[w];
         __syncwarp();
         return true;
@@ -248,24 +281,28 @@ enum { CHILD_MAXIMAL = 0, CHILD_NOT_MAXIMAL = 1, CHILD_INNER = 2 };
 // Vertices in q (the branches ranked before v at a frozen level) move from
 // P to X first. A child with an empty P is a leaf and is not written; one
 // with candidates is written to level dst of stack s.
-__device__ int make_child(const Task& t, const u32* src, int v, int qw, u32 qbits, Stack& s, int dst, int lane) {
+__device__ __forceinline__ int make_child(const Task& t, const u32* src, int v, int qw, u32 qbits, const Stack& s, int dst,
+                          int lane) {
     const u32* sP = src;
     const u32* sXP = src + t.W;
     const u32* sVP = sXP + t.W;
     const u32* sXX = sVP + t.W;
-    const u32* rv = t.rows + (long long)v * t.Wr;
+    const u32* rv = row_of(t, v);
     const u32* cv = t.colx + (long long)v * t.Wx;
     u32 any = 0;
+    #pragma unroll 1
     for (int w = lane; w < t.W; w += 32) {
         u32 q = w < qw ? sVP[w] : (w == qw ? (sVP[w] & qbits) : 0u);
         any |= (sP[w] & ~q) & rv[w];
     }
     if (!__any_sync(FULL_MASK, any)) {
         u32 x = 0;
+        #pragma unroll 1
         for (int w = lane; w < t.W; w += 32) {
             u32 q = w < qw ? sVP[w] : (w == qw ? (sVP[w] & qbits) : 0u);
             x |= (sXP[w] | q) & rv[w];
         }
+        #pragma unroll 1
         for (int w = lane; w < t.Wx; w += 32) {
             u32 xx = sXX[w];
             if (xx) x |= xx & cv[w];
@@ -275,11 +312,13 @@ __device__ int make_child(const Task& t, const u32* src, int v, int qw, u32 qbit
     u32* P = P_of(s, dst);
     u32* XP = P + t.W;
     u32* XX = XP + 2 * t.W;
+    #pragma unroll 1
     for (int w = lane; w < t.W; w += 32) {
         u32 q = w < qw ? sVP[w] : (w == qw ? (sVP[w] & qbits) : 0u);
         P[w] = (sP[w] & ~q) & rv[w];
         XP[w] = (sXP[w] | q) & rv[w];
     }
+    #pragma unroll 1
     for (int w = lane; w < t.Wx; w += 32) {
         u32 xx = sXX[w];
         XX[w] = xx ? xx & cv[w] : 0u;
@@ -288,9 +327,10 @@ __device__ int make_child(const Task& t, const u32* src, int v, int qw, u32 qbit
     return CHILD_INNER;
 }
 
-// Position (word, bit) of the set bit of rank idx (0-based, ascending) in VP.
+// Position of the set bit of rank idx (0-based, ascending) in VP.
 __device__ int nth_set_bit(const u32* VP, int W, int idx, int lane) {
     int base = 0;
+    #pragma unroll 1
     for (int w0 = 0; w0 < W; w0 += 32) {
         int w = w0 + lane;
         int c = w < W ? __popc(VP[w]) : 0;
@@ -314,43 +354,46 @@ __device__ int nth_set_bit(const u32* VP, int W, int idx, int lane) {
 }
 
 // Claim a branch of worker v's exposed level: returns (level << 32 | index) or -1.
-__device__ long long claim(u64* expo, int v) {
-    u64 w = volatile_load(expo + v);
+__device__ long long claim(int v) {
+    u64* e = G.expo + v;
+    u64 w = volatile_load(e);
     for (;;) {
         u32 cnt = (u32)w;
         if (cnt == 0) return -1;
-        u64 old = atomicCAS(expo + v, w, w - 1);
+        u64 old = atomicCAS(e, w, w - 1);
         if (old == w) return (long long)(((w >> 32) << 32) | (u64)(cnt - 1));
         w = old;
     }
 }
 
-struct Shared {         // global bookkeeping, one entry per worker where indexed
-    const int* indptr;
-    const int* indices;
-    const int* seed_u;
-    const int* seed_v;  // -1 for vertex seeds
-    int n_seeds;
-    u32* rows_buf;
-    long long rows_cap;
-    u32* stack_buf;
-    long long stack_cap;
-    u64* expo;
-    int* copying;
-    int* rows_users;
-    int* task_info;     // 8 ints per worker: origin, p, xn, W, Wx
-    int* ctrl;          // [0] next seed, [1] active tasks, [2] error flags
-    int tau, flags, n_workers;
-};
-
-__device__ __forceinline__ Task task_of(const Shared& g, int origin, int p, int xn, int W, int Wx) {
+__device__ __forceinline__ Task task_of(int origin, int p, int xn, int W, int Wx) {
     Task t;
-    t.origin = origin; t.p = p; t.xn = xn; t.W = W; t.Wr = round4(W); t.Wx = Wx;
-    u32* base = g.rows_buf + (long long)origin * g.rows_cap;
-    t.pids = (const int*)base;
+    t.p = p; t.W = W; t.Wx = Wx;
+    const u32* base = G.rows_buf + (long long)origin * G.rows_cap;
     t.rows = base + round4(p);
-    t.colx = t.rows + (long long)(p + xn) * t.Wr;
+    t.colx = t.rows + (long long)(p + xn) * round4(W);
+#if SROWS
+    t.ns = 0;
+#endif
     return t;
+}
+
+// Copy the first rows of the task's sub-graph into this warp's shared memory.
+__device__ __forceinline__ void cache_rows(Task& t, int nrows, int lane) {
+#if SROWS
+    const int Wr = round4(t.W);
+    const int ns = nrows < SROWS / Wr ? nrows : SROWS / Wr;
+    u32* dst = warp_smem[threadIdx.x >> 5] + 2 * PCACHE;
+    #pragma unroll 1
+    for (int i = lane; i < ns * Wr; i += 32) dst[i] = t.rows[i];
+    __syncwarp();
+    t.ns = ns;
+#endif
+}
+
+__device__ __forceinline__ void publish_task(int me, int origin, int p, int xn, int W, int Wx) {
+    int* ti = G.task_info + 8 * me;
+    ti[0] = origin; ti[1] = p; ti[2] = xn; ti[3] = W; ti[4] = Wx;
 }
 
 // Words a seed with |P| <= p and |X| <= x needs (must match rdmce.py).
@@ -364,29 +407,32 @@ __device__ __forceinline__ long long stack_words(long long p, long long x) {
     return need > x ? need : x;
 }
 
-// Build the root of a seed in this worker's buffers. Returns false when the
-// seed was finished without a task (no P: emitted or not maximal).
-__device__ __noinline__ bool build_seed(const Shared& g, int me, int seed, Task& t, Stack& s, Out& o, int lane) {
-    int a = g.seed_u[seed], b = g.seed_v[seed];
-    const int* Na = g.indices + g.indptr[a];
-    int da = g.indptr[a + 1] - g.indptr[a];
-    u32* rbase = g.rows_buf + (long long)me * g.rows_cap;
-    u32* sbase = g.stack_buf + (long long)me * g.stack_cap;
+// Build the root of a seed in this worker's buffers and publish its task.
+// Returns false when the seed was finished without a task (no P: emitted or
+// not maximal).
+__device__ __noinline__ bool build_seed(int me, int seed, Task& t, Stack& s, int lane) {
+    int a = G.seed_u[seed], b = G.seed_v[seed];
+    const int* Na = G.indices + G.indptr[a];
+    int da = G.indptr[a + 1] - G.indptr[a];
+    u32* rbase = G.rows_buf + (long long)me * G.rows_cap;
+    u32* sbase = G.stack_buf + (long long)me * G.stack_cap;
     int* pids = (int*)rbase;
     int* xids = (int*)sbase;  // scratch until level 0 is written
     int p = 0, x = 0, last = b >= 0 ? b : a;
     if (b < 0) {                                   // vertex seed: split N(a) at a
         int split = lower_bound(Na, da, a);
+        #pragma unroll 1
         for (int i = lane; i < da; i += 32) {
             int z = Na[i];
             if (i < split) xids[i] = z; else pids[i - split] = z;
         }
         x = split; p = da - split;
     } else {                                       // edge seed: N(a) ∩ N(b), split at b
-        const int* Nb = g.indices + g.indptr[b];
-        int db = g.indptr[b + 1] - g.indptr[b];
+        const int* Nb = G.indices + G.indptr[b];
+        int db = G.indptr[b + 1] - G.indptr[b];
         const int* S = da <= db ? Na : Nb; int ds = da <= db ? da : db;
         const int* L = da <= db ? Nb : Na; int dl = da <= db ? db : da;
+        #pragma unroll 1
         for (int i0 = 0; i0 < ds; i0 += 32) {
             int i = i0 + lane;
             int z = i < ds ? S[i] : -1;
@@ -399,15 +445,15 @@ __device__ __noinline__ bool build_seed(const Shared& g, int me, int seed, Task&
             p += __popc(inP); x += __popc(inX);
         }
     }
-    if (rows_words(p, x) > g.rows_cap || stack_words(p, x) > g.stack_cap) {
-        if (lane == 0) atomicOr(g.ctrl + 2, ERR_CAPACITY);
+    if (rows_words(p, x) > G.rows_cap || stack_words(p, x) > G.stack_cap) {
+        if (lane == 0) atomicOr(G.ctrl + 2, ERR_CAPACITY);
         return false;
     }
     __syncwarp();
     if (p == 0) {                                  // R = seed is maximal iff X is empty
         if (x == 0) {
             int r[2] = {a, b};
-            emit(o, r, b >= 0 ? 2 : 1, g.flags, lane);
+            emit(r, b >= 0 ? 2 : 1, lane);
         }
         return false;
     }
@@ -417,8 +463,8 @@ __device__ __noinline__ bool build_seed(const Shared& g, int me, int seed, Task&
     int xn = 0;
     for (int i = 0; i < p + x; ++i) {
         int z = i < p ? pids[i] : xids[i - p];
-        const int* Nz = g.indices + g.indptr[z];
-        int dz = g.indptr[z + 1] - g.indptr[z];
+        const int* Nz = G.indices + G.indptr[z];
+        int dz = G.indptr[z + 1] - G.indptr[z];
         int lo = lower_bound(Nz, dz, pids[0]);
         int row = i < p ? i : p + xn;
         u32 seen = 0;
@@ -447,47 +493,47 @@ __device__ __noinline__ bool build_seed(const Shared& g, int me, int seed, Task&
             if (j < p) colx[(long long)j * Wx + kx] = mine;
         }
     }
-    t = task_of(g, me, p, xn, W, Wx);
-    s = stack_at(sbase, p, W, Wx, s.pc);
+    __syncwarp();
+    t = task_of(me, p, xn, W, Wx);
+    s = stack_at(sbase, p, W, Wx);
     u32* P0 = P_of(s, 0);
+    #pragma unroll 1
     for (int w = lane; w < W; w += 32) {
         int left = p - w * 32;
         P0[w] = left >= 32 ? FULL_MASK : ((1u << left) - 1);
         P0[W + w] = 0;
     }
+    #pragma unroll 1
     for (int w = lane; w < Wx; w += 32) {
         int left = xn - w * 32;
         P0[3 * W + w] = left >= 32 ? FULL_MASK : ((1u << left) - 1);
     }
     if (lane == 0) {
-        s.rlen[0] = b >= 0 ? 2 : 1;
-        s.mode[0] = 0;
-        s.R[0] = a;
-        if (b >= 0) s.R[1] = b;
+        rlen(s, 0) = b >= 0 ? 2 : 1;
+        mode(s, 0) = 0;
+        R_of(s)[0] = a;
+        if (b >= 0) R_of(s)[1] = b;
+        publish_task(me, me, p, xn, W, Wx);
     }
+    cache_rows(t, p + xn, lane);
     __syncwarp();
     return true;
 }
 
-__device__ void publish_task(const Shared& g, int me, const Task& t) {
-    int* ti = g.task_info + 8 * me;
-    ti[0] = t.origin; ti[1] = t.p; ti[2] = t.xn; ti[3] = t.W; ti[4] = t.Wx;
-}
-
 // Find the shallowest private level in [lo, l] with |P| > tau and branches
 // left, freeze it and publish it. Called when nothing is exposed.
-__device__ int expose(const Shared& g, int me, const Task& t, Stack& s, int& lo, int& frozen_hi, int l, int lane) {
+__device__ int expose(int me, const Task& t, const Stack& s, int& lo, int& frozen_hi, int l, int lane) {
     for (int L = lo; L <= l; ++L) {
-        if (s.mode[L]) continue;
+        if (mode(s, L)) continue;
         const u32* P = P_of(s, L);
-        if (bm_count(P, t.W, lane) <= g.tau) continue;
+        if (bm_count(P, t.W, lane) <= G.tau) continue;
         int nv = bm_count(P + 2 * t.W, t.W, lane);
         if (nv == 0) continue;
-        if (lane == 0) s.mode[L] = 1;
+        if (lane == 0) mode(s, L) = 1;
         if (L > frozen_hi) frozen_hi = L;
         __threadfence();
         __syncwarp();
-        if (lane == 0) atomicExch(g.expo + me, ((u64)L << 32) | (u64)nv);
+        if (lane == 0) atomicExch(G.expo + me, ((u64)L << 32) | (u64)nv);
         lo = L + 1;
         return L;
     }
@@ -501,24 +547,22 @@ __device__ void wait_zero(const int* p) {
 }
 
 // Depth-first search of a task whose root, at level 0, is set but not yet
-// expanded. Kept out of line so the hot loop stays one compact piece of code.
-__device__ __noinline__ void run_task(const Shared& g, int me, const Task t, Stack s, Out* out, int lane) {
-    Out o = *out;                                         // counters stay in registers
-    const bool expo_on = g.flags & FLAG_EXPOSE;
+// expanded.
+__device__ __forceinline__ void run_task(int me, const Task t, const Stack s, int lane) {
     int l = -1, c = 0, xptr = -1, lo = 0, frozen_hi = -1;  // c: a new node waiting to be expanded
     unsigned tick = 0;
     for (;;) {
         if (c >= 0) {
-            if (expand(t, s, c, g.flags, o, lane)) { l = c; if (lo > c) lo = c; }
+            if (expand(t, s, c, lane)) { l = c; if (lo > c) lo = c; }
             c = -1;
-            if (expo_on && (xptr < 0 || (++tick & 15) == 0)) {
+            if ((G.flags & FLAG_EXPOSE) && (xptr < 0 || (++tick & 15) == 0)) {
                 if (xptr >= 0) {
                     u64 w = 0;
-                    if (lane == 0) w = volatile_load(g.expo + me);
+                    if (lane == 0) w = volatile_load(G.expo + me);
                     w = __shfl_sync(FULL_MASK, w, 0);
                     if ((u32)w == 0 && xptr != l) xptr = -1;  // exhausted; its level stays frozen
                 }
-                if (xptr < 0 && lo <= l) xptr = expose(g, me, t, s, lo, frozen_hi, l, lane);
+                if (xptr < 0 && lo <= l) xptr = expose(me, t, s, lo, frozen_hi, l, lane);
             }
         }
         if (l < 0) break;
@@ -528,15 +572,16 @@ __device__ __noinline__ void run_task(const Shared& g, int me, const Task t, Sta
         u32 qbits = 0;
         if (l == xptr) {                                  // exposed: claim like a thief
             long long cl = 0;
-            if (lane == 0) cl = claim(g.expo, me);
+            if (lane == 0) cl = claim(me);
             cl = __shfl_sync(FULL_MASK, cl, 0);
-            if (cl < 0) { wait_zero(g.copying + me); xptr = -1; --l; continue; }
+            if (cl < 0) { wait_zero(G.copying + me); xptr = -1; --l; continue; }
             v = nth_set_bit(VP, t.W, (int)(cl & 0xffffffffll), lane);
             qw = v >> 5; qbits = (1u << (v & 31)) - 1;
-        } else if (l <= frozen_hi && s.mode[l]) {         // exposed earlier, all claimed
+        } else if (l <= frozen_hi && mode(s, l)) {        // exposed earlier, all claimed
             --l; continue;
         } else {                                          // private: take the lowest branch
             int k = -1;
+            #pragma unroll 1
             for (int w0 = 0; w0 < t.W && k < 0; w0 += 32) {
                 u32 hit = __ballot_sync(FULL_MASK, w0 + lane < t.W && VP[w0 + lane] != 0);
                 if (hit) k = w0 + __ffs(hit) - 1;
@@ -545,165 +590,161 @@ __device__ __noinline__ void run_task(const Shared& g, int me, const Task t, Sta
             v = k * 32 + __ffs(VP[k]) - 1;
         }
         int d = l + 1;
-        if (d <= frozen_hi && s.mode[d]) wait_zero(g.copying + me);  // reusing a frozen level
-        int r = s.rlen[l];
+        if (d <= frozen_hi && mode(s, d)) wait_zero(G.copying + me);  // reusing a frozen level
+        int r = rlen(s, l);
         if (lane == 0) {
-            s.rlen[d] = r + 1;
-            if (g.flags & FLAG_LIST) s.R[r] = t.pids[v];
+            rlen(s, d) = r + 1;
+            if (G.flags & FLAG_LIST) R_of(s)[r] = pids_of(t)[v];
         }
         int kind = make_child(t, Lv, v, qw, qbits, s, d, lane);
         if (qw < 0 && lane == 0) {                        // private: v moves from P to X
             u32 bit = 1u << (v & 31);
             VP[v >> 5] &= ~bit; Lv[v >> 5] &= ~bit; Lv[t.W + (v >> 5)] |= bit;
         }
-        if (kind == CHILD_INNER && lane == 0) s.mode[d] = 0;  // stale flags may remain from older tasks
+        if (kind == CHILD_INNER && lane == 0) mode(s, d) = 0;  // stale flags may remain from older tasks
         __syncwarp();
         if (kind == CHILD_INNER) {
             c = d;
         } else {
-            o.nodes += (lane == 0);
-            if (kind == CHILD_MAXIMAL) emit(o, s.R, r + 1, g.flags, lane);
+            count_node(lane);
+            if (kind == CHILD_MAXIMAL) emit(R_of(s), r + 1, lane);
         }
     }
-    *out = o;
 }
 
 // Pull a branch from some worker's exposed level into our level 0. Returns
-// -1 when nothing was pulled, else the kind of the child (see make_child).
-__device__ __noinline__ int steal(const Shared& g, int me, Task& t, Stack& s, Out& o, int lane, int& start, u32* pc) {
+// -1 when nothing was pulled, else the kind of the child (see make_child);
+// origin is then the worker whose rows the task reads.
+__device__ __noinline__ int steal(int me, Task& t, Stack& s, int lane, int& start, int& origin) {
+    const int n = G.n_workers;
     int victim = -1;
     long long c = -1;
-    if (lane == 0) {
-        for (int i = 0; i < g.n_workers && victim < 0; ++i) {
-            int v = (start + i) % g.n_workers;
-            if (v == me || (u32)volatile_load(g.expo + v) == 0) continue;
-            atomicAdd(g.copying + v, 1);
-            __threadfence();
-            c = claim(g.expo, v);
-            if (c >= 0) { victim = v; atomicAdd(g.ctrl + 1, 1); }
-            else atomicSub(g.copying + v, 1);
+    #pragma unroll 1
+    for (int i0 = 0; i0 < n && victim < 0; i0 += 32) {  // 32 workers looked at per step
+        int v = (start + i0 + lane) % n;
+        u32 open = __ballot_sync(FULL_MASK, i0 + lane < n && v != me && (u32)volatile_load(G.expo + v) != 0);
+        while (open && victim < 0) {
+            int vj = __shfl_sync(FULL_MASK, v, __ffs(open) - 1);
+            open &= open - 1;
+            if (lane == 0) {
+                atomicAdd(G.copying + vj, 1);
+                __threadfence();
+                c = claim(vj);
+                if (c >= 0) { victim = vj; atomicAdd(G.ctrl + 1, 1); }
+                else atomicSub(G.copying + vj, 1);
+            }
+            victim = __shfl_sync(FULL_MASK, victim, 0);
         }
-        if (victim >= 0) start = victim;
     }
-    victim = __shfl_sync(FULL_MASK, victim, 0);
     if (victim < 0) return -1;
+    start = victim;
     c = __shfl_sync(FULL_MASK, c, 0);
     __threadfence();
-    const int* ti = g.task_info + 8 * victim;
-    t = task_of(g, ti[0], ti[1], ti[2], ti[3], ti[4]);
-    if (lane == 0) atomicAdd(g.rows_users + t.origin, 1);
-    Stack vs = stack_at(g.stack_buf + (long long)victim * g.stack_cap, t.p, t.W, t.Wx, pc);
-    s = stack_at(g.stack_buf + (long long)me * g.stack_cap, t.p, t.W, t.Wx, pc);
+    const int* ti = G.task_info + 8 * victim;
+    int p = ti[1], xn = ti[2], W = ti[3], Wx = ti[4];
+    origin = ti[0];
+    t = task_of(origin, p, xn, W, Wx);
+    if (lane == 0) {
+        atomicAdd(G.rows_users + origin, 1);
+        publish_task(me, origin, p, xn, W, Wx);
+    }
+    Stack vs = stack_at(G.stack_buf + (long long)victim * G.stack_cap, p, W, Wx);
+    s = stack_at(G.stack_buf + (long long)me * G.stack_cap, p, W, Wx);
     int L = (int)(c >> 32), idx = (int)(c & 0xffffffffll);
     const u32* src = P_of(vs, L);
-    int v = nth_set_bit(src + 2 * t.W, t.W, idx, lane);
-    int r = vs.rlen[L];
-    if (g.flags & FLAG_LIST)
-        for (int i = lane; i < r; i += 32) s.R[i] = vs.R[i];
+    int v = nth_set_bit(src + 2 * W, W, idx, lane);
+    int r = rlen(vs, L);
+    if (G.flags & FLAG_LIST)
+        #pragma unroll 1
+        for (int i = lane; i < r; i += 32) R_of(s)[i] = R_of(vs)[i];
     if (lane == 0) {
-        s.rlen[0] = r + 1;
-        s.mode[0] = 0;
-        if (g.flags & FLAG_LIST) s.R[r] = t.pids[v];
+        rlen(s, 0) = r + 1;
+        mode(s, 0) = 0;
+        if (G.flags & FLAG_LIST) R_of(s)[r] = pids_of(t)[v];
     }
     int kind = make_child(t, src, v, v >> 5, (1u << (v & 31)) - 1, s, 0, lane);
     __threadfence();
     __syncwarp();
-    if (lane == 0) atomicSub(g.copying + victim, 1);
+    if (lane == 0) atomicSub(G.copying + victim, 1);
     if (kind != CHILD_INNER) {
-        o.nodes += (lane == 0);
-        if (kind == CHILD_MAXIMAL) emit(o, s.R, r + 1, g.flags, lane);
+        count_node(lane);
+        if (kind == CHILD_MAXIMAL) emit(R_of(s), r + 1, lane);
+    } else {
+        cache_rows(t, p + xn, lane);
     }
     return kind;
 }
 
-__device__ void end_task(const Shared& g, int me, const Task& t, int lane) {
-    if (g.flags & FLAG_EXPOSE) {
-        if (lane == 0) atomicExch(g.expo + me, 0ull);
+// Retire our task: withdraw its exposure, wait for thieves still copying
+// from our stack, and release the rows it read.
+__device__ void end_task(int me, int origin, int lane) {
+    if (G.flags & FLAG_EXPOSE) {
+        if (lane == 0) atomicExch(G.expo + me, 0ull);
         __threadfence();
-        if (lane == 0) wait_zero(g.copying + me);
+        if (lane == 0) wait_zero(G.copying + me);
     }
     __threadfence();
     __syncwarp();
-    if (lane == 0) { atomicSub(g.rows_users + t.origin, 1); atomicSub(g.ctrl + 1, 1); }
+    if (lane == 0) { atomicSub(G.rows_users + origin, 1); atomicSub(G.ctrl + 1, 1); }
 }
 
-#ifndef MIN_BLOCKS
-#define MIN_BLOCKS 8      // 8 x 128 threads per SM: at most 64 registers, up to 32 warps/SM
-#endif
-
-extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) rdmce_kernel(
-    const int* indptr, const int* indices, const int* seed_u, const int* seed_v, int n_seeds,
-    u32* rows_buf, long long rows_cap, u32* stack_buf, long long stack_cap,
-    u64* expo, int* copying, int* rows_users, int* task_info, int* ctrl,
-    int tau, int flags, int n_workers,
-    u64* worker_count, u64* worker_nodes, u64* worker_cycles, int* worker_seeds, int* worker_steals,
-    int* list, long long list_cap, u64* list_pos, int* list_overflow)
-{
+extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) rdmce_kernel() {
     const int lane = threadIdx.x & 31;
     const int me = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (me >= n_workers) return;
-    Shared g;
-    g.indptr = indptr; g.indices = indices; g.seed_u = seed_u; g.seed_v = seed_v; g.n_seeds = n_seeds;
-    g.rows_buf = rows_buf; g.rows_cap = rows_cap; g.stack_buf = stack_buf; g.stack_cap = stack_cap;
-    g.expo = expo; g.copying = copying; g.rows_users = rows_users; g.task_info = task_info;
-    g.ctrl = ctrl; g.tau = tau; g.flags = flags; g.n_workers = n_workers;
-    Out o;
-    o.count = 0; o.nodes = 0; o.list = list; o.list_cap = list_cap; o.list_pos = list_pos;
-    o.list_overflow = list_overflow;
+    if (me >= G.n_workers) return;
     u64 busy = 0;
-    int seeds = 0, steals = 0, start = (me * 7919 + 1) % n_workers;
-    const bool expo_on = flags & FLAG_EXPOSE;
-    __shared__ __align__(16) u32 pcache[WARPS_PER_BLOCK][2 * PCACHE];
-    u32* pc = pcache[threadIdx.x >> 5];
+    int seeds = 0, steals = 0, start = (me * 7919 + 1) % G.n_workers;
+    const bool expo_on = G.flags & FLAG_EXPOSE;
     for (;;) {
         Task t;
         Stack s;
-        s.pc = pc;
-        s.ac = pc + PCACHE;
-        int kind;
+        int kind, origin = me;
         int seed = -1;                       // -1: none left, -2: our rows are still in use
         if (lane == 0) {
-            if (volatile_load(rows_users + me) != 0) seed = -2;
-            else {
-                atomicAdd(ctrl + 1, 1);
-                seed = atomicAdd(ctrl, 1);
-                if (seed >= n_seeds) { seed = -1; atomicSub(ctrl + 1, 1); }
+            if (volatile_load(G.rows_users + me) != 0) seed = -2;
+            // Once the seeds are gone, idle laps leave ctrl alone: a lap's brief ctrl[1]
+            // increment would hide the zero that ends the kernel, and ctrl[0] would wrap.
+            else if (volatile_load(G.ctrl) < G.n_seeds) {
+                atomicAdd(G.ctrl + 1, 1);
+                seed = atomicAdd(G.ctrl, 1);
+                if (seed >= G.n_seeds) { seed = -1; atomicSub(G.ctrl + 1, 1); }
             }
         }
         seed = __shfl_sync(FULL_MASK, seed, 0);
         long long t0 = clock64();
+        bool inner;                          // a task whose root still has to be expanded
         if (seed >= 0) {
             __threadfence();
             seeds++;
-            if (lane == 0) atomicExch(rows_users + me, 1);
-            if (build_seed(g, me, seed, t, s, o, lane)) {
-                publish_task(g, me, t);
-                run_task(g, me, t, s, &o, lane);
-                end_task(g, me, t, lane);
-            } else if (lane == 0) {
-                atomicExch(rows_users + me, 0);
-                atomicSub(ctrl + 1, 1);
+            if (lane == 0) atomicExch(G.rows_users + me, 1);
+            inner = build_seed(me, seed, t, s, lane);
+            if (!inner) {                    // finished at the root: no task to retire
+                if (lane == 0) {
+                    atomicExch(G.rows_users + me, 0);
+                    atomicSub(G.ctrl + 1, 1);
+                }
+                busy += clock64() - t0;
+                continue;
             }
-        } else if (expo_on && (kind = steal(g, me, t, s, o, lane, start, pc)) >= 0) {
+        } else if (expo_on && (kind = steal(me, t, s, lane, start, origin)) >= 0) {
             steals++;
-            publish_task(g, me, t);
-            if (kind == CHILD_INNER) run_task(g, me, t, s, &o, lane);
-            end_task(g, me, t, lane);
+            inner = kind == CHILD_INNER;
         } else {
             int done = 0;
             if (lane == 0)
-                done = seed == -1 && (!expo_on || (volatile_load(ctrl) >= n_seeds && volatile_load(ctrl + 1) == 0));
+                done = seed == -1
+                       && (!expo_on || (volatile_load(G.ctrl) >= G.n_seeds && volatile_load(G.ctrl + 1) == 0));
             if (__shfl_sync(FULL_MASK, done, 0)) break;
             __nanosleep(256);
             continue;
         }
+        if (inner) run_task(me, t, s, lane);  // the one call site: inlined
+        end_task(me, origin, lane);
         busy += clock64() - t0;
     }
     if (lane == 0) {
-        worker_count[me] = o.count;
-        worker_nodes[me] = o.nodes;
-        worker_cycles[me] = busy;
-        worker_seeds[me] = seeds;
-        worker_steals[me] = steals;
+        G.worker_cycles[me] = busy;
+        G.worker_seeds[me] = seeds;
+        G.worker_steals[me] = steals;
     }
 }
