@@ -154,7 +154,7 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = "
                                     sweep(big, expect, "warps_per_sm", [16, 24, 32], repeats)]),
         "tau": lambda: pd.concat([sweep(light, expect, "tau", TAUS, repeats),
                                   sweep(big, expect, "tau", [16, 24, 48, 96], repeats)]),
-        # Without exposure ego-Facebook takes over a minute a run: show the load on Slashdot.
+        # Without exposure ego-Facebook takes about 45 s a run: show the load on Slashdot.
         "load": lambda: load_distribution("soc-Slashdot0902" if not quick else graphs[-1], expect),
     }
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ import pandas as pd
 
 
 def where_measured(df: pd.DataFrame) -> str:
-    """'NVIDIA H200, 132 SMs, 2026-11-21' from a result table's provenance columns."""
+    """'NVIDIA H100 80GB HBM3, 132 SMs, 2026-11-21' from a result table's provenance columns."""
     row = df.iloc[0]
     return f"{row['gpu']}, {row['sms']} SMs, {str(row['date'])[:10]}"
 
@@ -50,7 +50,7 @@ def plot_variants(df: pd.DataFrame):
 
 def plot_sweep(df: pd.DataFrame, param: str, paper_best: int | None = None):
     """Fig 11 (warps_per_sm) or Fig 12 (tau): time relative to each graph's best value."""
-    fig, ax = plt.subplots(figsize=(6, 3.6))
+    fig, ax = plt.subplots(figsize=(7.5, 3.6))
     for graph, g in df.groupby("graph", sort=False):
         g = g.sort_values(param)
         ax.plot(g[param], g["median_ms"] / g["median_ms"].min(), marker="o", label=graph)
@@ -59,10 +59,11 @@ def plot_sweep(df: pd.DataFrame, param: str, paper_best: int | None = None):
     ax.set_xlabel(param)
     ax.set_ylabel("time / best time")
     ax.set_yscale("log")
+    ax.yaxis.set_major_locator(mticker.LogLocator(subs=(1.0, 2.0, 5.0)))
     ax.yaxis.set_major_formatter(mticker.FormatStrFormatter("%g"))
     ax.yaxis.set_minor_formatter(mticker.NullFormatter())
     ax.set_title(f"{param} sweep (measured on {where_measured(df)})", fontsize=10)
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return fig
 

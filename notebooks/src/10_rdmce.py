@@ -12,7 +12,7 @@
 # `data/results/rdmce_*.csv`, written by `python -m mce_kit.experiments.rdmce`
 # on a lent GPU; each row names the GPU, its SM count, the driver, the commit
 # and the date. The paper ran on an RTX 4090, so compare shapes and ratios;
-# absolute times are "ours on an H200 against theirs on a 4090". On a machine
+# absolute times are "ours on an H100 against theirs on a 4090". On a machine
 # with a GPU the last section re-measures a quick subset live.
 
 # %%
@@ -133,21 +133,21 @@ f = fig.plot_variants(variants)
 f.savefig(figures_dir() / "10_rdmce_variants.png", dpi=150)
 
 # %% [markdown]
-# What we see on the H200:
+# What we see on the H100:
 #
 # - **Exposure** is what makes the dense graph feasible: without it
-#   ego-Facebook takes over 70 s because a handful of warps own the giant
-#   subtrees (max/mean busy cycles above 40); with it the load is flat. On
-#   the small sparse graphs, exposure costs a little: idle warps scan the
-#   other workers before the kernel can finish.
-# - **Aggressive node generation** removes nodes (ego-Facebook: 2.22 to 1.71
-#   billion) but in our kernel it does not pay for its bookkeeping: RDMCE-NP
-#   is slightly faster on ego-Facebook. The paper also found the effect small
-#   (average 1.8%) and negative on some graphs.
-# - **Edge seeds vs vertex seeds**: within 1.0-1.6x of each other here, and
-#   vertex seeds are the faster ones on several graphs, unlike the paper's
-#   2.52x average for edges (measured on graphs with up to billions of
-#   edges, where edge seeds give far more parallelism than there are warps).
+#   ego-Facebook takes 44 s instead of 1.2 s (36x), because a handful of warps
+#   own the giant subtrees (the busiest works 50 times the mean); with it the
+#   load is flat. soc-Slashdot0902 gains 3.9x and socfb-MIT 1.7x. On the tiny
+#   sparse graphs exposure costs a fraction of a millisecond.
+# - **Aggressive node generation** removes nodes (ego-Facebook: 2.11 to 1.71
+#   billion) and pays for its bookkeeping: without it (RDMCE-NP) ego-Facebook
+#   is 7% slower and the larger sparse graphs 3-16% slower. The paper's
+#   average gain is 1.8%.
+# - **Edge seeds vs vertex seeds**: vertex seeds are as fast or faster on our
+#   graphs (up to 1.9x on socfb-MIT), unlike the paper's 2.52x average for
+#   edges (measured on graphs with up to billions of edges, where edge seeds
+#   give far more parallelism than there are warps).
 # - **Memory (Fig 9)**: the `device MiB` column is everything RDMCE allocates
 #   (graph, seeds, per-warp bitmaps and stacks). We have no mce-gpu build to
 #   compare with, so only our own footprint is shown.
@@ -158,7 +158,8 @@ f.savefig(figures_dir() / "10_rdmce_variants.png", dpi=150)
 # The paper's U-shaped `warpPerSM` curve has its best at 20 and its tau
 # sweep its best at 24. Our kernel is compiled for at most 64 registers so
 # that 32 warps fit on an SM; the graphs with heavy trees keep improving up
-# to 32, the tiny ones prefer few warps (there is little work to share).
+# to 32 (ego-Facebook: 1.93 s at 16, 1.21 s at 32), while the tiny ones are
+# flat or prefer fewer warps (there is little work to share).
 
 # %%
 warps = exp.load("warps")
@@ -175,8 +176,10 @@ tau.pivot(index="graph", columns="tau", values="median_ms").round(2)
 # %% [markdown]
 # A small tau exposes more nodes and balances better; on soc-Slashdot0902
 # and socfb-MIT, tau of 48 and above leaves a few warps with most of the work
-# (up to 6x slower). The sweep on ego-Facebook was cut short by our GPU time
-# limit (at tau = 96 a run takes minutes) and is not in the table.
+# (up to 5x slower). On ego-Facebook tau 16 and 24 are equal (1.22 and
+# 1.21 s) and 48 is 1.76 s. Tau = 96 was not measured there: it exposes
+# almost nothing, so a run is close to the 44 s of RDMCE-NB, and our GPU time
+# ran out.
 
 # %% [markdown]
 # ## The load across warps
@@ -204,13 +207,17 @@ speed["met"] = speed["ours (ms)"] < speed["target (ms)"]
 speed.loc[["CA-GrQc", "wiki-Vote", "Email-Enron", "soc-Slashdot0902", "ego-Facebook"]].round(2)
 
 # %% [markdown]
-# The four small graphs meet their target. ego-Facebook does not yet: about
-# 3.5 s on the H200 against the paper's 2.16 s on an RTX 4090. The profile
-# (Nsight Compute, on soc-Slashdot0902 and wiki-Vote) says the kernel is
-# bound by instruction issue and latency, not by memory bandwidth: memory
-# pipes are under 20% busy, only 12-13 of 32 lanes are active per
-# instruction, and a warp issues once every 17-19 cycles. The
-# pivot scan and the per-node bookkeeping are where the next speed-up lies.
+# Every target is met: ego-Facebook takes 1.21 s on the H100, against the
+# paper's 2.16 s on an RTX 4090. An earlier version of our kernel took 3.5 s
+# on an H200. Nsight Compute showed it bound by instruction issue and
+# latency, not by memory: a warp issued once every 17-19 cycles, and a third
+# of the stalls were instruction fetch. `ptxas` showed the DFS loop spilling
+# registers to local memory. Three changes brought it down to 1.2 s:
+# - the launch parameters moved to `__constant__` memory and the hot loop
+#   became a single inlined piece of code, so it no longer spills;
+# - the pivot scan takes one bitmap word at a time, one lane per bit,
+#   instead of packing candidates 32 to a batch with bit-search loops;
+# - warp reductions use the `redux` instructions.
 #
 # ## Re-measure here
 #

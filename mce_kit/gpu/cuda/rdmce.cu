@@ -32,9 +32,6 @@
 
 #define WARPS_PER_BLOCK 4
 #define PCACHE 64          // words of P (and of the aggressive set) kept in shared memory per warp
-#ifndef SROWS
-#define SROWS 0            // words of sub-graph rows each warp also keeps in shared memory
-#endif
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 8       // 8 x 128 threads per SM: at most 64 registers, up to 32 warps/SM
 #endif
@@ -70,8 +67,8 @@ struct Params {            // one launch; field order and types must match _PARA
 
 __constant__ Params G;
 
-// Per warp: P of the node being expanded, its aggressive set, then (SROWS) a copy of the first rows.
-__shared__ __align__(16) u32 warp_smem[WARPS_PER_BLOCK][2 * PCACHE + SROWS];
+// Per warp: P of the node being expanded, then its aggressive set.
+__shared__ __align__(16) u32 warp_smem[WARPS_PER_BLOCK][2 * PCACHE];
 
 __device__ __forceinline__ u32* pcache() { return warp_smem[threadIdx.x >> 5]; }
 __device__ __forceinline__ u32* acache() { return warp_smem[threadIdx.x >> 5] + PCACHE; }
@@ -81,17 +78,11 @@ struct Task {              // the sub-graph a task runs on (in its origin worker
     const u32* rows;       // row stride round4(W) words (16-byte loads)
     const u32* colx;
     int p, W, Wx;
-#if SROWS
-    int ns;                // rows 0..ns-1 are also in this warp's shared memory
-#endif
 };
 
 __device__ __forceinline__ const int* pids_of(const Task& t) { return (const int*)t.rows - round4(t.p); }
 
 __device__ __forceinline__ const u32* row_of(const Task& t, int u) {
-#if SROWS
-    if (u < t.ns) return warp_smem[threadIdx.x >> 5] + 2 * PCACHE + u * round4(t.W);
-#endif
     return t.rows + (long long)u * round4(t.W);
 }
 
@@ -372,23 +363,7 @@ __device__ __forceinline__ Task task_of(int origin, int p, int xn, int W, int Wx
     const u32* base = G.rows_buf + (long long)origin * G.rows_cap;
     t.rows = base + round4(p);
     t.colx = t.rows + (long long)(p + xn) * round4(W);
-#if SROWS
-    t.ns = 0;
-#endif
     return t;
-}
-
-// Copy the first rows of the task's sub-graph into this warp's shared memory.
-__device__ __forceinline__ void cache_rows(Task& t, int nrows, int lane) {
-#if SROWS
-    const int Wr = round4(t.W);
-    const int ns = nrows < SROWS / Wr ? nrows : SROWS / Wr;
-    u32* dst = warp_smem[threadIdx.x >> 5] + 2 * PCACHE;
-    #pragma unroll 1
-    for (int i = lane; i < ns * Wr; i += 32) dst[i] = t.rows[i];
-    __syncwarp();
-    t.ns = ns;
-#endif
 }
 
 __device__ __forceinline__ void publish_task(int me, int origin, int p, int xn, int W, int Wx) {
@@ -515,7 +490,6 @@ __device__ __noinline__ bool build_seed(int me, int seed, Task& t, Stack& s, int
         if (b >= 0) R_of(s)[1] = b;
         publish_task(me, me, p, xn, W, Wx);
     }
-    cache_rows(t, p + xn, lane);
     __syncwarp();
     return true;
 }
@@ -669,8 +643,6 @@ __device__ __noinline__ int steal(int me, Task& t, Stack& s, int lane, int& star
     if (kind != CHILD_INNER) {
         count_node(lane);
         if (kind == CHILD_MAXIMAL) emit(R_of(s), r + 1, lane);
-    } else {
-        cache_rows(t, p + xn, lane);
     }
     return kind;
 }
