@@ -11,6 +11,7 @@ notebook can still plot them.
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import time
 from pathlib import Path
@@ -73,63 +74,68 @@ def _measure(prep, repeats, expect, **params) -> dict:
     return bench_rdmce(prep, repeats=repeats, warmup=0, expect=expect, **params)
 
 
-def table1(graphs, expect) -> pd.DataFrame:
+# Each experiment yields its rows in small DataFrames, one per measurement,
+# so run_all can write them to the CSV as they come (a cut-off run keeps them).
+
+def table1(graphs, expect):
     """Table 1: |V|, |E|, Δ, d and the maximal-clique count of each graph."""
     from ..graph_stats import stats
 
-    rows = []
     for name, G, load_s, prep in _prepared(graphs):
         s = stats(G)
         res = prep.run()
-        rows.append({"graph": name, "n": s["n"], "m": s["m"], "delta": s["max_degree"], "d": s["degeneracy"],
-                     "count": res.count, "reference": expect.get(name), "load_s": load_s,
-                     "order_s": prep.prep_s})
-    return pd.DataFrame(rows)
+        yield pd.DataFrame([{"graph": name, "n": s["n"], "m": s["m"], "delta": s["max_degree"],
+                             "d": s["degeneracy"], "count": res.count, "reference": expect.get(name),
+                             "load_s": load_s, "order_s": prep.prep_s}])
 
 
-def exactness(graphs, expect, runs=10) -> pd.DataFrame:
+def exactness(graphs, expect, runs=10):
     """The count of each graph on ``runs`` consecutive runs with the default settings."""
-    rows = []
     for name, _, _, prep in _prepared(graphs):
-        for i in range(runs):
-            rows.append({"graph": name, "run": i, "count": prep.run().count, "reference": expect[name]})
-    df = pd.DataFrame(rows)
-    df["exact"] = df["count"] == df["reference"]
-    return df
+        counts = [prep.run().count for _ in range(runs)]
+        yield pd.DataFrame({"graph": name, "run": range(runs), "count": counts, "reference": expect[name],
+                            "exact": [c == expect[name] for c in counts]})
 
 
-def variants(graphs, expect, repeats=5) -> pd.DataFrame:
+def variants(graphs, expect, repeats=5):
     """Fig 8 (exposure), Table 2 (aggressive), Fig 9 (memory), Fig 10 (seeding)."""
-    rows = []
     for name, _, _, prep in _prepared(graphs):
         for variant, params in VARIANTS.items():
-            row = _measure(prep, repeats, expect[name], **params)
-            rows.append({"graph": name, "variant": variant, **row})
-    return pd.DataFrame(rows)
+            yield pd.DataFrame([{"graph": name, "variant": variant,
+                                 **_measure(prep, repeats, expect[name], **params)}])
 
 
-def sweep(graphs, expect, param, values, repeats=5) -> pd.DataFrame:
+def sweep(graphs, expect, param, values, repeats=5):
     """Fig 11 (``warps_per_sm``) or Fig 12 (``tau``): time for each value."""
-    rows = []
     for name, _, _, prep in _prepared(graphs):
         for v in values:
-            rows.append({"graph": name, **_measure(prep, repeats, expect[name], **{param: v})})
-    return pd.DataFrame(rows)
+            yield pd.DataFrame([{"graph": name, **_measure(prep, repeats, expect[name], **{param: v})}])
 
 
-def load_distribution(graph, expect) -> pd.DataFrame:
+def load_distribution(graph, expect):
     """Busy cycles of every warp, with and without root-down exposure."""
     (name, _, _, prep), = _prepared([graph])
-    frames = []
     for variant in ("RDMCE", "RDMCE-NB"):
         res = prep.run(**VARIANTS[variant])
         assert res.count == expect[name], (name, variant, res.count)
-        frames.append(pd.DataFrame({
+        yield pd.DataFrame({
             "graph": name, "variant": variant, "worker": range(len(res.worker_cycles)),
             "busy_cycles": res.worker_cycles, "nodes": res.worker_nodes,
             "seeds": res.worker_seeds, "steals": res.worker_steals,
-        }))
-    return pd.concat(frames, ignore_index=True)
+        })
+
+
+def write_rows(parts, path: Path, provenance: dict) -> pd.DataFrame:
+    """Append each DataFrame of ``parts`` to ``path`` (with provenance columns) as it arrives."""
+    path.unlink(missing_ok=True)
+    done = []
+    for part in parts:
+        part = part.assign(**{k: v for k, v in provenance.items() if k not in part.columns})
+        if done and list(part.columns) != list(done[0].columns):
+            raise ValueError(f"{path}: a row with columns {list(part.columns)} does not fit the table")
+        part.to_csv(path, mode="a", header=not done, index=False)
+        done.append(part)
+    return pd.concat(done, ignore_index=True) if done else pd.DataFrame()
 
 
 def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = "ego-Facebook",
@@ -150,24 +156,21 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = "
         "table1": lambda: table1(graphs, expect),
         "exactness": lambda: exactness(graphs, expect, runs=3 if quick else 10),
         "variants": lambda: variants(graphs, expect, repeats),
-        "warps": lambda: pd.concat([sweep(light, expect, "warps_per_sm", WARPS_PER_SM, repeats),
-                                    sweep(big, expect, "warps_per_sm", [16, 24, 32], repeats)]),
-        "tau": lambda: pd.concat([sweep(light, expect, "tau", TAUS, repeats),
-                                  sweep(big, expect, "tau", [16, 24, 48, 96], repeats)]),
+        "warps": lambda: itertools.chain(sweep(light, expect, "warps_per_sm", WARPS_PER_SM, repeats),
+                                         sweep(big, expect, "warps_per_sm", [16, 24, 32], repeats)),
+        "tau": lambda: itertools.chain(sweep(light, expect, "tau", TAUS, repeats),
+                                       sweep(big, expect, "tau", [16, 24, 48, 96], repeats)),
         # Without exposure ego-Facebook takes about 45 s a run: show the load on Slashdot.
         "load": lambda: load_distribution("soc-Slashdot0902" if not quick else graphs[-1], expect),
     }
     out_dir.mkdir(parents=True, exist_ok=True)
     frames = {}
-    for key, job in jobs.items():  # written one by one
+    for key, job in jobs.items():
         if only and key not in only:
             continue
         t0 = time.perf_counter()
-        df = job()
-        df = df.assign(**{k: v for k, v in prov.items() if k not in df.columns})
-        df.to_csv(out_dir / f"rdmce_{key}.csv", index=False)
-        frames[key] = df
-        print(f"rdmce_{key}.csv: {len(df)} rows, {time.perf_counter() - t0:.1f} s", flush=True)
+        frames[key] = write_rows(job(), out_dir / f"rdmce_{key}.csv", prov)
+        print(f"rdmce_{key}.csv: {len(frames[key])} rows, {time.perf_counter() - t0:.1f} s", flush=True)
     bad = frames["exactness"][~frames["exactness"]["exact"]] if "exactness" in frames else []
     if len(bad):
         raise AssertionError(f"RDMCE counts differ from the reference:\n{bad}")
