@@ -36,7 +36,7 @@
 #define MIN_BLOCKS 8       // 8 x 128 threads per SM: at most 64 registers, up to 32 warps/SM
 #endif
 
-struct Params {            // one launch; field order and types must match _PARAMS in rdmce.py
+struct Params {            // one launch; fields must match PARAMS in rdmce.py (a CPU test checks)
     const int* indptr;
     const int* indices;
     const int* seed_u;
