@@ -80,26 +80,11 @@ def test_gpu_run_without_gpu_says_so(monkeypatch):
         rdmce.prepare(_graph(nx.complete_graph(4))).run()
 
 
-def _kernel_params_struct():
-    """(name, numpy type) of each field of ``struct Params`` in rdmce.cu, in order."""
-    import re
-
+def test_launch_parameters_match_the_kernel_struct():
+    from mce_kit.gpu.launch import kernel_struct_fields
     from mce_kit.gpu.loader import read_source
 
-    body = re.search(r"struct Params \{(.*?)\n\};", read_source("rdmce.cu"), re.S).group(1)
-    fields = []
-    for line in body.splitlines():
-        decl = line.split("//")[0].strip().rstrip(";")
-        if not decl:
-            continue
-        ctype, name = decl.rsplit(None, 1)
-        kind = "u8" if "*" in ctype + name else {"long long": "i8", "int": "i4"}[ctype]
-        fields.append((name.lstrip("*"), kind))
-    return fields
-
-
-def test_launch_parameters_match_the_kernel_struct():
-    want = _kernel_params_struct()
+    want = kernel_struct_fields(read_source("rdmce.cu"))
     assert len(want) > 20
     assert [(n, rdmce.PARAMS[n].str[1:]) for n in rdmce.PARAMS.names] == want
     assert rdmce.PARAMS.itemsize == 8 * 22 + 4 * 4  # no padding: the C layout is the same

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..graph import Graph
 from . import require_gpu
+from .launch import free_bytes, params_dtype, plan_passes, set_params
 from .loader import load_module
 
 FLAG_EXPOSE, FLAG_AGGRESSIVE, FLAG_LIST = 1, 2, 4
@@ -26,26 +27,13 @@ _DEFINES: dict = {}  # compile-time settings (kept empty in normal use; benchmar
 DEFAULTS = dict(tau=24, warps_per_sm=32, seeding="edge", exposure=True, aggressive=True)
 
 
-# The kernel's launch parameters, ``struct Params`` in rdmce.cu (same fields, same order):
-# pointers are u8, ``long long`` i8, ``int`` i4. A CPU test checks the two agree.
-PARAMS = np.dtype([(name, "u8") for name in (
-    "indptr", "indices", "seed_u", "seed_v", "rows_buf", "stack_buf", "expo", "copying", "rows_users",
-    "task_info", "ctrl", "worker_count", "worker_nodes", "worker_cycles", "worker_seeds", "worker_steals",
-    "list", "list_pos", "list_overflow")]
-    + [(name, "i8") for name in ("rows_cap", "stack_cap", "list_cap")]
-    + [(name, "i4") for name in ("n_seeds", "tau", "flags", "n_workers")])
-
-
-def set_params(module, **values):
-    """Copy one launch's parameters into the module's ``__constant__ Params G``."""
-    import cupy
-
-    if set(values) != set(PARAMS.names):
-        raise TypeError(f"Params fields differ: {sorted(set(values) ^ set(PARAMS.names))}")
-    host = np.zeros(1, dtype=PARAMS)
-    for name, value in values.items():
-        host[name] = value.data.ptr if isinstance(value, cupy.ndarray) else value
-    module.get_global("G").copy_from_host(host.ctypes.data, host.nbytes)
+# The kernel's launch parameters, ``struct Params`` in rdmce.cu (same fields, same order).
+PARAMS = params_dtype(
+    pointers=("indptr", "indices", "seed_u", "seed_v", "rows_buf", "stack_buf", "expo", "copying",
+              "rows_users", "task_info", "ctrl", "worker_count", "worker_nodes", "worker_cycles",
+              "worker_seeds", "worker_steals", "list", "list_pos", "list_overflow"),
+    i8=("rows_cap", "stack_cap", "list_cap"),
+    i4=("n_seeds", "tau", "flags", "n_workers"))
 
 
 def rows_words(p, x):
@@ -143,41 +131,10 @@ def _make_seeds(indptr, indices, seeding):
             stack_words(p, x).astype(np.int64))
 
 
-def _free_bytes() -> int:
-    import cupy
-
-    free, _ = cupy.cuda.runtime.memGetInfo()
-    return int(free + cupy.get_default_memory_pool().free_bytes())
-
-
-def _plan(rows_need, stack_need, n_workers, budget):
-    """Split seeds into passes whose per-worker buffers fit ``budget`` bytes.
-
-    Returns [(seed index array, rows_cap, stack_cap, workers)]. Seeds never
-    get dropped: a seed too big for the full worker count runs in a later
-    pass with fewer workers; one too big for a single worker is an error.
-    """
-    need = rows_need + stack_need
-    order = np.argsort(need, kind="stable")
-    passes, start = [], 0
-    workers = n_workers
-    while start < len(order):
-        per_worker = budget // (4 * workers) - 4
-        fits = np.searchsorted(need[order], per_worker, side="right")
-        if fits <= start:
-            if workers == 1:
-                big = int(need[order[start]]) * 4
-                raise MemoryError(
-                    f"RDMCE: one seed needs {big / 2**20:.1f} MiB of GPU buffers; only "
-                    f"{budget / 2**20:.1f} MiB are available"
-                )
-            workers = max(1, min(workers // 4, budget // (4 * int(need[order[start]]))))
-            continue
-        idx = order[start:fits]
-        rows_cap = -(-int(rows_need[idx].max()) // 4) * 4  # keep every worker's rows 16-byte aligned
-        passes.append((np.sort(idx), rows_cap, int(stack_need[idx].max()), workers))
-        start = fits
-    return passes
+def _plan(rows_need, stack_need, n_workers, budget, describe=None):
+    """[(seed indices, rows_cap, stack_cap, workers)]: passes whose buffers fit ``budget`` bytes."""
+    passes = plan_passes({"rows": rows_need, "stack": stack_need}, n_workers, budget, "RDMCE", describe)
+    return [(idx, caps["rows"], caps["stack"], workers) for idx, caps, workers in passes]
 
 
 def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> RDMCEResult:
@@ -193,8 +150,9 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> RDMCEResult:
              | FLAG_LIST * bool(listing))
     sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
     n_workers = sms * int(p["warps_per_sm"])
-    budget = int(max_buffer_bytes or 0.4 * _free_bytes())
-    plan = _plan(rows_need, stack_need, n_workers, budget)
+    budget = int(max_buffer_bytes or 0.4 * free_bytes())
+    plan = _plan(rows_need, stack_need, n_workers, budget,
+                 lambda i: f"seed ({prep.order[u[i]]}, {prep.order[v[i]] if v[i] >= 0 else '-'})")
     module = load_module("rdmce.cu", defines=_DEFINES)
     kernel = module.get_function("rdmce_kernel")
 
@@ -228,7 +186,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> RDMCEResult:
             overflow = cupy.zeros(1, dtype=cupy.int32)
             for b in ("expo", "copying", "rows_users", "ctrl"):
                 bufs[b].fill(0)
-            set_params(module, indptr=indptr, indices=indices, seed_u=su, seed_v=sv,
+            set_params(module, PARAMS, indptr=indptr, indices=indices, seed_u=su, seed_v=sv,
                        rows_buf=bufs["rows"], stack_buf=bufs["stack"], expo=bufs["expo"],
                        copying=bufs["copying"], rows_users=bufs["rows_users"], task_info=bufs["task_info"],
                        ctrl=bufs["ctrl"], worker_count=out[0], worker_nodes=out[1], worker_cycles=out[2],

@@ -1,0 +1,95 @@
+"""Launch plumbing shared by every kernel: constant-memory parameters, free memory, pass planning.
+
+    PARAMS = params_dtype(pointers=("indptr", ...), i8=("cap",), i4=("n_seeds", "tau"))
+    set_params(module, PARAMS, indptr=d_indptr, ..., tau=24)    # -> __constant__ Params G
+    kernel_struct_fields(read_source("x.cu"))                   # what a CPU test compares PARAMS with
+    passes = plan_passes({"rows": rows_need, "stack": stack_need}, n_workers, budget, "RDMCE")
+
+A kernel with many launch parameters takes them in one ``__constant__ struct
+Params G``; the NumPy dtype on the host must list the same fields in the same
+order (pointers ``u8``, ``long long`` ``i8``, ``int`` ``i4``; pointers first
+keeps the layout free of padding).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+
+def params_dtype(pointers=(), i8=(), i4=()) -> np.dtype:
+    """The host twin of a kernel's ``struct Params``: pointers, then 64-bit, then 32-bit ints."""
+    return np.dtype([(n, "u8") for n in pointers] + [(n, "i8") for n in i8] + [(n, "i4") for n in i4])
+
+
+def set_params(module, dtype: np.dtype, symbol: str = "G", **values) -> None:
+    """Copy one launch's parameters into the module's ``__constant__`` struct ``symbol``."""
+    import cupy
+
+    if set(values) != set(dtype.names):
+        raise TypeError(f"Params fields differ: {sorted(set(values) ^ set(dtype.names))}")
+    host = np.zeros(1, dtype=dtype)
+    for name, value in values.items():
+        host[name] = value.data.ptr if isinstance(value, cupy.ndarray) else value
+    module.get_global(symbol).copy_from_host(host.ctypes.data, host.nbytes)
+
+
+def kernel_struct_fields(source: str, struct: str = "Params") -> list[tuple[str, str]]:
+    """(name, NumPy type code) of each field of ``struct <struct> {...};`` in CUDA ``source``."""
+    body = re.search(rf"struct {struct} \{{(.*?)\n\}};", source, re.S).group(1)
+    fields = []
+    for line in body.splitlines():
+        decl = line.split("//")[0].strip().rstrip(";")
+        if not decl:
+            continue
+        ctype, name = decl.rsplit(None, 1)
+        ctype = ctype.replace("const ", "")
+        kind = "u8" if "*" in ctype + name else {"long long": "i8", "unsigned long long": "u8",
+                                                 "int": "i4"}[ctype]
+        fields.append((name.lstrip("*"), kind))
+    return fields
+
+
+def free_bytes() -> int:
+    """Device bytes free now, counting what CuPy's pool holds but does not use."""
+    import cupy
+
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    return int(free + cupy.get_default_memory_pool().free_bytes())
+
+
+def plan_passes(needs: dict[str, np.ndarray], n_workers: int, budget: int, label: str,
+                describe=None, align: int = 4) -> list[tuple[np.ndarray, dict[str, int], int]]:
+    """Split tasks into passes whose per-worker buffers fit ``budget`` bytes.
+
+    ``needs`` maps each per-worker region to the 32-bit words every task needs
+    in it. Returns ``[(task indices, {region: words per worker}, workers)]``;
+    each cap is a multiple of ``align`` words. No task is ever dropped: one too
+    big for the full worker count runs in a later pass with fewer workers; one
+    too big for a single worker raises ``MemoryError`` naming it
+    (``describe(i)``, e.g. "seed (3, 17)") and the bytes it needs.
+    """
+    regions = list(needs)
+    need = sum(np.asarray(needs[r], dtype=np.int64) for r in regions)
+    order = np.argsort(need, kind="stable")
+    slack = align * len(regions)  # room the alignment of each cap may add
+    passes, start, workers = [], 0, n_workers
+    while start < len(order):
+        per_worker = budget // (4 * workers) - slack
+        fits = np.searchsorted(need[order], per_worker, side="right")
+        if fits <= start:
+            if workers == 1:
+                i = int(order[start])
+                what = describe(i) if describe else f"task {i}"
+                raise MemoryError(
+                    f"{label}: {what} needs {int(need[i]) * 4 / 2**20:.1f} MiB of GPU buffers; "
+                    f"only {budget / 2**20:.1f} MiB are available"
+                )
+            workers = max(1, min(workers // 4, budget // (4 * (int(need[order[start]]) + slack))))
+            continue
+        idx = order[start:fits]
+        caps = {r: -(-int(np.asarray(needs[r])[idx].max()) // align) * align for r in regions}
+        passes.append((np.sort(idx), caps, workers))
+        start = fits
+    return passes
