@@ -99,7 +99,6 @@ def test_device_errors(no_gpu):
         mk.find_cliques(G, device="gpu")
     for call in (
         lambda d: mk.count_k_cliques(G, 3, device=d),
-        lambda d: mk.max_cliques(G, device=d),
         lambda d: mk.count_maximal_bicliques(datasets.load("MovieLens"), device=d),
     ):
         with pytest.raises(NotImplementedError, match="no GPU kernel for .* yet; use device='cpu'"):
