@@ -50,8 +50,8 @@ REFERENCE = RESULTS / "maxclique_reference.csv"
 def reference() -> dict[str, tuple[int, int | None]]:
     """(omega, number of maximum cliques or None) by graph, from the CPU oracle or DIMACS."""
     df = pd.read_csv(REFERENCE)
-    return {g: (int(o), None if pd.isna(c) else int(c)) for g, o, c in zip(df["graph"], df["omega"], df["count"],
-                                                                          strict=True)}
+    rows = zip(df["graph"], df["omega"], df["count"], strict=True)
+    return {g: (int(o), None if pd.isna(c) else int(c)) for g, o, c in rows}
 
 
 def _graphs(names, manifest=None):
@@ -128,7 +128,8 @@ def exactness(ref, names, runs=10, budget=20.0):
         for i in range(runs):
             res = prep.run(listing=True, time_limit_s=budget)
             exp = ref.get(name)
-            ok = res.exact and exp is not None and res.omega == exp[0] and (exp[1] is None or res.count == exp[1])
+            ok = (res.exact and exp is not None and res.omega == exp[0]
+                  and (exp[1] is None or res.count == exp[1]))
             row = pd.DataFrame([{"graph": name, "run": i, "omega": res.omega, "count": res.count,
                                  "listed": len(res.cliques or []), "status": res.status, "method": res.method,
                                  "ms": res.gpu_ms, "ref_omega": exp[0] if exp else None,
@@ -249,7 +250,8 @@ def table2(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m mce_kit.experiments.geil", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m mce_kit.experiments.geil",
+                                 description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--quick", action="store_true", help="a few small graphs, for a smoke run")
     ap.add_argument("--repeats", type=int, default=5)

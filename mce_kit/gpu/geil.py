@@ -221,7 +221,7 @@ class _GpuOps:
         return nv, ns
 
     def bnb(self, R, r_len, cand, cand_ptr, best, mode, budget_ns, out_cap, warps_per_sm, budget_bytes):
-        """Run one group of sub-problems; returns (slot clique or None, records, n_records, stopped, bytes)."""
+        """One group of sub-problems -> (best clique or None, records, n_records, stopped, bytes, nodes)."""
         cp = self.xp
         ptr = cand_ptr.get() if not isinstance(cand_ptr, np.ndarray) else cand_ptr
         sizes = np.diff(ptr)
@@ -272,7 +272,7 @@ class _GpuOps:
             del scratch, slots
         fl = flags.get()
         if fl[1]:
-            raise RuntimeError("Geil DFS: a tie pass found a clique above omega (internal error; please report)")
+            raise RuntimeError("Geil DFS: a tie pass found a clique above omega (internal error)")
         n_rec = int(out_pos[0])
         rec = out[: min(n_rec, out_cap) * size_rec].reshape(-1, size_rec).get() if mode == 1 else None
         return best_slot, rec, n_rec, bool(fl[0]), peak, int(nodes[0])
@@ -286,7 +286,8 @@ class _CpuOps:
     def __init__(self, prep: Prepared, p: dict):
         self.prep = prep
         self.sms = 1
-        self.nbr = [set(prep.indices[prep.indptr[v]:prep.indptr[v + 1]].tolist()) for v in range(len(prep.degree))]
+        ptr = prep.indptr
+        self.nbr = [set(prep.indices[ptr[v]:ptr[v + 1]].tolist()) for v in range(len(prep.degree))]
         self.base_bytes = prep.indptr.nbytes * 2 + prep.indices.nbytes
         self.nw = 0
 
