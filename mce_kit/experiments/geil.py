@@ -109,8 +109,7 @@ def _row(name, G, res, ms, times, expect, **extra):
         "regs": res.params.get("regs"), "spill_bytes": res.params.get("spill_bytes")}])
 
 
-TARGET_VARIANTS = {"default": {}, "dfs": {"strategy": "dfs"}, "windowed": {"window": 8192},
-                   "single-degree": {"heuristic": "single-degree"}}
+TARGET_VARIANTS = {"default": {}, "dfs": {"strategy": "dfs"}, "windowed": {"window": 8192}}
 
 
 def targets(ref, repeats):
@@ -206,7 +205,8 @@ def run_all(out_dir: Path, quick=False, repeats=5, manifest=None, budget=3.0, on
              "p_hat300-1", "c-fat200-1", "johnson8-4-4", "hamming6-4", "CA-HepTh"]
     jobs = {
         "targets": lambda: targets(ref, repeats),
-        "exactness": lambda: exactness(ref, bundled if not quick else bundled[:3], runs=3 if quick else 10),
+        "exactness": lambda: exactness(ref, bundled + ["CA-GrQc", "email-Eu-core", "socfb-MIT"] if not quick
+                                       else bundled[:3], runs=3 if quick else 10, budget=10.0),
         "windows": lambda: window_sweep(ref, small[:2] if quick else small[:8], 3 if quick else repeats),
         "heuristics": lambda: heuristics(ref, small[:4] if quick else small, 3, min(budget, 1.5)),
         "sweep": lambda: sweep(ref, general + [d for d in dimacs if d not in general], budget, manifest),

@@ -46,7 +46,8 @@ from .launch import free_bytes, params_dtype, plan_passes, set_params
 HEURISTICS = ("none", "single-degree", "single-core", "multi-degree", "multi-core")
 STRATEGIES = ("auto", "bfs", "dfs")
 DEFAULTS = dict(heuristic="multi-degree", seeds=0, window=0, level_bytes=4 << 30, dense=0.8,
-                strategy="auto", time_limit_s=0.0, warps_per_sm=16, bitmap_max_n=32768)
+                strategy="auto", time_limit_s=0.0, warps_per_sm=16, bitmap_max_n=32768, dfs_depth=3,
+                max_tasks=1 << 21)
 WARPS_PER_BLOCK = 4
 THREADS = 256
 MAX_DFS_CANDIDATES = 32767  # colours and local ids share one 32-bit word in the kernel
@@ -395,11 +396,13 @@ def _check(params: dict) -> dict:
         raise ValueError(f"heuristic must be one of {HEURISTICS}, got {p['heuristic']!r}")
     if p["strategy"] not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, got {p['strategy']!r}")
-    for name in ("seeds", "window", "level_bytes", "warps_per_sm", "bitmap_max_n"):
+    for name in ("seeds", "window", "level_bytes", "warps_per_sm", "bitmap_max_n", "dfs_depth", "max_tasks"):
         if int(p[name]) < 0:
             raise ValueError(f"{name} must be >= 0, got {p[name]}")
     if int(p["warps_per_sm"]) == 0:
         raise ValueError("warps_per_sm must be >= 1")
+    if int(p["dfs_depth"]) < 2:
+        raise ValueError("dfs_depth must be >= 2")
     return p
 
 
@@ -503,7 +506,7 @@ def _run(prep: Prepared, *, listing, omega_only, **params) -> GeilResult:
     budget_levels = int(p["level_bytes"])
     if gpu:
         budget_levels = min(budget_levels, int(0.45 * free_bytes()))
-    while wi < len(wins) and not dense:
+    while wi < len(wins):
         a, b = wins[wi]
         if limit and elapsed() > limit:
             stopped = True
@@ -522,6 +525,9 @@ def _run(prep: Prepared, *, listing, omega_only, **params) -> GeilResult:
         while len(vid):
             if limit and elapsed() > limit:
                 stopped = True
+                break
+            if dense and k >= int(p["dfs_depth"]):
+                fallback = True  # dense: breadth first only splits the work into sub-problems
                 break
             counts = ops.count(vid, sid, k, w_cur)
             offsets = xp.cumsum(counts, dtype=xp.int64)
@@ -546,14 +552,20 @@ def _run(prep: Prepared, *, listing, omega_only, **params) -> GeilResult:
         for i, (v_, _) in enumerate(levels):
             level_sizes[i] += int(len(v_))
         if fallback:
-            # the sublists of level k become sub-problems: R = the parent's clique, C = the sublist
-            starts = xp.flatnonzero(xp.concatenate([xp.ones(1, dtype=bool), sid[1:] != sid[:-1]]))
-            parents = sid[starts]
-            R = _parent_cliques(levels[:-1], parents, xp).astype(xp.int32).ravel()
-            ptr = np.concatenate([ops.get(starts), [len(vid)]]).astype(np.int64)
-            groups.append((R, k - 1, vid, ptr))
-            method = ("windowed" if len(wins) > 1 else "bfs") + "+dfs"
+            # the sublists of the deepest level j with at most max_tasks of them become
+            # sub-problems: R = the parent's clique (j - 1 vertices), C = the sublist
+            j = max([2] + [i for i in range(3, k + 1) if len(levels[i - 2][0]) <= int(p["max_tasks"])])
+            vj, sj = levels[j - 1]
+            starts = xp.flatnonzero(xp.concatenate([xp.ones(1, dtype=bool), sj[1:] != sj[:-1]]))
+            parents = sj[starts]
+            R = _parent_cliques(levels[:j - 1], parents, xp).astype(xp.int32).ravel()
+            ptr = np.concatenate([ops.get(starts), [len(vj)]]).astype(np.int64)
+            groups.append((R, j - 1, vj, ptr))
+            counters["dfs_level"] = j
             wi += 1
+            if dense:
+                continue
+            method = ("windowed" if len(wins) > 1 else "bfs") + "+dfs"
             break
         L = len(levels) if len(levels[-1][0]) else len(levels) - 1
         if L >= max(2, w_cur):
@@ -571,8 +583,8 @@ def _run(prep: Prepared, *, listing, omega_only, **params) -> GeilResult:
                        _best(best_clique, found, best_bfs), method, level_sizes, len(wins), peak, omega_hat,
                        False, timings, counters)
     if dense:
-        wi, method = 0, "dfs"
-    if wi < len(wins) and (dense or groups):
+        method = "dfs"
+    if wi < len(wins) and groups:
         # the sources of the windows not run breadth first: R = [s], C = its out-list
         a = wins[wi][0] if wins else 0
         cand = ed[eptr[a]:]

@@ -253,11 +253,13 @@ extern "C" __global__ void bnb_kernel() {
         int* hdr = (int*)(Q + W);                      // (p + 1) x 3: ord start, remaining, total
         int* cl = hdr + 3 * (p + 1);                   // p + 1 chosen local vertices
         int* ord = cl + (p + 1);                       // sum of level sizes <= p (p + 1) / 2
+        // local id a is candidate C[p - 1 - a]: highest degree first, so the colouring
+        // takes vertices in non-increasing degree (as MCQ does) and its bounds are tight
         for (int a = 0; a < p; ++a) {
-            int u = C[a];
+            int u = C[p - 1 - a];
             for (int ch = 0; ch < W; ++ch) {
                 int b = ch * 32 + lane;
-                bool e = b < p && b != a && adjacent(G.adj, G.nw, G.indptr, G.indices, G.outptr, u, C[b]);
+                bool e = b < p && b != a && adjacent(G.adj, G.nw, G.indptr, G.indices, G.outptr, u, C[p - 1 - b]);
                 u32 m = __ballot_sync(FULL_MASK, e);
                 if (lane == 0) adjL[(long long)a * W + ch] = m;
             }
@@ -321,7 +323,7 @@ extern "C" __global__ void bnb_kernel() {
                     int* slot = G.slots + (long long)worker * G.slot_words;
                     if (size > warp_best(lane) && size > __shfl_sync(FULL_MASK, slot[0], 0)) {
                         for (int i = lane; i < G.r_len; i += 32) slot[1 + i] = R[i];
-                        for (int i = lane; i <= d; i += 32) slot[1 + G.r_len + i] = C[cl[i]];
+                        for (int i = lane; i <= d; i += 32) slot[1 + G.r_len + i] = C[p - 1 - cl[i]];
                         __syncwarp();
                         if (lane == 0) { __threadfence(); slot[0] = size; atomicMax(G.best, size); }
                     }
@@ -335,7 +337,7 @@ extern "C" __global__ void bnb_kernel() {
                     if ((long long)pos < G.out_cap) {
                         int* rec = G.out + (long long)pos * size;
                         for (int i = lane; i < G.r_len; i += 32) rec[i] = R[i];
-                        for (int i = lane; i <= d; i += 32) rec[G.r_len + i] = C[cl[i]];
+                        for (int i = lane; i <= d; i += 32) rec[G.r_len + i] = C[p - 1 - cl[i]];
                     }
                 }
                 __syncwarp();
