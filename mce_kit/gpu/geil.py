@@ -340,7 +340,7 @@ class _CpuOps:
         best_slot, records, n_rec, nodes = None, [], 0, 0
         ptr = np.asarray(cand_ptr)
         for sub in np.argsort(-np.diff(ptr), kind="stable"):
-            C = cand[ptr[sub]:ptr[sub + 1]].tolist()
+            C = cand[ptr[sub]:ptr[sub + 1]].tolist()[::-1]  # highest degree first, as in bnb_kernel
             Rs = R[sub * r_len:(sub + 1) * r_len].tolist()
             p = len(C)
             if r_len + p < best[0] + slack:
