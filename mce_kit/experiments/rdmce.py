@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import datasets
+from .. import datasets, references
+from ..measure import load_results, measure, provenance, write_rows
+from ..references import RESULTS
 
 # The paper's own numbers (FIGURES.md; RTX 4090 unless stated), for side-by-side tables.
 PAPER = {
@@ -47,13 +49,11 @@ VARIANTS = {
     "RDMCE-NP": {"aggressive": False},
     "vertex seeds": {"seeding": "vertex"},
 }
-RESULTS = Path(__file__).resolve().parents[2] / "data" / "results"
-REFERENCE = RESULTS / "mce_reference_counts.csv"
 
 
 def reference_counts() -> dict[str, int]:
     """Maximal-clique counts from the CPU oracles or the paper, by graph name."""
-    df = pd.read_csv(REFERENCE)
+    df = references.table("mce")
     return dict(zip(df["graph"], df["count"], strict=True))
 
 
@@ -69,9 +69,7 @@ def _prepared(graphs):
 
 def _measure(prep, repeats, expect, **params) -> dict:
     """Median of ``repeats`` CUDA-event timings; every run must give ``expect``."""
-    from ..bench import bench_rdmce
-
-    return bench_rdmce(prep, repeats=repeats, warmup=0, expect=expect, **params)
+    return measure(prep, "mce", repeats=repeats, warmup=0, expect=expect, **params)
 
 
 # Each experiment yields its rows in small DataFrames, one per measurement,
@@ -125,19 +123,6 @@ def load_distribution(graph, expect):
         })
 
 
-def write_rows(parts, path: Path, provenance: dict) -> pd.DataFrame:
-    """Append each DataFrame of ``parts`` to ``path`` (with provenance columns) as it arrives."""
-    path.unlink(missing_ok=True)
-    done = []
-    for part in parts:
-        part = part.assign(**{k: v for k, v in provenance.items() if k not in part.columns})
-        if done and list(part.columns) != list(done[0].columns):
-            raise ValueError(f"{path}: a row with columns {list(part.columns)} does not fit the table")
-        part.to_csv(path, mode="a", header=not done, index=False)
-        done.append(part)
-    return pd.concat(done, ignore_index=True) if done else pd.DataFrame()
-
-
 def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = "ego-Facebook",
             only: list[str] | None = None, graphs: list[str] | None = None) -> dict:
     """Measure every RDMCE figure on this GPU and write the CSVs. Returns the DataFrames.
@@ -145,8 +130,6 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = "
     Sweeps run on every graph; on ``heavy`` (seconds per run) they use a
     coarser grid so the whole job fits a short GPU lease.
     """
-    from ..bench import provenance
-
     prov = provenance()
     expect = reference_counts()
     graphs = graphs or (QUICK_GRAPHS if quick else GRAPHS)
@@ -179,11 +162,7 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = "
 
 def load(name: str, results: Path = RESULTS) -> pd.DataFrame:
     """A committed result table: table1, exactness, variants, warps, tau or load."""
-    path = results / f"rdmce_{name}.csv"
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no committed RDMCE results; run "
-                                "`python -m mce_kit.experiments.rdmce --out data/results` on a GPU")
-    return pd.read_csv(path)
+    return load_results("rdmce", name, results)
 
 
 def main(argv=None) -> int:
