@@ -6,12 +6,19 @@ per graph x configuration, with provenance columns); without one,
 notebook can still plot them.
 
     python -m mce_kit.experiments.rdmce --out data/results [--quick]
+    python -m mce_kit.experiments.rdmce --only warps,tau --graphs ego-Facebook --repeats 5
+    python -m mce_kit.experiments.rdmce --only variants --small-repeats 21
+
+Every row keeps the time of each timed run (``times_ms``; the warm-up is
+excluded), so notebooks can show the spread, not only the median. Graphs
+whose runs take milliseconds get ``small_repeats`` runs (15 by default) and a
+warm-up per configuration; the heavy graph (seconds per run) gets ``repeats``
+runs after one warm-up run per graph.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 import time
 from pathlib import Path
@@ -40,6 +47,7 @@ PAPER = {
 GRAPHS = ["CA-GrQc", "CA-HepTh", "email-Eu-core", "wiki-Vote", "Email-Enron", "soc-Slashdot0902",
           "socfb-MIT", "ego-Facebook"]
 QUICK_GRAPHS = ["CA-GrQc", "email-Eu-core"]
+HEAVY = "ego-Facebook"  # seconds per run: fewer repeats, no per-configuration warm-up
 WARPS_PER_SM = [4, 8, 12, 16, 20, 24, 28, 32]
 TAUS = [16, 24, 32, 48, 64, 96]
 # The paper's variants: full RDMCE and its ablations (Fig 8, Table 2, Fig 10).
@@ -67,9 +75,15 @@ def _prepared(graphs):
         yield name, G, load_s, rdmce.prepare(G)
 
 
-def _measure(prep, repeats, expect, **params) -> dict:
-    """Median of ``repeats`` CUDA-event timings; every run must give ``expect``."""
-    return measure(prep, "mce", repeats=repeats, warmup=0, expect=expect, **params)
+def _measure(prep, repeats, expect, warmup=1, **params) -> dict:
+    """Median of ``repeats`` CUDA-event timings after ``warmup`` untimed runs; every run must give
+    ``expect``. ``times_ms`` in the row lists every timed run (never the warm-up)."""
+    return {**measure(prep, "mce", repeats=repeats, warmup=warmup, expect=expect, **params), "warmup": warmup}
+
+
+def _plan(name, repeats, small_repeats, heavy):
+    """(repeats, warm-up runs per configuration) for one graph."""
+    return (repeats, 0) if name == heavy else (small_repeats, 1)
 
 
 # Each experiment yields its rows in small DataFrames, one per measurement,
@@ -88,26 +102,39 @@ def table1(graphs, expect):
 
 
 def exactness(graphs, expect, runs=10):
-    """The count of each graph on ``runs`` consecutive runs with the default settings."""
+    """The count of each graph on ``runs`` consecutive runs with the default settings, with the
+    branches pulled through exposure (``steals``) in each run: 0 steals means no run shared work."""
     for name, _, _, prep in _prepared(graphs):
-        counts = [prep.run().count for _ in range(runs)]
-        yield pd.DataFrame({"graph": name, "run": range(runs), "count": counts, "reference": expect[name],
-                            "exact": [c == expect[name] for c in counts]})
+        res = [prep.run() for _ in range(runs)]
+        yield pd.DataFrame({"graph": name, "run": range(runs), "count": [r.count for r in res],
+                            "reference": expect[name], "exact": [r.count == expect[name] for r in res],
+                            "steals": [int(r.worker_steals.sum()) for r in res],
+                            "nodes": [r.nodes for r in res], "gpu_ms": [round(r.gpu_ms, 4) for r in res]})
 
 
-def variants(graphs, expect, repeats=5):
+def _warm(name, prep, heavy):
+    """One untimed default run on the heavy graph (compiles the module, warms the caches)."""
+    if name == heavy:
+        prep.run()
+
+
+def variants(graphs, expect, repeats=5, small_repeats=15, heavy=HEAVY):
     """Fig 8 (exposure), Table 2 (aggressive), Fig 9 (memory), Fig 10 (seeding)."""
     for name, _, _, prep in _prepared(graphs):
+        _warm(name, prep, heavy)
+        r, w = _plan(name, repeats, small_repeats, heavy)
         for variant, params in VARIANTS.items():
             yield pd.DataFrame([{"graph": name, "variant": variant,
-                                 **_measure(prep, repeats, expect[name], **params)}])
+                                 **_measure(prep, r, expect[name], warmup=w, **params)}])
 
 
-def sweep(graphs, expect, param, values, repeats=5):
+def sweep(graphs, expect, param, values, repeats=5, small_repeats=15, heavy=HEAVY):
     """Fig 11 (``warps_per_sm``) or Fig 12 (``tau``): time for each value."""
     for name, _, _, prep in _prepared(graphs):
+        _warm(name, prep, heavy)
+        r, w = _plan(name, repeats, small_repeats, heavy)
         for v in values:
-            yield pd.DataFrame([{"graph": name, **_measure(prep, repeats, expect[name], **{param: v})}])
+            yield pd.DataFrame([{"graph": name, **_measure(prep, r, expect[name], warmup=w, **{param: v})}])
 
 
 def load_distribution(graph, expect):
@@ -123,26 +150,35 @@ def load_distribution(graph, expect):
         })
 
 
-def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = "ego-Facebook",
-            only: list[str] | None = None, graphs: list[str] | None = None) -> dict:
+JOBS = ("table1", "exactness", "variants", "warps", "tau", "load")
+
+
+def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = HEAVY,
+            only: list[str] | None = None, graphs: list[str] | None = None, small_repeats: int = 15,
+            warps: list[int] | None = None, taus: list[int] | None = None) -> dict:
     """Measure every RDMCE figure on this GPU and write the CSVs. Returns the DataFrames.
 
-    Sweeps run on every graph; on ``heavy`` (seconds per run) they use a
-    coarser grid so the whole job fits a short GPU lease.
+    Every graph gets the paper's full grids (``WARPS_PER_SM``, ``TAUS``) unless
+    ``warps`` / ``taus`` name a subset. ``heavy`` (seconds per run) gets
+    ``repeats`` runs per configuration, the others ``small_repeats``.
     """
+    unknown = set(only or ()) - set(JOBS)
+    if unknown:
+        raise ValueError(f"unknown experiment(s) {sorted(unknown)}; choose from {', '.join(JOBS)}")
+    if repeats < 5 or small_repeats < 5:
+        raise ValueError(f"repeats={repeats}, small_repeats={small_repeats}: a median needs at least 5 runs")
     prov = provenance()
     expect = reference_counts()
     graphs = graphs or (QUICK_GRAPHS if quick else GRAPHS)
-    light = [g for g in graphs if g != heavy]
-    big = [] if quick or heavy not in graphs else [heavy]
+    if quick:
+        small_repeats = min(small_repeats, 5)
+    kw = {"repeats": repeats, "small_repeats": small_repeats, "heavy": heavy}
     jobs = {
         "table1": lambda: table1(graphs, expect),
         "exactness": lambda: exactness(graphs, expect, runs=3 if quick else 10),
-        "variants": lambda: variants(graphs, expect, repeats),
-        "warps": lambda: itertools.chain(sweep(light, expect, "warps_per_sm", WARPS_PER_SM, repeats),
-                                         sweep(big, expect, "warps_per_sm", [16, 24, 32], repeats)),
-        "tau": lambda: itertools.chain(sweep(light, expect, "tau", TAUS, repeats),
-                                       sweep(big, expect, "tau", [16, 24, 48, 96], repeats)),
+        "variants": lambda: variants(graphs, expect, **kw),
+        "warps": lambda: sweep(graphs, expect, "warps_per_sm", warps or WARPS_PER_SM, **kw),
+        "tau": lambda: sweep(graphs, expect, "tau", taus or TAUS, **kw),
         # Without exposure ego-Facebook takes about 45 s a run: show the load on Slashdot.
         "load": lambda: load_distribution("soc-Slashdot0902" if not quick else graphs[-1], expect),
     }
@@ -170,11 +206,18 @@ def main(argv=None) -> int:
                                  description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--quick", action="store_true", help="two small graphs, for a smoke run")
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--only", nargs="+", help="some of: table1 exactness variants warps tau load")
+    ap.add_argument("--repeats", type=int, default=5, help=f"timed runs per configuration on {HEAVY}")
+    ap.add_argument("--small-repeats", type=int, default=15,
+                    help="timed runs per configuration on the millisecond graphs")
+    ap.add_argument("--only", nargs="+", help=f"some of: {' '.join(JOBS)} (spaces or commas)")
     ap.add_argument("--graphs", nargs="+", help=f"bundled graphs (default: {' '.join(GRAPHS)})")
+    ap.add_argument("--warps", type=int, nargs="+", help=f"warps_per_sm values (default {WARPS_PER_SM})")
+    ap.add_argument("--taus", type=int, nargs="+", help=f"tau values (default {TAUS})")
     a = ap.parse_args(argv)
-    run_all(a.out, a.quick, a.repeats, only=a.only, graphs=a.graphs)
+    only = [j for part in a.only for j in part.split(",") if j] if a.only else None
+    graphs = [g for part in a.graphs for g in part.split(",") if g] if a.graphs else None
+    run_all(a.out, a.quick, a.repeats, only=only, graphs=graphs, small_repeats=a.small_repeats,
+            warps=a.warps, taus=a.taus)
     return 0
 
 
