@@ -31,6 +31,8 @@ from ..references import RESULTS
 
 # The paper's own numbers (FIGURES.md; RTX 4090 unless stated), for side-by-side tables.
 PAPER = {
+    "facebook_n": 4_039,
+    "facebook_m": 88_234,
     "facebook_count": 869_325_383,
     "facebook_delta": 1_045,
     "facebook_degeneracy": 115,
@@ -43,6 +45,22 @@ PAPER = {
     "best_tau": 24,  # Fig 12
     "memory_vs_mcegpu_px": (0.568, 0.973),  # Fig 9
 }
+
+# Where our kernel (cuda/rdmce.cu) differs from the paper's description: (aspect, paper, ours).
+DEVIATIONS = [
+    ("exposed state", "two words: ptr (level) and cnt", "one packed word per warp: level << 32 | cnt"),
+    ("taking a branch", "atomicSub(cnt)", "compare-and-swap loop on the packed word (never below 0)"),
+    ("the owner", "takes branches of its exposed level through cnt", "same: one claim per branch"),
+    ("branch i", "P_b ∩ G_sub[v_i] minus v_0..v_{i-1}", "same: the earlier branches move from P to X"),
+    ("when thieves pull", "after every edge seed is handed out",
+     "same; also a warp waiting for readers of its rows"),
+    ("rows a thief reads", "the owner's G_sub in place", "same; a per-warp reader count guards reuse"),
+    ("X", "implicit in G_sub (rows covering R_b)", "explicit bitmaps per level: XP (inside P), XX (X rows)"),
+    ("maximality check", "no row outside R_b covers R_b", "P, XP and XX all empty"),
+    ("isolated vertices", "not discussed (no edge seed finds them)", "added on the host as 1-cliques"),
+    ("registers", "not stated; fewer warps leave each more", "64 per thread at every warps_per_sm"),
+    ("defaults", "warps_per_sm = 20, tau = 24", "warps_per_sm = 32 (best here), tau = 24"),
+]
 
 GRAPHS = ["CA-GrQc", "CA-HepTh", "email-Eu-core", "wiki-Vote", "Email-Enron", "soc-Slashdot0902",
           "socfb-MIT", "ego-Facebook"]

@@ -33,7 +33,7 @@ def _is_range(x) -> bool:
     return isinstance(x, tuple) and len(x) == 2 and all(_is_num(v) for v in x)
 
 
-def fmt(x, digits: int = 3) -> str:
+def fmt(x, digits: int = 4) -> str:
     """A number, a (lo, hi) range or text, written compactly for a table cell."""
     if _is_range(x):
         return f"{fmt(x[0], digits)}-{fmt(x[1], digits)}"
@@ -64,7 +64,7 @@ def compare(paper, ours) -> str:
     return ""
 
 
-def paper_vs_ours(rows, digits: int = 3) -> pd.DataFrame:
+def paper_vs_ours(rows, digits: int = 4) -> pd.DataFrame:
     """A comparison table: one row per claim, columns ``item``, ``what``, ``paper``, ``ours``,
     ``ours / paper`` and ``note``.
 

@@ -180,7 +180,7 @@ def comparison(table1: pd.DataFrame, variants: pd.DataFrame, warps: pd.DataFrame
     solid = {c: v[~v[f"{c} noise"]] for c in ABLATIONS}
     rows = [
         {"item": "Table 1", "what": f"ego-Facebook {k}", "paper": paper[f"facebook_{p}"], "ours": int(t1[k])}
-        for k, p in (("delta", "delta"), ("d", "degeneracy"), ("count", "count"))
+        for k, p in (("n", "n"), ("m", "m"), ("delta", "delta"), ("d", "degeneracy"), ("count", "count"))
     ] + [
         {"item": "Table 2", "what": "ego-Facebook RDMCE, s", "paper": paper["facebook_seconds"],
          "ours": round(fbv["RDMCE"], 3), "note": "ours H100, paper RTX 4090; both warm, same timed span"},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from .layout import STATUS_COLOURS, graph_layout, tree_view
 
@@ -60,6 +61,7 @@ def plot_tree(tree, ax=None, *, focus: int = 0, max_nodes: int = 400, owner=None
                         ha="center", fontsize=6, color="#333333")
     ax.invert_yaxis()
     ax.set_xticks([])
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("depth")
     s = tree.summary()
     ax.set_title(title or f"{tree.algorithm}: {s['nodes']} nodes, {s['outputs']} outputs", fontsize=9)
