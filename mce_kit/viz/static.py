@@ -25,7 +25,8 @@ def plot_tree(tree, ax=None, *, focus: int = 0, max_nodes: int = 400, owner=None
 
     ``owner``: an array (e.g. ``SimResult.owner``) to colour nodes by worker instead; the
     legend then names the workers. ``pulls``: hand-offs to mark, as ``SimResult.arrows``
-    ((time, from worker, to worker, node)); each taken node gets a star and "w1→w3".
+    ((time, from worker, to worker, node)); each taken node gets a star, and "w1→w3" when
+    at most 12 are drawn.
     Legends sit outside the axes, so they never cover a node.
     """
     ax = _ax(ax)
@@ -52,13 +53,15 @@ def plot_tree(tree, ax=None, *, focus: int = 0, max_nodes: int = 400, owner=None
             ax.annotate(f"+{v['hidden'][j]}", (x[j], y[j]), xytext=(0, -10), textcoords="offset points",
                         ha="center", fontsize=6, color="#555555")
     at = {node: j for j, node in enumerate(v["id"])}
-    for _, src, dst, node in pulls:
+    shown = [a for a in pulls if a[3] in at]
+    for _, src, dst, node in shown:
         if node in at:
             j = at[node]
             ax.scatter(x[j], y[j], s=size * 3.5, marker="*", facecolors="none", edgecolors="k",
                        linewidths=0.8, zorder=3)
-            ax.annotate(f"w{src}→w{dst}", (x[j], y[j]), xytext=(0, -12), textcoords="offset points",
-                        ha="center", fontsize=6, color="#333333")
+            if len(shown) <= 12:  # more labels would overlap: the star alone marks the pull
+                ax.annotate(f"w{src}→w{dst}", (x[j], y[j]), xytext=(0, -12), textcoords="offset points",
+                            ha="center", fontsize=6, color="#333333")
     ax.invert_yaxis()
     ax.set_xticks([])
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
