@@ -49,9 +49,27 @@ def _rdmce_prepare(G):
     return prep
 
 
+def common_later_neighbours(indptr, indices, u, v, block: int = 1 << 20) -> np.ndarray:
+    """|N+(u) ∩ N+(v)| for each edge seed (N+ = neighbours later in the order): the seed's |P|."""
+    import scipy.sparse as sp
+
+    n = len(indptr) - 1
+    A = sp.csr_matrix((np.ones(len(indices), dtype=np.float32), indices, indptr), shape=(n, n))
+    upper = sp.triu(A, 1).tocsr()
+    out = np.empty(len(u), dtype=np.int64)
+    for s in range(0, len(u), block):
+        e = slice(s, s + block)
+        out[e] = np.asarray(upper[u[e]].multiply(upper[v[e]]).sum(axis=1)).ravel()
+    return out
+
+
 def _rdmce_costs(prep) -> np.ndarray:
-    _, _, rows_need, stack_need = prep.seed_arrays("edge")
-    return (rows_need + stack_need).astype(np.float64)
+    """Estimated time of each edge seed: 2**(|P| / 6). Over the bundled graphs this tracks the
+    measured kernel time within a factor of about 7 (about 5e4 units a millisecond on an H100),
+    where the buffer bound (rows + stack words) misses ego-Facebook's cost by 100x."""
+    u, v, _, _ = prep.seed_arrays("edge")
+    p = common_later_neighbours(prep.indptr, prep.indices, u, v)
+    return np.exp2(np.minimum(p, 300) / 6.0)
 
 
 def _rdmce_run(prep, idx, **params) -> int:
@@ -72,9 +90,9 @@ KERNELS = {
                       device="cpu"),
 }
 
-# Below this estimated cost (RDMCE buffer words over all seeds) one GPU answers faster than a
-# cluster can hand out chunks (measured: data/results/distributed_*.csv; see notebook 90).
-SINGLE_GPU_BELOW = 2e8
+# Below this estimated cost (about 0.5 s of one H100's time) one GPU answers sooner than a
+# cluster hands out chunks; multigpu_scaling.csv has the measured overheads (notebook 90).
+SINGLE_GPU_BELOW = 2.5e7
 
 
 def chunk_tasks(costs: np.ndarray, n_chunks: int) -> list[np.ndarray]:
@@ -113,6 +131,23 @@ def _run_chunk(prep, kernel: Kernel, chunk_id: int, idx: np.ndarray, params: dic
 
 
 @dataclass
+class Job:
+    """A graph prepared on the host for one kernel: what is scattered, and each task's cost."""
+
+    kernel: Kernel
+    prep: object
+    costs: np.ndarray
+    seconds: float
+
+
+def prepare(G, kernel: str | Kernel) -> Job:
+    kernel = KERNELS[kernel] if isinstance(kernel, str) else kernel
+    t0 = time.perf_counter()
+    prep = kernel.prepare(G)
+    return Job(kernel, prep, kernel.costs(prep), time.perf_counter() - t0)
+
+
+@dataclass
 class DistributedResult:
     answer: int
     seconds: float  # graph on the host -> answer back, the scatter included
@@ -126,22 +161,21 @@ class DistributedResult:
                                                  tasks=("tasks", "sum")).reset_index()
 
 
-def run(G, kernel: str | Kernel, client, *, chunks_per_worker: int = 8, in_flight: int = 2,
-        on_result: Callable[[dict], None] | None = None, prepared=None, **params) -> DistributedResult:
+def run(G, kernel: str | Kernel | Job, client, *, chunks_per_worker: int = 8, in_flight: int = 2,
+        on_result: Callable[[dict], None] | None = None, **params) -> DistributedResult:
     """Answer ``kernel``'s question on ``G`` with the workers of the Dask ``client``.
 
-    ``prepared`` skips the host preparation (when timing several runs); ``on_result`` is
-    called with each chunk's row as it arrives (progress bars, tests that kill a worker).
+    Pass a ``Job`` from ``prepare`` as ``kernel`` to skip the host preparation (when timing
+    several runs; ``G`` is then unused); ``on_result`` is called with each chunk's row as it
+    arrives (progress bars, tests that kill a worker).
     """
     from distributed import as_completed
 
-    kernel = KERNELS[kernel] if isinstance(kernel, str) else kernel
-    t0 = time.perf_counter()
-    prep = prepared if prepared is not None else kernel.prepare(G)
-    prep_s = time.perf_counter() - t0
+    job = kernel if isinstance(kernel, Job) else prepare(G, kernel)
+    kernel, prep = job.kernel, job.prep
     t1 = time.perf_counter()
     n_workers = max(1, len(client.scheduler_info()["workers"]))
-    chunks = chunk_tasks(kernel.costs(prep), chunks_per_worker * n_workers)
+    chunks = chunk_tasks(job.costs, chunks_per_worker * n_workers)
     remote = client.scatter(prep, broadcast=True)
     todo = iter(enumerate(chunks))
     window = as_completed()
@@ -172,7 +206,7 @@ def run(G, kernel: str | Kernel, client, *, chunks_per_worker: int = 8, in_fligh
     answer = sum(r["answer"] for r in rows) + kernel.rest(prep)
     if sum(r["tasks"] for r in rows) != sum(len(c) for c in chunks):
         raise RuntimeError(f"{kernel.name}: chunks lost (internal error)")
-    return DistributedResult(answer, time.perf_counter() - t1, prep_s, n_workers,
+    return DistributedResult(answer, time.perf_counter() - t1, job.seconds, n_workers,
                              pd.DataFrame(rows).sort_values("chunk").reset_index(drop=True))
 
 
@@ -192,16 +226,15 @@ def count_maximal_cliques(G, *, client=None, gpus: int | None = None, device: st
     With ``gpus`` and little estimated work the answer comes from one GPU without a cluster.
     ``device="cpu"`` runs the CPU oracle on the workers instead (no GPU needed).
     """
-    kernel = KERNELS["rdmce" if device == "gpu" else "mce-cpu"]
-    if client is not None:
-        return run(G, kernel, client, **params).answer
-    if not gpus or gpus < 1:
+    if client is None and (not gpus or gpus < 1):
         raise ValueError("pass a dask.distributed client= or gpus=N (N >= 1)")
-    prep = kernel.prepare(G)
-    if gpus == 1 or kernel.costs(prep).sum() < single_gpu_below:
-        idx = np.arange(len(kernel.costs(prep)))
-        return kernel.run_tasks(prep, idx, **params) + kernel.rest(prep)
+    job = prepare(G, "rdmce" if device == "gpu" else "mce-cpu")
+    if client is not None:
+        return run(G, job, client, **params).answer
+    if gpus == 1 or job.costs.sum() < single_gpu_below:
+        everything = np.arange(len(job.costs))
+        return job.kernel.run_tasks(job.prep, everything, **params) + job.kernel.rest(job.prep)
     from distributed import Client
 
     with local_cuda_cluster(gpus) as cluster, Client(cluster) as c:
-        return run(G, kernel, c, prepared=prep, **params).answer
+        return run(G, job, c, **params).answer
