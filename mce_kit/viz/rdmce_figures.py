@@ -217,3 +217,25 @@ def comparison(table1: pd.DataFrame, variants: pd.DataFrame, warps: pd.DataFrame
                              f"best on {int(tie.sum())} of {len(st)}; ego-Facebook best "
                              f"{int(best.get('ego-Facebook', -1))}"})
     return paper_vs_ours(rows)
+
+
+def same_config(variants: pd.DataFrame, warps: pd.DataFrame, tau: pd.DataFrame) -> pd.DataFrame:
+    """The default configuration (tau = 24, 32 warps per SM, edge seeds) appears in three tables,
+    measured in separate jobs: its median and min-max in each, and the largest over the smallest
+    median (``between jobs``), to set beside the spread within one job (``within``)."""
+    rows = []
+    for g in _order(variants):
+        found = {"variants": variants[(variants["graph"] == g) & (variants["variant"] == "RDMCE")],
+                 "warps": warps[(warps["graph"] == g) & (warps["warps_per_sm"] == 32)],
+                 "tau": tau[(tau["graph"] == g) & (tau["tau"] == 24)]}
+        row, medians, within = {"graph": g}, [], []
+        for name, df in found.items():
+            if len(df):
+                t = run_times(df["times_ms"].iloc[0])
+                medians.append(df["median_ms"].iloc[0])
+                within.append(t.max() / t.min())
+                row[f"{name} ms"] = f"{medians[-1]:.3g} ({t.min():.3g}-{t.max():.3g})"
+        row["between jobs"] = max(medians) / min(medians)
+        row["within (max/min of one job)"] = max(within)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("graph")

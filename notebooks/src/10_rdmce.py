@@ -233,6 +233,20 @@ pd.DataFrame({"edges per vertex": table1.set_index("graph")["m"] / table1.set_in
               "nodes vertex / edge": nodes["vertex seeds"] / nodes["RDMCE"]}).loc[ratios.index].round(2)
 
 # %% [markdown]
+# **Noise between jobs.** The default configuration is measured in three
+# tables (variants, the `warps_per_sm` sweep at 32, the `tau` sweep at 24),
+# each in its own pass over the graphs. On the graphs that run in 1-3 ms the
+# three medians differ by more than the spread within one job (up to a third
+# on CA-GrQc), while ego-Facebook agrees to a few parts in ten thousand. So
+# compare millisecond graphs only within one table, and read differences of
+# less than about 30% there as noise.
+
+# %%
+same = fig.same_config(variants, warps, tau)
+assert same.loc["ego-Facebook", "between jobs"] < 1.01 and same["between jobs"].max() > 1.1
+same.round(3)
+
+# %% [markdown]
 # What this shows, and where it differs from the paper:
 #
 # - **Exposure (Fig 8)** is what makes the dense graph feasible: without it
@@ -242,6 +256,8 @@ pd.DataFrame({"edges per vertex": table1.set_index("graph")["m"] / table1.set_in
 #   five smallest graphs the difference is inside the noise, except
 #   email-Eu-core, where exposure *costs* about 16% (one branch pulled per
 #   run; the owners still pay for publishing and claiming their own levels).
+#   That is outside the spread of the job but about the size of the drift
+#   between jobs (below), so it is weak evidence.
 # - **Aggressive node generation (Table 2)** removes nodes everywhere
 #   (ego-Facebook: 2.11 to 1.71 billion) and ego-Facebook is 7% slower
 #   without it (the paper: 3.7% on ego-Facebook, 1.8% on average). On the
