@@ -54,3 +54,23 @@ def test_spread_and_noise_from_times_ms():
     fig, ax = plt.subplots()
     paper.errorbars(ax, [1, 2, 3], s, scale=2.0)
     plt.close(fig)
+
+
+def test_rdmce_figures_and_tables_from_the_committed_csvs():
+    from mce_kit.experiments import rdmce as exp
+    from mce_kit.viz import rdmce_figures as fig
+
+    t1, var, warps, tau = (exp.load(n) for n in ("table1", "variants", "warps", "tau"))
+    cmp = fig.comparison(t1, var, warps, tau, exp.PAPER)
+    items = set(cmp["item"])
+    assert {"Table 1", "Table 2", "Fig 8", "Fig 9", "Fig 10", "Fig 11", "Fig 12"} <= items
+    fb = cmp[cmp["what"] == "ego-Facebook count"].iloc[0]
+    assert fb["ours / paper"] == "1x"
+    vt = fig.variant_table(var)
+    assert {"exposure noise", "aggressive lo", "edge seeds hi"} <= set(vt.columns)
+    assert (vt["exposure lo"] <= vt["exposure"]).all() and (vt["exposure"] <= vt["exposure hi"]).all()
+    assert fig.same_config(var, warps, tau)["between jobs"].min() >= 1.0
+    figures = [fig.plot_variants(var), fig.plot_sweep(warps, "warps_per_sm", 20),
+               fig.plot_facebook(var, exp.PAPER)]
+    for f in figures:
+        plt.close(f)
