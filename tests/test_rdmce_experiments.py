@@ -79,3 +79,17 @@ def test_small_graphs_get_more_repeats_and_a_warmup(tmp_path, fake_gpu):
         exp.run_all(tmp_path, only=["warp"])
     with pytest.raises(ValueError, match="at least 5"):
         exp.run_all(tmp_path, repeats=3)
+
+
+def test_merge_replaces_remeasured_rows_and_keeps_the_rest(tmp_path):
+    committed, fresh = tmp_path / "c", tmp_path / "f"
+    committed.mkdir()
+    fresh.mkdir()
+    pd.DataFrame({"graph": ["A", "A", "B"], "tau": [16, 24, 16], "median_ms": [1.0, 2.0, 3.0]}).to_csv(
+        committed / "rdmce_tau.csv", index=False)
+    pd.DataFrame({"graph": ["A", "B"], "tau": [24, 96], "median_ms": [9.0, 8.0]}).to_csv(
+        fresh / "rdmce_tau.csv", index=False)
+    assert exp.main(["--merge", str(fresh), "--out", str(committed)]) == 0
+    df = pd.read_csv(committed / "rdmce_tau.csv")
+    assert list(zip(df["graph"], df["tau"], df["median_ms"], strict=True)) == [
+        ("A", 16, 1.0), ("A", 24, 9.0), ("B", 16, 3.0), ("B", 96, 8.0)]

@@ -8,6 +8,7 @@ notebook can still plot them.
     python -m mce_kit.experiments.rdmce --out data/results [--quick]
     python -m mce_kit.experiments.rdmce --only warps,tau --graphs ego-Facebook --repeats 5
     python -m mce_kit.experiments.rdmce --only variants --small-repeats 21
+    python -m mce_kit.experiments.rdmce --merge DIR    # fold a partial re-measurement into data/results
 
 Every row keeps the time of each timed run (``times_ms``; the warm-up is
 excluded), so notebooks can show the spread, not only the median. Graphs
@@ -214,6 +215,32 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = H
     return frames
 
 
+KEYS = {"table1": ["graph"], "exactness": ["graph", "run"], "variants": ["graph", "variant"],
+        "warps": ["graph", "warps_per_sm"], "tau": ["graph", "tau"], "load": ["graph", "variant", "worker"]}
+
+
+def merge(new_dir: Path, results: Path = RESULTS) -> dict:
+    """Fold a partial re-measurement (``rdmce_*.csv`` in ``new_dir``) into the committed tables:
+    rows with the same keys (graph and configuration) are replaced, the others kept, the graph
+    order of the committed table kept. Returns {table: (rows before, rows after)}."""
+    done = {}
+    for name, keys in KEYS.items():
+        path = Path(new_dir) / f"rdmce_{name}.csv"
+        if not path.exists():
+            continue
+        new = pd.read_csv(path)
+        target = results / f"rdmce_{name}.csv"
+        old = pd.read_csv(target) if target.exists() else new.iloc[:0]
+        fresh = set(map(tuple, new[keys].values.tolist()))
+        keep = old[[tuple(k) not in fresh for k in old[keys].values.tolist()]]
+        out = pd.concat([keep, new], ignore_index=True)
+        order = list(dict.fromkeys([*old["graph"], *new["graph"]]))
+        out = out.assign(_g=out["graph"].map(order.index)).sort_values(["_g", *keys[1:]], kind="stable")
+        out.drop(columns="_g").to_csv(target, index=False)
+        done[name] = (len(old), len(out))
+    return done
+
+
 def load(name: str, results: Path = RESULTS) -> pd.DataFrame:
     """A committed result table: table1, exactness, variants, warps, tau or load."""
     return load_results("rdmce", name, results)
@@ -325,7 +352,13 @@ def main(argv=None) -> int:
     ap.add_argument("--graphs", nargs="+", help=f"bundled graphs (default: {' '.join(GRAPHS)})")
     ap.add_argument("--warps", type=int, nargs="+", help=f"warps_per_sm values (default {WARPS_PER_SM})")
     ap.add_argument("--taus", type=int, nargs="+", help=f"tau values (default {TAUS})")
+    ap.add_argument("--merge", type=Path, metavar="DIR",
+                    help="fold the CSVs of an earlier --out DIR into --out (replacing re-measured rows)")
     a = ap.parse_args(argv)
+    if a.merge:
+        for name, (before, after) in merge(a.merge, a.out).items():
+            print(f"rdmce_{name}.csv: {before} -> {after} rows")
+        return 0
     only = [j for part in a.only for j in part.split(",") if j] if a.only else None
     graphs = [g for part in a.graphs for g in part.split(",") if g] if a.graphs else None
     run_all(a.out, a.quick, a.repeats, only=only, graphs=graphs, small_repeats=a.small_repeats,
