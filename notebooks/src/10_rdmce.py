@@ -205,8 +205,9 @@ summary
 # RDMCE-NP without aggressive node generation; and RDMCE seeded by vertices
 # instead of edges. Each millisecond graph has 15 timed runs after a warm-up;
 # ego-Facebook has 5 from an earlier job without a separate warm-up (its
-# first run is part of the spread, and at 1.2 s it hardly shows). A ratio whose two sets of runs overlap (`noise` = True) is
-# inside the spread and is not evidence either way. The paper: exposure
+# first run is part of the spread, and at 1.2 s it hardly shows). A ratio
+# whose two sets of runs overlap (`noise` = True) is inside the spread and is
+# not evidence either way. The paper: exposure
 # speed-ups of 1.03-69.61x (Fig 8), 1.018x on average from aggressive
 # generation (Table 2), edge seeds 2.52x faster than vertex seeds (Fig 10).
 
