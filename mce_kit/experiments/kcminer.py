@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import datasets
-from .rdmce import write_rows
+from ..measure import write_rows
 
 RESULTS = Path(__file__).resolve().parents[2] / "data" / "results"
 REFERENCE = RESULTS / "kclique_reference.csv"
@@ -224,7 +224,7 @@ def counts(graphs, expect, repeats=5):
 
 def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str] | None = None,
             graphs: list[str] | None = None) -> dict:
-    from ..bench import provenance
+    from ..measure import provenance
 
     prov = provenance()
     expect = reference_counts()
