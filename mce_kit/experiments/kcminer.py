@@ -232,12 +232,12 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str
     fig_graphs = [g for g in graphs if g in ("wiki-Vote", "socfb-MIT", "soc-Slashdot0902", "email-Eu-core",
                                              "CA-GrQc")] or graphs[:1]
     jobs = {
-        "counts": lambda: counts(graphs, expect, repeats),
         "table2": lambda: table2(graphs + _rmat_names(quick), expect, repeats),
         "exactness": lambda: exactness(graphs, expect, runs=3 if quick else 10),
         "ablation": lambda: ablation(fig_graphs, expect, repeats=repeats),
         "lanes": lambda: lanes(fig_graphs, expect),
         "bitmap": lambda: bitmap_level(fig_graphs, expect),
+        "counts": lambda: counts(graphs, expect, repeats),
     }
     out_dir.mkdir(parents=True, exist_ok=True)
     frames = {}
