@@ -86,7 +86,12 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) c
             if (lane == 0) atomicOr(G.ctrl + 1, ERR_CAPACITY);
             continue;
         }
-        build_rows(G.indptr, G.indices, C, s, W, rows, false, sh_scratch[wl], lane);
+        #pragma unroll 1
+        for (int i = 0; i < s; i++) {
+            int x = C[i];
+            build_row(G.indices + G.indptr[x], G.indptr[x + 1] - G.indptr[x], C, s, 0, 0,
+                      rows + (long long)i * W, W, sh_scratch[wl], lane);
+        }
         #pragma unroll 1
         for (int q = lane; q < W; q += 32) lv[q] = q < (s >> 5) ? ~0u : (1u << (s & 31)) - 1;
         if (lane == 0) {

@@ -378,7 +378,13 @@ __device__ __forceinline__ void kclique_worker() {
             if (lane == 0) add128(acc, (u64)s);
             continue;
         }
-        const int edges = build_rows(G.indptr, G.indices, C, s, W, rows, true, sh_scratch[wl], lane);
+        int edges = 0;
+        #pragma unroll 1
+        for (int i = 0; i < s; i++) {
+            int x = C[i];
+            edges += build_row(G.indices + G.indptr[x], G.indptr[x + 1] - G.indptr[x], C, s, i + 1, i >> 5,
+                               rows + (long long)i * W, W, sh_scratch[wl], lane);
+        }
         if (!LIST && k == 4) {
             if (lane == 0) add128(acc, (u64)edges);
             continue;

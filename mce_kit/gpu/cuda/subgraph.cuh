@@ -38,7 +38,7 @@ __device__ __forceinline__ int build_row(const int* adj, int na, const int* C, i
         int lo = max(jlo, seg * 1024), hi = min(s, seg * 1024 + 1024);
         if (lo < hi) {
             int xlo = C[lo], xhi = C[hi - 1];
-            int start = na > 64 ? lower_bound(adj, na, xlo) : 0;  // short lists: no dependent loads
+            int start = lower_bound(adj, na, xlo);
             #pragma unroll 1
             for (int t = start + lane; t < na; t += 32) {
                 int x = adj[t];
@@ -57,30 +57,4 @@ __device__ __forceinline__ int build_row(const int* adj, int na, const int* C, i
         __syncwarp();
     }
     return __reduce_add_sync(FULL_MASK, cnt);
-}
-
-// Rows of every vertex of C (oriented: row i over bits > i; else all bits). The CSR offsets of
-// 32 rows are loaded at once, one per lane, and passed round by shuffles, so a row does not
-// wait on two dependent loads before its scan. Returns the bits set (every lane).
-__device__ __forceinline__ int build_rows(const int* indptr, const int* indices, const int* C, int s, int W,
-                                          u32* rows, bool oriented, u32* scratch, int lane) {
-    int total = 0;
-    #pragma unroll 1
-    for (int i0 = 0; i0 < s; i0 += 32) {
-        int beg = 0, end = 0;
-        if (i0 + lane < s) {
-            int x = C[i0 + lane];
-            beg = indptr[x];
-            end = indptr[x + 1];
-        }
-        int n = min(32, s - i0);
-        #pragma unroll 1
-        for (int r = 0; r < n; r++) {
-            int b = __shfl_sync(FULL_MASK, beg, r), e = __shfl_sync(FULL_MASK, end, r);
-            int i = i0 + r;
-            total += build_row(indices + b, e - b, C, s, oriented ? i + 1 : 0, oriented ? (i >> 5) : 0,
-                               rows + (long long)i * W, W, scratch, lane);
-        }
-    }
-    return total;
 }
