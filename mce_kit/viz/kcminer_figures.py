@@ -9,6 +9,7 @@ import pandas as pd
 from .rdmce_figures import where_measured
 
 __all__ = ["where_measured", "table2_view", "plot_table2", "ablation_view", "plot_ablation", "plot_lanes",
+           "switches_view", "plot_switches",
            "bitmap_view", "plot_bitmap"]
 
 
@@ -112,5 +113,33 @@ def plot_bitmap(df: pd.DataFrame):
         ax.set_ylabel("time at level 3 / level 2")
         ax.set_title(f"Fig 9, K = {k}", fontsize=10)
         ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def switches_view(df: pd.DataFrame) -> pd.DataFrame:
+    """Time (ms) of the full kernel and of each variant with one switch off, by graph, order and K."""
+    t = df.pivot_table(index=["graph", "order", "k"], columns="variant", values="gpu_ms", sort=False)
+    cols = ["default", "nosched", "nosize", "level2", "level3", "ws16", "ws64"]
+    return t[[c for c in cols if c in t.columns]]
+
+
+def plot_switches(df: pd.DataFrame, k: int = 8):
+    """Leave-one-out at one K: time with a switch off over the full kernel's time."""
+    t = switches_view(df).xs(k, level="k")
+    r = t.div(t["default"], axis=0).drop(columns="default")
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    x = np.arange(len(r.columns))
+    w = 0.8 / max(1, len(r))
+    for i, (key, row) in enumerate(r.iterrows()):
+        ax.bar(x + (i - len(r) / 2) * w, row.values, width=w, label=" / ".join(map(str, key)))
+    ax.axhline(1, color="k", lw=0.8)
+    labels = {"nosched": "no lane scheduling", "nosize": "no size specialisation",
+              "level2": "bitmap at level 2", "level3": "bitmap at level 3", "ws16": "16 warps/SM",
+              "ws64": "64 warps/SM"}
+    ax.set_xticks(x, [labels.get(c, c) for c in r.columns], rotation=20, ha="right")
+    ax.set_ylabel("time / full kernel's time")
+    ax.set_title(f"One switch off at a time, K = {k} (measured on {where_measured(df)})", fontsize=10)
+    ax.legend(fontsize=7)
     fig.tight_layout()
     return fig

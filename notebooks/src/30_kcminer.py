@@ -69,7 +69,7 @@ print("quick mode:", QUICK, "| GPU here:", mk.has_gpu())
 # %%
 edges = [(0, 1), (0, 2), (1, 2), (0, 3), (1, 3), (2, 3), (0, 4), (1, 4), (2, 4), (4, 5), (2, 5)]
 G_small = mk.Graph.from_edges(6, [a for a, _ in edges], [b for _, b in edges], name="two 4-cliques")
-tree = mk.sim.kcminer(G_small, 4, lam=0.25)
+tree = mk.sim.kcminer(G_small, 4, lam=0.2)
 print(tree.summary())
 print("bitmaps built at levels:", tree.meta["bitmap_levels"])
 ax = mk.viz.plot_tree(tree)
@@ -81,7 +81,7 @@ ax.figure.savefig(figures_dir() / "30_kcminer_example_tree.png", dpi=150)
 # level where the bitmap appears.
 
 # %%
-mk.viz.explore(G_small, "KCMiner k-cliques", k=4, lam=0.25)
+mk.viz.explore(G_small, "KCMiner k-cliques", k=4, lam=0.2)
 
 # %% [markdown]
 # How the edge tasks spread over workers: 4 simulated warps taking seeds from
@@ -139,58 +139,94 @@ tgt = tgt.assign(met=tgt["gpu_ms"] <= tgt["target_ms"], ratio_vs_kcgpu=tgt["kcgp
 tgt.round(2)
 
 # %% [markdown]
+# What we see (H100, 2026-11-23, commit `e77defe`):
+#
+# - Both targets of the issue are met: **wiki-Vote K = 8 in 5.8 ms** (target
+#   12.7 ms; KCGPU 15.9 ms on an H200) and **socfb-MIT K = 8 in 56 ms**
+#   (target 178 ms; KCGPU 222 ms), 2.8x and 4.0x faster than KCGPU.
+# - At K = 4 and 6 we are *not* 1.25x faster than KCGPU everywhere: wiki-Vote
+#   K = 4 6.1 ms vs 6.3 ms (equal), socfb-MIT K = 4 24 ms vs 11 ms and K = 6
+#   23 ms vs 16 ms. At small K the time goes into building the bitmap rows of
+#   each edge (one warp walks each row's neighbour list, binary-searching the
+#   common-neighbour list), not into the descent.
+# - CA-GrQc K = 8 (27 ms) is load imbalance: its 44-vertex clique puts most
+#   of the 8-cliques into a few edge tasks, each on one warp (the paper's
+#   block-per-task path for tasks over 1024 vertices is not implemented).
+#
 # ## Exact on every run
 #
-# Each bundled graph and k = 3..8 (while one run takes under two seconds) was
-# counted ten times in a row with the default settings.
+# Every row above is the median of 5 timed runs after a warm-up, and each
+# timed run's count was checked against the reference. The test suite
+# (`tests/test_gpu_kclique.py`, on the same H100) checks 300 random graphs of
+# 8 families for every K = 3..8 under 6 switch sets (10,800 runs), the
+# all-k counter on the same 300 graphs (k_max None, 5 and 8), planted cliques
+# of 33, 64, 65 and 200 vertices, K_200 (counts past 2^64), load paths with
+# loops / duplicates / isolated vertices, passes with fewer workers, and
+# listing: all equal to the CPU. The ten-consecutive-runs table
+# (`kcminer_exactness.csv`) was not measured in this session; it appears
+# here once `python -m mce_kit.experiments.kcminer --only exactness` has run.
 
 # %%
-ex = exp.load("exactness")
-summary = ex.groupby(["graph", "k"], sort=False).agg(runs=("run", "size"), exact=("exact", "sum"),
-                                                      count=("count", "first"))
-summary
+try:
+    ex = exp.load("exactness")
+    display(ex.groupby(["graph", "k"], sort=False).agg(runs=("run", "size"), exact=("exact", "sum")))  # noqa: F821
+except FileNotFoundError as e:
+    print(e)
 
 # %% [markdown]
-# ## Fig 7: what each switch buys (K = 7)
+# ## Fig 7: what each switch buys
 #
-# The paper (V100) reports, against thread-parallel descent alone: 60.3% less
-# time with scheduling, 28.5% with the dynamic bitmap, 22.6% with both and
-# 37.5% with size specialisation on top (stars in the plot).
+# The paper (V100, K = 7) reports, against thread-parallel descent alone:
+# 60.3% less time with scheduling, 28.5% with the dynamic bitmap, 22.6% with
+# both and 37.5% with size specialisation on top. Our cumulative K = 7 sweep
+# (`kcminer_ablation.csv`) was not measured in this session; what we have is
+# leave-one-out: the full kernel against the same kernel with one switch off,
+# at K = 4, 6, 8 on wiki-Vote and socfb-MIT (`kcminer_switches.csv`).
 
 # %%
-ab = exp.load("ablation")
-fig.ablation_view(ab)
+sw = exp.load("switches")
+fig.switches_view(sw).round(2)
 
 # %%
-f = fig.plot_ablation(ab, exp.PAPER["fig7_reduction"])
-f.savefig(figures_dir() / "30_kcminer_fig7_ablation.png", dpi=150)
+f = fig.plot_switches(sw, 8)
+f.savefig(figures_dir() / "30_kcminer_switches_k8.png", dpi=150)
 
 # %% [markdown]
-# ## Fig 8: active lanes per warp
-#
-# An instrumented build (`-DKC_ACTIVE_LANES=1`) samples
-# `__popc(__activemask())` in every lane-loop step. The paper reports 2.6x
-# more active lanes with scheduling at K = 7.
+# At K = 8 every switch pays on socfb-MIT: without lane scheduling the kernel
+# takes 1.36x as long, without size specialisation 1.34x, and with the bitmap
+# always at the edge level 1.48x. On wiki-Vote (small common-neighbour sets)
+# the gains are smaller (1.02x, 1.17x, 1.19x). At K = 4 and 6 the switches
+# barely matter: the descent is shallow and the row building dominates, as
+# the paper also notes for small K.
 
 # %%
-ln = exp.load("lanes")
-f = fig.plot_lanes(ln, exp.PAPER["fig8_active_ratio_k7"])
-f.savefig(figures_dir() / "30_kcminer_fig8_lanes.png", dpi=150)
-ln.pivot_table(index=["graph", "k"], columns="scheduling", values="active_lanes").round(2)
+try:
+    ab = exp.load("ablation")
+    display(fig.ablation_view(ab))  # noqa: F821
+    fig.plot_ablation(ab, exp.PAPER["fig7_reduction"]).savefig(figures_dir() / "30_kcminer_fig7_ablation.png",
+                                                              dpi=150)
+except FileNotFoundError as e:
+    print(e)
 
 # %% [markdown]
-# ## Fig 9: bitmap at level 2 or level 3, by density
+# ## Fig 8 and Fig 9: active lanes, and the bitmap level by density
 #
-# Every edge task of K = 6 and 7, once with the bitmap always at the edge
-# level (`lam=-1`) and once always one level deeper (`lam=1`); cycles per task
-# by the density bin of the edge's bitmap. The paper: for K = 6 level 3 wins
-# only below gamma = 25%; for K = 7 level 3 always wins.
+# Both have their measurement code (`experiments.kcminer.lanes`: an
+# instrumented build with `-DKC_ACTIVE_LANES=1` sampling
+# `__popc(__activemask())`; `experiments.kcminer.bitmap_level`: per-task
+# cycles by density bin with the bitmap forced to level 2 or 3) but were not
+# measured in this session. The paper: 2.6x more active lanes with scheduling
+# at K = 7; for K = 6 level 3 wins only below gamma = 25%, for K = 7 always.
 
 # %%
-bm = exp.load("bitmap")
-f = fig.plot_bitmap(bm)
-f.savefig(figures_dir() / "30_kcminer_fig9_bitmap.png", dpi=150)
-fig.bitmap_view(bm).round(2)
+for name in ("lanes", "bitmap"):
+    try:
+        df = exp.load(name)
+        paper = exp.PAPER["fig8_active_ratio_k7"]
+        f = fig.plot_lanes(df, paper) if name == "lanes" else fig.plot_bitmap(df)
+        f.savefig(figures_dir() / f"30_kcminer_{name}.png", dpi=150)
+    except FileNotFoundError as e:
+        print(e)
 
 # %% [markdown]
 # ## Every k at once, without listing
@@ -203,6 +239,17 @@ fig.bitmap_view(bm).round(2)
 # %%
 cc = exp.load("counts")
 cc[["graph", "k_max", "gpu_ms", "runs", "exact", "nodes", "kcgpu_pivot_h200_s", "target_s"]]
+
+# %% [markdown]
+# ego-Facebook, every k <= 8, takes **2.15 s** (target 5 s; KCGPU's pivot
+# mode 10.9 s on an H200 for k = 8 alone), 1,121,740,700,496 8-cliques,
+# equal to KCMiner's listing-free count of the same k (1.77 s for k = 8 alone).
+# Without `k_max` the tree is not cut at 8 held vertices: every k up to the
+# clique number 69 in 31 s (3.1 billion tree nodes); the largest count,
+# about 1.07e24 cliques of 36 vertices, is far past 2^64.
+
+# %%
+print(cc.loc[cc["k_max"] == "all", "counts"].iloc[0][:400], "...")
 
 # %% [markdown]
 # ## Status of the paper's items
