@@ -192,12 +192,15 @@ f = fig.plot_switches(sw, 8)
 f.savefig(figures_dir() / "30_kcminer_switches_k8.png", dpi=150)
 
 # %% [markdown]
-# At K = 8 every switch pays on socfb-MIT: without lane scheduling the kernel
-# takes 1.36x as long, without size specialisation 1.34x, and with the bitmap
-# always at the edge level 1.48x. On wiki-Vote (small common-neighbour sets)
-# the gains are smaller (1.02x, 1.17x, 1.19x). At K = 4 and 6 the switches
-# barely matter: the descent is shallow and the row building dominates, as
-# the paper also notes for small K.
+# At K = 8 on socfb-MIT, without lane scheduling the kernel took 1.36x as
+# long, without size specialisation 1.34x, and with the bitmap always at the
+# edge level 1.48x; on wiki-Vote (small common-neighbour sets) 1.02x, 1.17x
+# and 1.19x. Read these with care: at K = 4 the kernel counts the edges inside
+# each common-neighbour set and never reaches the code the switches change,
+# yet the K = 4 rows differ by up to 1.9x (socfb-MIT, "nosize"). That spread
+# is run-to-run noise of this session's timings (each cell is one median of
+# 5), so only differences well beyond it mean anything; the K = 7 sweep with
+# repeats (`kcminer_ablation.csv`) is still to be measured.
 
 # %%
 try:
