@@ -139,7 +139,8 @@ def plot_switches(df: pd.DataFrame, k: int = 8):
               "ws64": "64 warps/SM"}
     ax.set_xticks(x, [labels.get(c, c) for c in r.columns], rotation=20, ha="right")
     ax.set_ylabel("time / full kernel's time")
-    ax.set_title(f"One switch off at a time, K = {k} (measured on {where_measured(df)})", fontsize=10)
+    ax.set_title(f"One switch off at a time, K = {k} (no such number in the paper; {where_measured(df)})",
+                 fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
