@@ -17,7 +17,8 @@ def plot_targets(targets: pd.DataFrame):
     d = targets[targets["variant"] == "default"]
     fig, ax = plt.subplots(figsize=(8, 3.5))
     x = range(len(d))
-    ax.bar([i - 0.2 for i in x], d["paper_ms"], width=0.4, label="Geil et al., H200 (paper's code)", color="0.7")
+    ax.bar([i - 0.2 for i in x], d["paper_ms"], width=0.4, label="Geil et al., H200 (their code)",
+           color="0.7")
     ax.bar([i + 0.2 for i in x], d["ms"], width=0.4, label="mce_kit (ours)", color="C0")
     ax.scatter(list(x), d["target_ms"], marker="_", s=400, color="C3", label="target 0.8x", zorder=3)
     ax.set_xticks(list(x), d["graph"], rotation=20)

@@ -17,12 +17,22 @@
 import pandas as pd
 
 import mce_kit as mk
+from mce_kit import reproduction
 from mce_kit.experiments import geil as exp
 from mce_kit.notebooks import figures_dir
 from mce_kit.viz import geil_figures as fig
 
 QUICK = mk.quick_mode()
 print("quick mode:", QUICK, "| GPU here:", mk.has_gpu())
+
+# %% [markdown]
+# ## Status of the paper's items
+#
+# From `mce_kit.experiments.geil.status()`, computed from the committed CSVs.
+
+# %%
+board = reproduction.scoreboard()
+board[board["paper"] == "geil"][["item", "what", "theirs", "state", "ours", "reason"]]
 
 # %% [markdown]
 # ## The idea
@@ -67,7 +77,7 @@ print("quick mode:", QUICK, "| GPU here:", mk.has_gpu())
 G_small = mk.sim.examples.random_graph(16, 0.45, seed=7)
 tree = mk.sim.geil_bfs(G_small)
 print("bound from the greedy heuristic:", tree.meta["omega_hat"], "| omega:", tree.meta["omega"])
-for k, (vid, sid) in enumerate(tree.meta["windows"][0], start=2):
+for k, (vid, _) in enumerate(tree.meta["windows"][0], start=2):
     print(f"level {k}: {len(vid):3d} entries")
 omega, cliques = mk.max_cliques(G_small, device="cpu")
 print("maximum cliques (CPU oracle):", cliques)
@@ -87,7 +97,8 @@ mk.viz.explore("random G(16, 0.45)", "Geil maximum cliques", window=0)
 # %%
 G = mk.datasets.load("CA-GrQc")
 omega, cliques = mk.max_cliques(G)
-print(f"{G.name}: omega = {omega}, {len(cliques)} maximum clique(s); clique_number = {int(mk.clique_number(G))}")
+print(f"{G.name}: omega = {omega}, {len(cliques)} maximum clique(s)")
+print("clique_number:", int(mk.clique_number(G)))
 
 # %% [markdown]
 # ## Speed against Geil's code (the issue's targets)
@@ -182,7 +193,7 @@ fig.window_table(windows).round(3)
 # %% [markdown]
 # Windows of 1024 entries cut the peak memory by 66-99% wherever the lists
 # are large (socfb-MIT: 3.2 GB to 33 MB; the paper reports 85-94% less), but on our
-# GPU they cost time (socfb-MIT 14x slower at 1024, 1.1x at 32768) where
+# GPU they cost time (2.3-14x slower at 1024; socfb-MIT 1.1x at 32768) where
 # the paper saw windowing *speed up* its runs (0.53x at 1024, 0.89x at
 # 32768): our full breadth first is already fast, and each window pays a
 # fixed cost of a few kernel launches and host synchronisations.
@@ -203,20 +214,13 @@ f = fig.plot_throughput(rows)
 f.savefig(figures_dir() / "50_geil_throughput.png", dpi=150)
 
 # %% [markdown]
-# ## Status of the paper's items
+# ## Beyond the status table
 #
-# | item | status |
-# |---|---|
-# | greedy heuristics (single/multi, degree/core), none | reproduced |
-# | clique list, scan-sized levels, pruning, windowing | reproduced |
-# | issue targets (0.8x Geil's H200 times) | reproduced: all 7 met |
-# | Fig 2, Fig 3 (throughput) | partial: the 7 target graphs plus the window sweep; the 61-graph sweep did not fit our GPU time |
-# | Fig 4 (speed-up over PMC) | missing: no PMC build here |
-# | Table I (error, solved) | partial: 4 of the planned 12 graphs measured |
-# | Table II (speed-ups) | partial: from the same 4 graphs |
-# | Fig 5 (heuristic time, pruning) | partial: same 4 graphs |
-# | Fig 6 (windowing memory) | reproduced on 8 graphs, windows 1024 to 32768 |
-# | all 61 DIMACS graphs right or "bound only" | partial: bundled graphs only (see exactness) |
+# Also reproduced, not items of FIGURES.md: the five heuristics, the clique
+# list with scan-sized levels, pruning that keeps ties, windowing, and the
+# issue's speed targets (all 7 met). Not yet measured: the sweep over all 61
+# DIMACS graphs (`python -m mce_kit.experiments.geil --manifest
+# ../shared/data/MANIFEST.csv`); the GPU time of this round ran out first.
 
 # %% [markdown]
 # ## Re-measure here
