@@ -68,6 +68,16 @@ class RDMCEResult:
     def nodes(self) -> int:
         return int(self.worker_nodes.sum())
 
+    @property
+    def answer(self) -> int:
+        return self.count
+
+    def row(self) -> dict:
+        """Flat counters for a benchmark row (mce_kit.measure)."""
+        return {"device_bytes": self.device_bytes, "nodes": self.nodes,
+                "steals": int(self.worker_steals.sum()), "passes": self.passes,
+                **{f"load_{k}": round(v, 4) for k, v in self.load_balance().items()}}
+
     def load_balance(self) -> dict:
         """Busy cycles across workers: max/mean and coefficient of variation."""
         c = self.worker_cycles.astype(float)
