@@ -51,7 +51,7 @@ def node_buf_words(nL, nW, p2, tw):
 
 
 def no_reuse_words(nL, nW, depth):
-    """Words a search allocating every node on its path would hold: depth x (|L*| + |W|) (paper's Sec III-A)."""
+    """Words held by a search that allocates every node on its path: depth x (|L*| + |W|) (Sec III-A)."""
     return (np.asarray(depth, dtype=np.int64) + 1) * (np.asarray(nL, dtype=np.int64) + np.asarray(nW))
 
 
@@ -73,8 +73,9 @@ class GMBEResult:
 
     def totals(self) -> dict:
         s = self.stats.astype(np.float64)
-        return {k: int(self.stats[:, i].sum()) for i, k in enumerate(STATS) if k not in ("t0", "t1", "sm")} | {
-            "max_over_mean_cycles": float(s[:, 7].max() / s[:, 7].mean()) if s[:, 7].mean() else 1.0}
+        sums = {k: int(self.stats[:, i].sum()) for i, k in enumerate(STATS) if k not in ("t0", "t1", "sm")}
+        busy = s[:, 7]
+        return sums | {"max_over_mean_cycles": float(busy.max() / busy.mean()) if busy.mean() else 1.0}
 
     def sm_activity(self) -> tuple[np.ndarray, np.ndarray]:
         """(SM id, [first start, last end] in ns from the kernel's first start) of each SM's workers."""
@@ -82,14 +83,16 @@ class GMBEResult:
         used = t1 > 0
         base = t0[used].min() if used.any() else 0
         ids = np.unique(sm[used])
-        span = np.array([[t0[used & (sm == s)].min() - base, t1[used & (sm == s)].max() - base] for s in ids],
-                        dtype=np.int64).reshape(-1, 2)
+        span = np.array([[t0[used & (sm == i)].min() - base, t1[used & (sm == i)].max() - base]
+                         for i in ids], dtype=np.int64).reshape(-1, 2)
         return ids, span
 
     def row(self) -> dict:
         t = self.totals()
-        return {**{k: t[k] for k in ("nodes", "failed", "pruned", "seeds", "subtasks", "splits", "bitmaps")},
-                "max_over_mean_cycles": round(t["max_over_mean_cycles"], 3), "device_bytes": self.device_bytes,
+        keys = ("nodes", "failed", "pruned", "seeds", "subtasks", "splits", "bitmaps")
+        return {**{k: t[k] for k in keys},
+                "max_over_mean_cycles": round(t["max_over_mean_cycles"], 3),
+                "device_bytes": self.device_bytes,
                 "passes": self.passes, "queue_full": self.queue_full}
 
 
