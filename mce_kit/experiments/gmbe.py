@@ -188,8 +188,8 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str
         "memory": lambda: memory(graphs),
         "sm_activity": lambda: sm_activity("MovieLens"),
         "tau": lambda: sweep(graphs, "tau", TAUS, repeats),
-        "bounds": lambda: bounds(graphs if not quick else [], repeats),
         "warps": lambda: sweep(graphs, "warps_per_sm", WARPS_PER_SM, repeats),
+        "bounds": lambda: bounds(graphs if not quick else [], repeats),
         "large": lambda: large() if not quick else iter(()),
     }
     frames = {}
