@@ -18,8 +18,10 @@ def mk(d, k):
 
 
 def run(prep, *, prune=True, bitmap=True, tau=32, split=True, bound_height=20, bound_size=1500,
-        min_left=1, min_right=1, trace=None):
-    """(count, stats) of the kernel's algorithm on ``prep`` (a gmbe.Prepared)."""
+        min_left=1, min_right=1, trace=None, compact=False):
+    """(count, stats) of the kernel's algorithm on ``prep`` (a gmbe.Prepared).
+
+    ``compact``: the GMBE_COMPACT build (each depth scans only its own vertex set)."""
     vp, vi, up, ui = prep.v_indptr, prep.v_indices, prep.u_indptr, prep.u_indices
     NV = [vi[vp[v]:vp[v + 1]].tolist() for v in range(len(vp) - 1)]
     NU = [ui[up[u]:up[u + 1]].tolist() for u in range(len(up) - 1)]
@@ -27,17 +29,17 @@ def run(prep, *, prune=True, bitmap=True, tau=32, split=True, bound_height=20, b
     queue = []
     for si, s in enumerate(prep.seeds.tolist()):
         _task(NV, NU, s, -1, int(prep.nw[si]), int(prep.p2[si]), stats, queue, prune, bitmap, tau,
-              split, bound_height, bound_size, min_left, min_right, trace)
+              split, bound_height, bound_size, min_left, min_right, trace, compact)
         while queue:
             s2, ct = queue.pop()
             si2 = int(np.flatnonzero(prep.seeds == s2)[0])
             _task(NV, NU, s2, ct, int(prep.nw[si2]), int(prep.p2[si2]), stats, queue, prune, bitmap, tau,
-                  False, bound_height, bound_size, min_left, min_right, trace)
+                  False, bound_height, bound_size, min_left, min_right, trace, compact)
     return stats["count"], stats
 
 
 def _task(NV, NU, s, ct, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split, bh, bs, min_left,
-          min_right, trace):
+          min_right, trace, compact):
     Ns = NV[s]
     Lids = Ns if ct < 0 else sorted(set(Ns) & set(NV[ct]))
     nL = len(Lids)
@@ -90,21 +92,26 @@ def _task(NV, NU, s, ct, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
         return
     depthL = [0] * nL
     trav, nRD = {0: -1}, {0: nR}
+    perm = [j for j in range(nW) if st[j] == INF or st[j] & 3 == K_X]
+    cnt = {0: len(perm)}
+
+    def level_set(D):
+        return perm[:cnt[D]] if compact else range(nW)
     bm = {"level": -1, "rows": None, "Lb": {}}
 
     def enter_bitmap(D):
         members = [i for i in range(nL) if depthL[i] >= D]
         pos = {i: k for k, i in enumerate(members)}
         rows = [0] * nW
-        for j in range(nW):
-            if dz[j] <= D or (st[j] != INF and st[j] & 3 == K_R):
+        for j in level_set(D):
+            if (not compact and dz[j] <= D) or (st[j] != INF and st[j] & 3 == K_R):
                 continue
             rows[j] = sum(1 << pos[i] for i in adj[j] if depthL[i] >= D)
         bm.update(level=D, rows=rows, Lb={D: (1 << len(members)) - 1})
         stats["bitmaps"] += 1
 
     def pop_level(Dc):
-        for j in range(nW):
+        for j in level_set(Dc - 1):
             if st[j] != INF and st[j] >> 2 == Dc:
                 st[j] = INF
             if dz[j] == Dc:
@@ -128,7 +135,8 @@ def _task(NV, NU, s, ct, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
         enter_bitmap(0)
     while True:
         bit = 1 << D if D < 64 else 0
-        q = next((j for j in range(trav[D] + 1, nW) if st[j] == INF and dz[j] > D and not pm[j] & bit), None)
+        q = min((j for j in level_set(D) if j > trav[D] and st[j] == INF and (compact or dz[j] > D)
+                 and not pm[j] & bit), default=None)
         if q is None:
             if D == 0:
                 break
@@ -149,8 +157,10 @@ def _task(NV, NU, s, ct, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
                     nl1 += 1
         nr_new = nc_new = 0
         fail = False
-        for j in range(nW):
-            if j == q or dz[j] <= D:
+        rel, other = [], []
+        for j in level_set(D):
+            other.append(j)
+            if j == q or (not compact and dz[j] <= D):
                 continue
             sj = st[j]
             cand = sj == INF and not pm[j] & bit
@@ -164,15 +174,19 @@ def _task(NV, NU, s, ct, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
                 continue
             if xv:
                 fail |= c1 == nl1
+                rel.append(other.pop())
                 continue
             if c1 == nl1:
                 st[j] = mk(D + 1, K_R)
                 nr_new += 1
             else:
                 nc_new += 1
+                rel.append(other.pop())
             if prune and c1 == c0 and D < 64:
                 pm[j] |= bit
                 stats["pruned"] += 1
+        if compact:
+            perm[:cnt[D]] = rel + other[::-1]
         stats["nodes"] += 1
         nr1 = nRD[D] + 1 + nr_new
         if fail:
@@ -188,5 +202,6 @@ def _task(NV, NU, s, ct, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
         D += 1
         stats["max_depth"] = max(stats["max_depth"], D)
         trav[D], nRD[D] = -1, nr1
+        cnt[D] = len(rel)
         if bitmap and bm["level"] < 0 and nl1 <= tau:
             enter_bitmap(D)

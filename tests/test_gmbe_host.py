@@ -29,6 +29,15 @@ SWITCHES = {
 }
 
 
+@pytest.mark.parametrize("compact", [0, 1])
+def test_both_builds_compile(compact):
+    pytest.importorskip("cupy_backends.cuda.libs.nvrtc")
+    from mce_kit.gpu.loader import compile_ptx
+
+    ptx, _ = compile_ptx("gmbe.cu", "sm_90", defines={"GMBE_COMPACT": compact})
+    assert ".entry gmbe_warp_kernel" in ptx and ".entry gmbe_block_kernel" in ptx
+
+
 def test_launch_parameters_match_the_kernel_struct():
     want = [(n, gmbe.PARAMS[n].str[1:]) for n in gmbe.PARAMS.names]
     assert kernel_struct_fields(read_source("gmbe.cu")) == want
@@ -47,7 +56,8 @@ def test_mirror_matches_the_oracle_on_every_switch(B):
     want = count_maximal_bicliques(B)
     prep = gmbe.prepare(B)
     for name, cfg in SWITCHES.items():
-        assert gmbe_mirror.run(prep, **cfg)[0] == want, name
+        for compact in (False, True):
+            assert gmbe_mirror.run(prep, compact=compact, **cfg)[0] == want, (name, compact)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -58,7 +68,10 @@ def test_mirror_on_larger_random_graphs(seed):
     want = count_maximal_bicliques(B)
     prep = gmbe.prepare(B)
     for name, cfg in SWITCHES.items():
-        assert gmbe_mirror.run(prep, **cfg)[0] == want, name
+        plain = gmbe_mirror.run(prep, **cfg)
+        compact = gmbe_mirror.run(prep, compact=True, **cfg)
+        assert plain[0] == compact[0] == want, name
+        assert compact[1]["nodes"] <= plain[1]["nodes"]  # the compact build also keeps pruned vertices out
 
 
 def test_mirror_size_filters():

@@ -69,6 +69,22 @@ def random_bipartite_graphs(count=300, seed=11):
     return [makers[i % len(makers)]() for i in range(count)]
 
 
+BUILDS = {"default": {}, "compact": {"GMBE_COMPACT": 1}}
+
+
+@pytest.fixture(params=list(BUILDS))
+def build(request):
+    """Each test runs on the default build and on the GMBE_COMPACT build."""
+    from mce_kit.gpu import gmbe
+
+    saved = dict(gmbe._DEFINES)
+    gmbe._DEFINES.clear()
+    gmbe._DEFINES.update(BUILDS[request.param])
+    yield request.param
+    gmbe._DEFINES.clear()
+    gmbe._DEFINES.update(saved)
+
+
 @pytest.fixture(scope="module")
 def graphs():
     from mce_kit.gpu import gmbe
@@ -80,7 +96,7 @@ def graphs():
 
 
 @pytest.mark.parametrize("name", list(SWITCHES))
-def test_random_graphs_match_the_oracle(graphs, name):
+def test_random_graphs_match_the_oracle(graphs, name, build):
     bad = []
     for B, prep, want in graphs:
         got = prep.run(**SWITCHES[name]).answer
@@ -89,7 +105,7 @@ def test_random_graphs_match_the_oracle(graphs, name):
     assert not bad, f"{len(bad)} of {len(graphs)} wrong, e.g. {bad[:3]}"
 
 
-def test_complete_blocks_wider_than_1024():
+def test_complete_blocks_wider_than_1024(build):
     from mce_kit.gpu import gmbe
 
     for a, b in [(1030, 2), (1100, 40), (40, 1030)]:
@@ -102,7 +118,7 @@ def test_complete_blocks_wider_than_1024():
 
 
 @pytest.mark.parametrize("cfg", [{}, {"level": "block"}, {"tau": 8}, {"min_left": 2, "min_right": 2}])
-def test_listing_gives_the_same_bicliques(cfg):
+def test_listing_gives_the_same_bicliques(cfg, build):
     from mce_kit.gpu import gmbe
 
     for seed in range(6):
@@ -144,7 +160,7 @@ def test_unknown_option_is_rejected():
 
 
 @pytest.mark.parametrize("name", ["MovieLens", "marvel", "dbpedia-writer"])
-def test_bundled_graphs_ten_of_ten(name):
+def test_bundled_graphs_ten_of_ten(name, build):
     from mce_kit.gpu import gmbe
 
     want = references.expected("mbe", name)

@@ -208,6 +208,15 @@ def load(name: str, results: Path = RESULTS) -> pd.DataFrame:
     return load_results("gmbe", name, results)
 
 
+def load_or_none(name: str, results: Path = RESULTS) -> pd.DataFrame | None:
+    """Like ``load``, but None (with a note printed) when the table was never measured."""
+    try:
+        return load(name, results)
+    except FileNotFoundError:
+        print(f"gmbe_{name}.csv: not measured yet (python -m mce_kit.experiments.gmbe --only {name})")
+        return None
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=RESULTS)

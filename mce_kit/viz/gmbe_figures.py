@@ -52,8 +52,9 @@ def table2(ab: pd.DataFrame, paper: dict) -> pd.DataFrame:
     piv = ab.pivot(index="graph", columns="variant", values="nonmax_per_max")
     out = pd.DataFrame({"GMBE+ (ours)": piv["GMBE+"], "w/o PRUNE (ours)": piv["w/o PRUNE"]})
     out["avoided %"] = (100 * (1 - out["GMBE+ (ours)"] / out["w/o PRUNE (ours)"])).round(1)
-    out["GMBE+ (paper)"] = [paper["table2_movielens"][0] if g == "MovieLens" else np.nan for g in out.index]
-    out["w/o PRUNE (paper)"] = [paper["table2_movielens"][1] if g == "MovieLens" else np.nan for g in out.index]
+    mti = [g == "MovieLens" for g in out.index]
+    out["GMBE+ (paper)"] = [paper["table2_movielens"][0] if m else np.nan for m in mti]
+    out["w/o PRUNE (paper)"] = [paper["table2_movielens"][1] if m else np.nan for m in mti]
     return out
 
 

@@ -35,6 +35,9 @@
 #define ERR_QUEUE 1
 
 #define WARPS_PER_BLOCK 4
+#ifndef GMBE_COMPACT
+#define GMBE_COMPACT 0     // 1: each depth scans only its own vertex set (a prefix of the permutation Wt)
+#endif
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 8       // 8 x 128 threads per SM: at most 64 registers, up to 32 warps/SM
 #endif
@@ -217,7 +220,7 @@ struct Buf {
     int *W, *Wt, *st, *dz, *off;
     u32* rows;
     int* adj;
-    int *trav, *nLD, *nRD;
+    int *trav, *cnt, *nRD;  // per depth: traversed vertex, size of the vertex set (GMBE_COMPACT), |R|
     u32* Lb;
 };
 
@@ -238,7 +241,7 @@ __device__ __forceinline__ Buf carve(u32* base, int nLc, int nWc, long long p2c,
     b.rows = (u32*)p; p += (long long)nWc * tw;
     b.adj = p; p += p2c;
     b.trav = p; p += lcap;
-    b.nLD = p; p += lcap;
+    b.cnt = p; p += lcap;
     b.nRD = p; p += lcap;
     b.Lb = (u32*)p;
     return b;
@@ -411,11 +414,23 @@ __device__ void enter_bitmap(const Grp& g, Task& t, int D) {
     }
     g.sync();
     t.bmW = (run + 31) >> 5;
+#if GMBE_COMPACT
+    const int n_rows = b.cnt[D];
+#else
+    const int n_rows = t.nW;
+#endif
     #pragma unroll 1
-    for (int j = g.rank(); j < t.nW; j += Grp::size) {
+    for (int k = g.rank(); k < n_rows; k += Grp::size) {
+#if GMBE_COMPACT
+        const int j = b.Wt[k];
+#else
+        const int j = k;
+#endif
         u32* row = b.rows + (long long)j * t.tw;
         for (int w = 0; w < t.tw; ++w) row[w] = 0;
+#if !GMBE_COMPACT
         if (b.dz[j] <= D) continue;
+#endif
         int s = b.st[j];
         if (s != INF_ST && (s & 3) == K_R) continue;
         #pragma unroll 1
@@ -437,6 +452,16 @@ template <class Grp>
 __device__ void pop_level(const Grp& g, Task& t, int Dc) {
     Buf& b = t.b;
     u64 clear = Dc < 64 ? ~(1ull << Dc) : ~0ull;
+#if GMBE_COMPACT
+    const int n_set = b.cnt[Dc - 1];  // the parent's set holds every vertex that changed at depth Dc
+    #pragma unroll 1
+    for (int k = g.rank(); k < n_set; k += Grp::size) {
+        const int j = b.Wt[k];
+        int s = b.st[j];
+        if (s != INF_ST && (s >> 2) == Dc) b.st[j] = INF_ST;
+        if (Dc < 64) b.pm[j] &= clear;
+    }
+#else
     #pragma unroll 1
     for (int j = g.rank(); j < t.nW; j += Grp::size) {
         int s = b.st[j];
@@ -444,6 +469,7 @@ __device__ void pop_level(const Grp& g, Task& t, int Dc) {
         if (b.dz[j] == Dc) b.dz[j] = INF_ST;
         if (Dc < 64) b.pm[j] &= clear;
     }
+#endif
     if (t.bm < 0 || t.bm == Dc) {
         #pragma unroll 1
         for (int i = g.rank(); i < t.nL; i += Grp::size)
@@ -709,7 +735,22 @@ __device__ void run_task(const Grp& g, u32* region, int si, int ct) {
 
     // iterative search with node reuse
     int D = 0;
-    if (g.rank() == 0) { b.trav[0] = -1; b.nLD[0] = t.nL; b.nRD[0] = nR; }
+#if GMBE_COMPACT
+    {  // the root's vertex set: candidates and excluded vertices (R never changes below)
+        int run = 0;
+        #pragma unroll 1
+        for (int base = 0; base < t.nW; base += Grp::size) {
+            int j = base + g.rank();
+            int s = j < t.nW ? b.st[j] : mk_st(0, K_R);
+            bool in = s == INF_ST || (s & 3) == K_X;
+            int tot, k = g.scan1(in, tot);
+            if (in) b.Wt[run + k] = j;
+            run += tot;
+        }
+        if (g.rank() == 0) b.cnt[0] = run;
+    }
+#endif
+    if (g.rank() == 0) { b.trav[0] = -1; b.nRD[0] = nR; }
     g.sync();
     if ((G.flags & F_BITMAP) && t.nL <= G.tau) { enter_bitmap(g, t, 0); add_stat(g, S_BITMAPS, 1); }
     const bool prune = G.flags & F_PRUNE;
@@ -718,6 +759,15 @@ __device__ void run_task(const Grp& g, u32* region, int si, int ct) {
         // next candidate of the node at depth D
         int q = INF_ST;
         u64 bit = D < 64 ? 1ull << D : 0ull;
+#if GMBE_COMPACT
+        const int n_set = b.cnt[D], after = b.trav[D];
+        #pragma unroll 1
+        for (int k = g.rank(); k < n_set; k += Grp::size) {
+            int j = b.Wt[k];
+            if (j > after && j < q && b.st[j] == INF_ST && !(b.pm[j] & bit)) q = j;
+        }
+        q = g.vmin(q);
+#else
         #pragma unroll 1
         for (int base = b.trav[D] + 1; base < t.nW; base += Grp::size) {
             int j = base + g.rank();
@@ -725,6 +775,7 @@ __device__ void run_task(const Grp& g, u32* region, int si, int ct) {
             q = g.vmin(c ? j : INF_ST);
             if (q != INF_ST) break;
         }
+#endif
         if (q == INF_ST) {
             if (D == 0) break;
             pop_level(g, t, D);
@@ -755,6 +806,52 @@ __device__ void run_task(const Grp& g, u32* region, int si, int ct) {
         // the child's R and C, the maximality check, pruning marks for the node at depth D
         int nr_new = 0, nc_new = 0, n_pruned = 0;
         bool fail = false;
+#if GMBE_COMPACT
+        // the same pass over the node's vertex set; the child's set (excluded vertices and candidates
+        // still meeting L') moves to the front of the permutation, through dz as scratch
+        const int n_cur = b.cnt[D];
+        int rel_run = 0, oth_run = 0;
+        #pragma unroll 1
+        for (int base = 0; base < n_cur; base += Grp::size) {
+            const int k = base + g.rank();
+            const bool valid = k < n_cur;
+            const int j = valid ? b.Wt[k] : -1;
+            bool rel = false;
+            if (valid && j != q) {
+                int s = b.st[j];
+                bool cand = s == INF_ST && !(b.pm[j] & bit);
+                bool xv = s != INF_ST && (s & 3) == K_X;
+                if (cand || xv) {
+                    int c0, c1;
+                    if (t.bm >= 0) {
+                        c1 = overlap_bm(t, j, D + 1);
+                        c0 = cand && prune ? overlap_bm(t, j, D) : -1;
+                    } else {
+                        overlap2(t, j, D, c0, c1);
+                    }
+                    if (c1 > 0) {
+                        if (xv) { fail |= c1 == nl1; rel = true; }
+                        else {
+                            if (c1 == nl1) { b.st[j] = mk_st(D + 1, K_R); ++nr_new; }
+                            else { ++nc_new; rel = true; }
+                            if (prune && c1 == c0 && D < 64) { b.pm[j] |= bit; ++n_pruned; }
+                        }
+                    }
+                }
+            }
+            int tot, r = g.scan1(rel, tot);
+            if (valid) {
+                if (rel) b.dz[rel_run + r] = j;
+                else b.dz[n_cur - 1 - (oth_run + (k - base) - r)] = j;
+            }
+            int n_valid = min(Grp::size, n_cur - base);
+            rel_run += tot;
+            oth_run += n_valid - tot;
+        }
+        g.sync();
+        for (int k = g.rank(); k < n_cur; k += Grp::size) b.Wt[k] = b.dz[k];
+        g.sync();
+#else
         #pragma unroll 1
         for (int j = g.rank(); j < t.nW; j += Grp::size) {
             if (j == q || b.dz[j] <= D) continue;
@@ -775,6 +872,7 @@ __device__ void run_task(const Grp& g, u32* region, int si, int ct) {
             else ++nc_new;
             if (prune && c1 == c0 && D < 64) { b.pm[j] |= bit; ++n_pruned; }
         }
+#endif
         fail = g.any(fail);
         nr_new = g.sum(nr_new);
         nc_new = g.sum(nc_new);
@@ -791,7 +889,11 @@ __device__ void run_task(const Grp& g, u32* region, int si, int ct) {
             continue;
         }
         ++D;
-        if (g.rank() == 0) { b.trav[D] = -1; b.nLD[D] = nl1; b.nRD[D] = nr1; }
+#if GMBE_COMPACT
+        if (g.rank() == 0) { b.trav[D] = -1; b.cnt[D] = rel_run; b.nRD[D] = nr1; }
+#else
+        if (g.rank() == 0) { b.trav[D] = -1; b.nRD[D] = nr1; }
+#endif
         g.sync();
         if ((G.flags & F_BITMAP) && t.bm < 0 && nl1 <= G.tau) { enter_bitmap(g, t, D); add_stat(g, S_BITMAPS, 1); }
     }
