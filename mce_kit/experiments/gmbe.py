@@ -4,6 +4,7 @@ On a GPU, ``run_all(out_dir)`` measures and writes each table row by row (with p
 without one, ``load(name)`` reads the committed CSVs from ``data/results/`` for the notebook.
 
     python -m mce_kit.experiments.gmbe --out data/results [--quick] [--only table1,ablations]
+                                       [--define GMBE_COMPACT=1]
 
 The paper's larger KONECT graphs are not bundled; seeded Chung-Lu bipartite graphs
 (``mce_kit.generators.bipartite_chung_lu``, heavy tails on both sides) stand in for them,
@@ -285,8 +286,14 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--only", default="", help="comma-separated tables, e.g. table1,ablations")
+    ap.add_argument("--define", nargs="+", default=[], metavar="NAME=VALUE",
+                    help="compile-time kernel settings, e.g. GMBE_COMPACT=1 (rows record them in `build`)")
     a = ap.parse_args(argv)
     a.out.mkdir(parents=True, exist_ok=True)
+    if a.define:
+        from ..gpu import gmbe
+
+        gmbe._DEFINES.update(d.split("=", 1) for d in a.define)
     run_all(a.out, quick=a.quick, repeats=a.repeats, only=[s for s in a.only.split(",") if s] or None)
     return 0
 
