@@ -22,6 +22,12 @@
 // Bitmaps: at the first node on a path with |L| <= tau, each local neighbourhood becomes an |L|-bit
 // row and the L of each level a row too; below it an intersection is ceil(|L|/32) ANDs.
 //
+// Builds: the default scans all of W at every node (next candidate, the child's sets, the undo) and
+// lets a vertex pruned at depth D reach later children of that node as a candidate (extra nodes that
+// fail the check; the counts stay exact). GMBE_COMPACT=1 keeps each depth's vertex set (its
+// candidates and excluded vertices) as a prefix of the permutation Wt, partitioned in place when a
+// child is made, so a node scans only its own set and pruned vertices stay out of later children.
+//
 // Launch parameters live in the __constant__ struct G (set by gmbe.py before each launch).
 
 #include "common.cuh"
