@@ -25,7 +25,8 @@ def run(prep, *, prune=True, bitmap=True, tau=32, split=True, bound_height=20, b
     vp, vi, up, ui = prep.v_indptr, prep.v_indices, prep.u_indptr, prep.u_indices
     NV = [vi[vp[v]:vp[v + 1]].tolist() for v in range(len(vp) - 1)]
     NU = [ui[up[u]:up[u + 1]].tolist() for u in range(len(up) - 1)]
-    stats = dict(count=0, nodes=0, failed=0, pruned=0, subtasks=0, splits=0, max_depth=0, bitmaps=0)
+    stats = dict(count=0, nodes=0, failed=0, pruned=0, subtasks=0, splits=0, max_depth=0, bitmaps=0,
+                 scanned=0)
     queue = []
     for si, s in enumerate(prep.seeds.tolist()):
         _task(NV, NU, s, -1, int(prep.nw[si]), int(prep.p2[si]), stats, queue, prune, bitmap, tau,
@@ -159,6 +160,7 @@ def _task(NV, NU, s, ct, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
         fail = False
         rel, other = [], []
         for j in level_set(D):
+            stats["scanned"] += 1
             other.append(j)
             if j == q or (not compact and dz[j] <= D):
                 continue
