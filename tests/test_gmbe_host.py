@@ -160,5 +160,5 @@ def test_queue_bound_covers_every_split():
     p = gmbe._check({"bound_height": 2, "bound_size": 10})
     stats = gmbe_mirror.run(prep, bound_height=2, bound_size=10)[1]
     assert stats["subtasks"] > 0
-    assert gmbe.queue_cap(prep, np.arange(len(prep.seeds)), p) >= stats["subtasks"]
-    assert gmbe.queue_cap(prep, np.arange(len(prep.seeds)), {**p, "level": "warp"}) == 1
+    assert gmbe.queue_bound(prep, np.arange(len(prep.seeds)), p) >= stats["subtasks"]
+    assert gmbe.queue_bound(prep, np.arange(len(prep.seeds)), {**p, "level": "warp"}) == 1

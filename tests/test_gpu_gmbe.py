@@ -152,6 +152,18 @@ def test_a_tight_budget_runs_more_passes_and_the_same_answer():
     assert res.passes >= 2 and res.answer == want == count_maximal_bicliques(B)
 
 
+def test_a_full_queue_runs_sub_tasks_in_place(build):
+    from mce_kit.gpu import gmbe
+
+    full = []
+    for seed in range(8):
+        B = generators.bipartite_chung_lu(300, 120, 2500, seed=seed)
+        res = gmbe.prepare(B).run(queue_cap=3, bound_height=0, bound_size=0, warps_per_sm=4)
+        assert res.answer == count_maximal_bicliques(B)
+        full.append(res.queue_full)
+    assert any(full)  # the in-place path really ran
+
+
 def test_unknown_option_is_rejected():
     from mce_kit.gpu import gmbe
 

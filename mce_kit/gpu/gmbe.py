@@ -116,8 +116,10 @@ class Prepared:
         deg = np.diff(self.v_indptr)[self.seeds]
         return node_buf_words(deg, self.nw, self.p2, _tw(tau))
 
-    def run(self, *, listing=False, max_buffer_bytes=None, **params) -> GMBEResult:
-        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, **params)
+    def run(self, *, listing=False, max_buffer_bytes=None, queue_cap=None, **params) -> GMBEResult:
+        """One timed launch. ``max_buffer_bytes`` caps the node_bufs (more passes / fewer workers);
+        ``queue_cap`` caps the global task queue (a seed that finds it full runs its sub-tasks in place)."""
+        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, queue_cap=queue_cap, **params)
 
 
 def _tw(tau: int) -> int:
@@ -185,7 +187,7 @@ def plan(prep: Prepared, p: dict, n_workers: int, budget: int):
     return [(idx, caps["buf"], workers) for idx, caps, workers in passes]
 
 
-def queue_cap(prep: Prepared, idx: np.ndarray, p: dict) -> int:
+def queue_bound(prep: Prepared, idx: np.ndarray, p: dict) -> int:
     """Most sub-tasks the seeds ``idx`` can push (|C| <= |N2| - 1 for each seed that may split)."""
     if p["level"] != "gmbe+" or not len(idx):
         return 1
@@ -196,7 +198,7 @@ def queue_cap(prep: Prepared, idx: np.ndarray, p: dict) -> int:
     return int(c[may].sum()) + 1
 
 
-def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> GMBEResult:
+def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, **params) -> GMBEResult:
     require_gpu()
     import cupy
 
@@ -225,9 +227,11 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> GMBEResult:
         seeds = cupy.asarray(prep.seeds[order])
         nw = cupy.asarray(prep.nw[order])
         p2 = cupy.asarray(prep.p2[order])
-        gq_cap = queue_cap(prep, order, p)
+        gq_cap = queue_bound(prep, order, p)
         if gq_cap * 8 > budget // 4:
             gq_cap = max(1, budget // 32)  # a full queue makes the kernel run sub-tasks in place
+        if queue_cap is not None:
+            gq_cap = max(1, min(gq_cap, int(queue_cap)))
         buf = cupy.empty(workers * cap, dtype=cupy.uint32)
         gq = cupy.empty(gq_cap, dtype=cupy.uint64)
         blocks = workers if block else -(-workers // WARPS_PER_BLOCK)
