@@ -11,6 +11,7 @@ notebook can still plot them.
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import sys
 import time
@@ -123,6 +124,112 @@ def load_distribution(graph, expect):
         })
 
 
+def _timed(fn, repeats):
+    """(median wall ms, median of the results' gpu_ms or None, last result) of ``repeats`` calls
+    after one warm-up; fn synchronises the GPU before it returns."""
+    fn()
+    wall, gpu, out = [], [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        wall.append((time.perf_counter() - t0) * 1e3)
+        gpu.append(getattr(out, "gpu_ms", None))
+    med = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
+    return med(wall), (med(gpu) if None not in gpu else None), out
+
+
+def _consume_on_gpu(prep, block_size=1 << 22):
+    """Every block as CuPy arrays, a reduction per block (the vertex sum); (cliques, launches)."""
+    import cupy
+
+    n = cupy.zeros((), dtype=cupy.int64)
+    total = cupy.zeros((), dtype=cupy.int64)
+    stats = {}
+    for off, ver in prep.blocks(block_size, as_cupy=True, stats=stats):
+        n += off.size - 1
+        total += ver.sum(dtype=cupy.int64)
+    return int(n), stats["launches"]
+
+
+def streaming(graphs, expect, repeats=5, min_size=10):
+    """Size statistics and streaming at counting speed: count, histogram, a size filter and every
+    block consumed on the GPU (a CuPy reduction per block), each with its ratio to the count."""
+    for name, _, _, prep in _prepared(graphs):
+        want = expect.get(name)
+        count_wall, count_gpu, res = _timed(prep.run, repeats)
+        if want is not None and res.count != want:
+            raise AssertionError(f"{name}: count {res.count}, not {want}")
+        hist_wall, hist_gpu, h = _timed(functools.partial(prep.run, histogram=True), repeats)
+        hist = h.histogram
+        if sum(hist.values()) != res.count:
+            raise AssertionError(f"{name}: histogram sums to {sum(hist.values())}, not {res.count}")
+        keep = sum(v for k, v in hist.items() if k >= min_size)
+        filt_wall, filt_gpu, f = _timed(functools.partial(prep.run, min_size=min_size), repeats)
+        assert f.count == keep, (name, f.count, keep)
+        blocks_wall, _, (n, launches) = _timed(functools.partial(_consume_on_gpu, prep), max(1, repeats // 2))
+        assert n == res.count, (name, n, res.count)
+        rows = [("count", count_wall, count_gpu, res.count, 1),
+                ("histogram", hist_wall, hist_gpu, res.count, 1),
+                (f"min_size={min_size}", filt_wall, filt_gpu, keep, 1),
+                ("all blocks consumed on the GPU", blocks_wall, None, n, launches)]
+        yield pd.DataFrame([{"graph": name, "task": task, "wall_ms": w, "gpu_ms": g,
+                             "over_count": w / count_wall, "cliques": c, "launches": la,
+                             "max_size": max(hist), "regs": res.params["regs"],
+                             "spill_bytes": res.params["spill_bytes"]} for task, w, g, c, la in rows])
+
+
+SCALES = list(range(10, 25))
+OPT_IN = ("stream", "scale")
+
+
+def scale(scales=SCALES, edge_factor=16, seed=1, oracle_max=13, budget_s=400.0, repeats=3):
+    """RDMCE on R-MAT graphs (Graph500 parameters) of growing scale: generation, ordering, seeds,
+    time, device memory and count per scale; the count checked by the CPU oracle up to ``oracle_max``.
+    Stops before a scale whose projected cost would pass ``budget_s`` (rows are written as they come)."""
+    import cupy
+
+    from .. import cpu
+    from ..generators import rmat
+    from ..gpu import rdmce
+
+    t_start, last = time.perf_counter(), None
+    for sc in scales:
+        if last is not None and time.perf_counter() - t_start + 5 * last > budget_s:
+            break
+        t_scale = time.perf_counter()
+        t0 = time.perf_counter()
+        G = rmat(sc, edge_factor, seed=seed)
+        gen_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        prep = rdmce.prepare(G)
+        t1 = time.perf_counter()
+        prep.seed_arrays("edge")
+        seeds_s = time.perf_counter() - t1
+        pool = cupy.get_default_memory_pool()
+        pool.free_all_blocks()
+        runs = [prep.run() for _ in range(repeats if sc < 22 else 1)]
+        counts = {r.count for r in runs}
+        if len(counts) != 1:
+            raise AssertionError(f"rmat scale {sc}: counts moved between runs: {counts}")
+        oracle, oracle_s = None, None
+        if sc <= oracle_max:
+            t0 = time.perf_counter()
+            oracle = cpu.count_maximal_cliques(G)
+            oracle_s = time.perf_counter() - t0
+            if oracle != runs[0].count:
+                raise AssertionError(f"rmat scale {sc}: GPU {runs[0].count} vs CPU oracle {oracle}")
+        times = sorted(r.gpu_ms for r in runs)
+        r = runs[0]
+        yield pd.DataFrame([{"graph": G.name, "scale": sc, "edge_factor": edge_factor, "n": G.n, "m": G.m,
+                             "d": prep.d, "count": r.count, "oracle": oracle, "oracle_s": oracle_s,
+                             "median_ms": times[len(times) // 2], "runs": len(runs), "gen_s": gen_s,
+                             "prepare_s": prep.prep_s, "seeds_s": seeds_s, "device_bytes": r.device_bytes,
+                             "pool_peak_bytes": pool.total_bytes(), "passes": r.passes,
+                             "workers": r.params["workers"], "nodes": r.nodes}])
+        last = time.perf_counter() - t_scale
+        del G, prep, runs
+
+
 def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = "ego-Facebook",
             only: list[str] | None = None, graphs: list[str] | None = None) -> dict:
     """Measure every RDMCE figure on this GPU and write the CSVs. Returns the DataFrames.
@@ -145,11 +252,15 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = "
                                        sweep(big, expect, "tau", [16, 24, 48, 96], repeats)),
         # Without exposure ego-Facebook takes about 45 s a run: show the load on Slashdot.
         "load": lambda: load_distribution("soc-Slashdot0902" if not quick else graphs[-1], expect),
+        # opt-in (--only): streaming and sizes on ego-Facebook, R-MAT scales
+        "stream": lambda: streaming([g for g in graphs if g in ("CA-GrQc", "wiki-Vote", heavy)], expect,
+                                    repeats),
+        "scale": lambda: scale(SCALES[:5] if quick else SCALES),
     }
     out_dir.mkdir(parents=True, exist_ok=True)
     frames = {}
     for key, job in jobs.items():
-        if only and key not in only:
+        if (only and key not in only) or (not only and key in OPT_IN):
             continue
         t0 = time.perf_counter()
         frames[key] = write_rows(job(), out_dir / f"rdmce_{key}.csv", prov)
@@ -234,7 +345,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--quick", action="store_true", help="two small graphs, for a smoke run")
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--only", nargs="+", help="some of: table1 exactness variants warps tau load")
+    ap.add_argument("--only", nargs="+",
+                    help="some of: table1 exactness variants warps tau load stream scale")
     ap.add_argument("--graphs", nargs="+", help=f"bundled graphs (default: {' '.join(GRAPHS)})")
     a = ap.parse_args(argv)
     run_all(a.out, a.quick, a.repeats, only=a.only, graphs=a.graphs)
