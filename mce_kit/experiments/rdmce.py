@@ -231,7 +231,8 @@ def scale(scales=SCALES, edge_factor=16, seed=1, oracle_max=13, budget_s=400.0, 
 
 
 def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = "ego-Facebook",
-            only: list[str] | None = None, graphs: list[str] | None = None) -> dict:
+            only: list[str] | None = None, graphs: list[str] | None = None,
+            scale_budget_s: float = 400.0) -> dict:
     """Measure every RDMCE figure on this GPU and write the CSVs. Returns the DataFrames.
 
     Sweeps run on every graph; on ``heavy`` (seconds per run) they use a
@@ -255,7 +256,7 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = "
         # opt-in (--only): streaming and sizes on ego-Facebook, R-MAT scales
         "stream": lambda: streaming([g for g in graphs if g in ("CA-GrQc", "wiki-Vote", heavy)], expect,
                                     repeats),
-        "scale": lambda: scale(SCALES[:5] if quick else SCALES),
+        "scale": lambda: scale(SCALES[:5] if quick else SCALES, budget_s=scale_budget_s),
     }
     out_dir.mkdir(parents=True, exist_ok=True)
     frames = {}
@@ -348,8 +349,9 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="+",
                     help="some of: table1 exactness variants warps tau load stream scale")
     ap.add_argument("--graphs", nargs="+", help=f"bundled graphs (default: {' '.join(GRAPHS)})")
+    ap.add_argument("--scale-budget", type=float, default=400.0, help="seconds for the R-MAT scale series")
     a = ap.parse_args(argv)
-    run_all(a.out, a.quick, a.repeats, only=a.only, graphs=a.graphs)
+    run_all(a.out, a.quick, a.repeats, only=a.only, graphs=a.graphs, scale_budget_s=a.scale_budget)
     return 0
 
 
