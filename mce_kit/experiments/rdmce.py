@@ -182,7 +182,7 @@ SCALES = list(range(10, 25))
 OPT_IN = ("stream", "scale")
 
 
-def scale(scales=SCALES, edge_factor=16, seed=1, oracle_max=13, budget_s=400.0, repeats=3):
+def scale(scales=SCALES, edge_factor=16, seed=1, oracle_max=12, budget_s=400.0, repeats=3):
     """RDMCE on R-MAT graphs (Graph500 parameters) of growing scale: generation, ordering, seeds,
     time, device memory and count per scale; the count checked by the CPU oracle up to ``oracle_max``.
     Stops before a scale whose projected cost would pass ``budget_s`` (rows are written as they come)."""
