@@ -212,3 +212,10 @@ def test_block_size_must_be_positive():
     for bad in (0, -1, 1.5, True):
         with pytest.raises(ValueError, match="block_size must be a positive int"):
             prep.blocks(bad)
+
+
+def test_streaming_build_compiles_without_a_gpu():
+    from mce_kit.gpu.loader import compile_ptx
+
+    ptx, _ = compile_ptx("rdmce.cu", "sm_90", defines={"STREAMING": 1})
+    assert ".entry rdmce_kernel" in ptx and ".entry rdmce_unpack" in ptx

@@ -3,9 +3,34 @@
     prep = prepare(G)                       # degeneracy order, seeds, buffer sizes (CPU)
     res = prep.run(tau=24, warps_per_sm=20) # H2D graph, kernel, count back (timed phase)
     res.count, res.gpu_ms, res.worker_cycles
+    prep.run(histogram=True).histogram      # {size: count}, counted in the kernel
+    prep.run(min_size=10).count             # filtered where each clique is reported
+    for offsets, vertices in prep.blocks(1 << 20): ...   # streamed CSR blocks
 
-Every sweep parameter (tau, warps per SM, seeding, switches) is a kernel
-argument or a launch setting; the module is compiled once.
+Every sweep parameter (tau, warps per SM, seeding, switches, size bounds) is a
+kernel argument or a launch setting. The source is built twice, once per task
+kind (``STREAMING=0`` for counts, histograms and filters, so the counting hot
+loop carries no streaming code; ``STREAMING=1`` for listing), each once.
+
+Streaming design (a relaunch that resumes, double-buffered). The kernel
+appends cliques to a device ring of chunks (``ring_layout``): each warp owns
+one chunk at a time, taken with one atomic, and writes records
+``[size, v1..vr]`` into it. When a warp takes a chunk past the soft mark it
+raises a stop flag; every warp stops at its next safe point (top of its DFS
+loop or of its main loop), saves its walk (level, pending child, exposed
+level, ...) in ``resume[]`` and leaves. Everything else the search needs
+(stacks, rows, exposure words, seed counter, task counts) already lives in
+global memory, so the next launch with ``FLAG_RESUME`` continues exactly
+where the last one stopped; thieves may even pull branches from a suspended
+walk. Between two safe points a warp reports at most two cliques and a chunk
+holds two of the largest records, so the ring never overflows. After each
+launch the host turns the ring into CSR on the GPU (``rdmce_unpack``: one warp
+per chunk, prefix sums over chunk sizes, vertex ids mapped to ``G``'s through
+the degeneracy order), relaunches at once into the now free ring, and hands out
+the CSR in blocks of at most ``block_size`` cliques while that launch runs
+(host copies go on a side stream). Memory is the ring plus one launch's CSR on
+the device and one block on the host, whatever the output size. Isolated
+vertices never reach the kernel; the host reports them (``isolated=``).
 """
 
 from __future__ import annotations
@@ -273,7 +298,7 @@ def _check_block_size(block_size):
 class _Device:
     """One run's device state: graph, seeds, per-pass worker buffers, statistics."""
 
-    def __init__(self, prep: Prepared, params: dict, max_buffer_bytes, reserve_bytes=0):
+    def __init__(self, prep: Prepared, params: dict, max_buffer_bytes, reserve_bytes=0, stream=False):
         require_gpu()
         import cupy
 
@@ -291,7 +316,8 @@ class _Device:
         budget = int(max_buffer_bytes or 0.4 * max(0, free_bytes() - reserve_bytes))
         self.plan = _plan(rows_need, stack_need, self.n_workers, budget,
                           lambda i: f"seed ({prep.order[u[i]]}, {prep.order[v[i]] if v[i] >= 0 else '-'})")
-        self.module = load_module("rdmce.cu", defines=_DEFINES)
+        # two builds of one source: counting (no streaming code in the hot loop) and listing
+        self.module = load_module("rdmce.cu", defines={**_DEFINES, "STREAMING": int(stream)})
         self.kernel = self.module.get_function("rdmce_kernel")
 
     def start(self, hist_len=1):
@@ -393,7 +419,7 @@ def _stream(prep, block_size, min_size, max_size, isolated, as_cupy, ring_words,
     """Generator behind ``Prepared.blocks``: relaunch the kernel on a ring until the search ends."""
     _check_block_size(block_size)
     on, lo, hi = size_range(min_size, max_size)
-    dev = _Device(prep, params, max_buffer_bytes, reserve_bytes=3 * RING_BYTES)
+    dev = _Device(prep, params, max_buffer_bytes, reserve_bytes=3 * RING_BYTES, stream=True)
     return _stream_gen(prep, dev, int(block_size), on, lo, hi, isolated, as_cupy, ring_words, chunk_words,
                        stats)
 

@@ -52,6 +52,12 @@
 #define ERR_CAPACITY 1
 #define ERR_RING 2
 
+// The module is built twice: STREAMING=0 for counts, histograms and filters (no streaming code
+// in the hot loop at all) and STREAMING=1 for listing; the host picks the build by the task.
+#ifndef STREAMING
+#define STREAMING 0
+#endif
+
 #define HBINS 64           // sizes kept in the shared-memory histogram of a block
 #define RESUME_INTS 8      // per worker: suspended?, l, c, xptr, lo, frozen_hi, tick
 
@@ -99,6 +105,8 @@ struct Params {            // one launch; fields must match PARAMS in rdmce.py (
 };
 
 __constant__ Params G;
+
+__device__ __forceinline__ bool streaming() { return STREAMING && (G.flags & FLAG_STREAM); }
 
 // Per warp: P of the node being expanded, then its aggressive set.
 __shared__ __align__(16) u32 warp_smem[WARPS_PER_BLOCK][2 * PCACHE];
@@ -197,7 +205,7 @@ __device__ __forceinline__ void emit(const int* R, int r, int lane) {
             else atomicAdd(G.hist + (r < G.hist_len ? r : G.hist_len - 1), 1ull);
         }
     }
-    if (G.flags & FLAG_STREAM) stream_clique(R, r, lane);
+    if (streaming()) stream_clique(R, r, lane);
 }
 
 // Streaming: has this launch been asked to stop (by any warp, or our own chunk is past the soft mark)?
@@ -308,7 +316,7 @@ __device__ __forceinline__ bool expand(const Task& t, const Stack& s, int l, int
                     for (int w = lane; w < t.W; w += 32) XP[w] &= rv[w];
                     #pragma unroll 1
                     for (int w = lane; w < t.Wx; w += 32) XX[w] &= cv[w];
-                    if ((G.flags & FLAG_STREAM) && lane == 0) R_of(s)[r] = pids_of(t)[v];
+                    if (streaming() && lane == 0) R_of(s)[r] = pids_of(t)[v];
                     r++;
                 }
             }
@@ -624,7 +632,7 @@ __device__ __forceinline__ bool run_task(int me, const Task t, const Stack s, in
     int l = w.l, c = w.c, xptr = w.xptr, lo = w.lo, frozen_hi = w.frozen_hi;
     unsigned tick = w.tick;
     for (;;) {
-        if ((G.flags & FLAG_STREAM) && stop_now(lane)) {   // keep the task, save the walk
+        if (streaming() && stop_now(lane)) {   // keep the task, save the walk
             if (lane == 0) {
                 int* rs = G.resume + RESUME_INTS * me;
                 rs[1] = l; rs[2] = c; rs[3] = xptr; rs[4] = lo; rs[5] = frozen_hi; rs[6] = (int)tick;
@@ -674,7 +682,7 @@ __device__ __forceinline__ bool run_task(int me, const Task t, const Stack s, in
         int r = rlen(s, l);
         if (lane == 0) {
             rlen(s, d) = r + 1;
-            if (G.flags & FLAG_STREAM) R_of(s)[r] = pids_of(t)[v];
+            if (streaming()) R_of(s)[r] = pids_of(t)[v];
         }
         int kind = make_child(t, Lv, v, qw, qbits, s, d, lane);
         if (qw < 0 && lane == 0) {                        // private: v moves from P to X
@@ -735,13 +743,13 @@ __device__ __noinline__ int steal(int me, Task& t, Stack& s, int lane, int& star
     const u32* src = P_of(vs, L);
     int v = nth_set_bit(src + 2 * W, W, idx, lane);
     int r = rlen(vs, L);
-    if (G.flags & FLAG_STREAM)
+    if (streaming())
         #pragma unroll 1
         for (int i = lane; i < r; i += 32) R_of(s)[i] = R_of(vs)[i];
     if (lane == 0) {
         rlen(s, 0) = r + 1;
         mode(s, 0) = 0;
-        if (G.flags & FLAG_STREAM) R_of(s)[r] = pids_of(t)[v];
+        if (streaming()) R_of(s)[r] = pids_of(t)[v];
     }
     int kind = make_child(t, src, v, v >> 5, (1u << (v & 31)) - 1, s, 0, lane);
     __threadfence();
@@ -779,11 +787,11 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) r
 
     // A walk suspended by the previous launch of this stream, if any.
     int pending = 0;
-    if (me < G.n_workers && (G.flags & FLAG_RESUME) && lane == 0) pending = G.resume[RESUME_INTS * me];
+    if (STREAMING && me < G.n_workers && (G.flags & FLAG_RESUME) && lane == 0) pending = G.resume[RESUME_INTS * me];
     pending = __shfl_sync(FULL_MASK, pending, 0);
     for (;;) {
         if (me >= G.n_workers) break;
-        if ((G.flags & FLAG_STREAM) && stop_now(lane)) break;
+        if (streaming() && stop_now(lane)) break;
         Task t;
         Stack s;
         Walk w = {-1, 0, -1, 0, -1, 0u};
@@ -840,7 +848,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) r
         end_task(me, origin, lane);
         busy += clock64() - t0;
     }
-    if (G.flags & FLAG_STREAM) close_chunk(lane);
+    if (streaming()) close_chunk(lane);
     if (me < G.n_workers && lane == 0) {
         G.worker_cycles[me] = busy;
         G.worker_seeds[me] = seeds;
