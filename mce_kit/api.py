@@ -226,10 +226,24 @@ def _csr(np, batch, labels):
 
 
 def count_maximal_cliques(
-    G, *, min_size=None, max_size=None, isolated=True, device="auto", progress=False, **params
+    G, *, min_size=None, max_size=None, isolated=True, device="auto", progress=False, client=None, gpus=None,
+    **params
 ) -> Count:
-    """Number of maximal cliques (with size in [min_size, max_size]), never listing them."""
+    """Number of maximal cliques (with size in [min_size, max_size]), never listing them.
+
+    ``client`` (a ``dask.distributed.Client``) or ``gpus=N`` spreads the work over several
+    GPUs (``mce_kit.distributed``); with ``device="cpu"`` the cluster's workers run the CPU oracle.
+    """
     G = as_graph(G)
+    if client is not None or gpus is not None:
+        if min_size is not None or max_size is not None or not isolated:
+            raise NotImplementedError("size filters are not distributed yet; drop client=/gpus=")
+        from . import distributed
+
+        dev = "cpu" if device == "cpu" else "gpu"
+        return _timed(lambda: distributed.count_maximal_cliques(G, client=client, gpus=gpus, device=dev,
+                                                                **params),
+                      dev, {"gpus": gpus, "client": client is not None, **params})
     dev = _device(device, "maximal cliques", _rdmce)
     bar = _progress(progress, "maximal cliques")
     lo = _floor(min_size, isolated)

@@ -137,10 +137,13 @@ class Prepared:
         return self.seeds[seeding]
 
     def run(self, *, min_size=None, max_size=None, histogram=False, isolated=True, max_buffer_bytes=None,
-            **params) -> RDMCEResult:
+            seeds=None, **params) -> RDMCEResult:
         """Count (and with ``histogram=True`` count per size) the maximal cliques with
-        ``min_size <= size <= max_size``; ``isolated=False`` leaves out vertices without neighbours."""
-        return _run(self, min_size, max_size, histogram, isolated, max_buffer_bytes, params)
+        ``min_size <= size <= max_size``; ``isolated=False`` leaves out vertices without neighbours.
+        ``seeds`` (indices into ``seed_arrays``) runs only those seeds and leaves out the isolated
+        vertices (a chunk of a distributed run)."""
+        return _run(self, min_size, max_size, histogram, isolated and seeds is None, max_buffer_bytes,
+                    params, seeds)
 
     def blocks(self, block_size: int = 1 << 20, *, min_size=None, max_size=None, isolated=True,
                as_cupy=False, ring_words=None, chunk_words=None, max_buffer_bytes=None, stats=None,
@@ -298,7 +301,8 @@ def _check_block_size(block_size):
 class _Device:
     """One run's device state: graph, seeds, per-pass worker buffers, statistics."""
 
-    def __init__(self, prep: Prepared, params: dict, max_buffer_bytes, reserve_bytes=0, stream=False):
+    def __init__(self, prep: Prepared, params: dict, max_buffer_bytes, reserve_bytes=0, stream=False,
+                 seeds=None):
         require_gpu()
         import cupy
 
@@ -309,6 +313,9 @@ class _Device:
         self.prep = prep
         self.p = p = {**DEFAULTS, **params}
         u, v, rows_need, stack_need = prep.seed_arrays(p["seeding"])
+        if seeds is not None:
+            pick = np.asarray(seeds, dtype=np.int64)
+            u, v, rows_need, stack_need = (a[pick] for a in (u, v, rows_need, stack_need))
         self.u, self.v = u, v
         self.flags = FLAG_EXPOSE * bool(p["exposure"]) | FLAG_AGGRESSIVE * bool(p["aggressive"])
         self.sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
@@ -394,9 +401,10 @@ class _Device:
         )
 
 
-def _run(prep: Prepared, min_size, max_size, histogram, isolated, max_buffer_bytes, params) -> RDMCEResult:
+def _run(prep: Prepared, min_size, max_size, histogram, isolated, max_buffer_bytes, params,
+         seeds=None) -> RDMCEResult:
     on, lo, hi = size_range(min_size, max_size)
-    dev = _Device(prep, params, max_buffer_bytes)
+    dev = _Device(prep, params, max_buffer_bytes, seeds=seeds)
     cupy = dev.cupy
     flags = dev.flags | FLAG_SIZES * on | FLAG_HIST * bool(histogram)
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
