@@ -102,7 +102,7 @@ def plot_scale(df: pd.DataFrame):
     axes[2].legend(fontsize=7)
     for ax in axes:
         ax.set_yscale("log")
-        ax.set_xlabel("R-MAT scale (2^scale vertices, edge factor 16)")
+        ax.set_xlabel("R-MAT scale (2^scale vertices)")
     fig.suptitle(f"RDMCE on R-MAT graphs (measured on {where_measured(df)})", fontsize=10)
     fig.tight_layout()
     return fig
