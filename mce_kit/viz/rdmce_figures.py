@@ -85,17 +85,18 @@ def plot_load(df: pd.DataFrame):
 def plot_scale(df: pd.DataFrame):
     """R-MAT scale series: kernel time, device memory and count per scale (log scales)."""
     df = df.sort_values("scale")
+    ran = df.dropna(subset=["median_ms"])  # scales past the kernel's limit have host timings only
     fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
-    axes[0].plot(df["scale"], df["median_ms"] / 1e3, marker="o", label="RDMCE (GPU)")
+    axes[0].plot(ran["scale"], ran["median_ms"] / 1e3, marker="o", label="RDMCE (GPU)")
     if "prepare_s" in df:
         axes[0].plot(df["scale"], df["prepare_s"], marker="s", ls="--", label="prepare (CPU)")
     axes[0].set_ylabel("seconds")
     axes[0].legend(fontsize=7)
-    axes[1].plot(df["scale"], df["device_bytes"] / 2**20, marker="o", label="planned buffers")
-    axes[1].plot(df["scale"], df["pool_peak_bytes"] / 2**20, marker="s", ls="--", label="CuPy pool peak")
+    axes[1].plot(ran["scale"], ran["device_bytes"] / 2**20, marker="o", label="planned buffers")
+    axes[1].plot(ran["scale"], ran["pool_peak_bytes"] / 2**20, marker="s", ls="--", label="CuPy pool peak")
     axes[1].set_ylabel("device MiB")
     axes[1].legend(fontsize=7)
-    axes[2].plot(df["scale"], df["count"], marker="o", label="maximal cliques (GPU)")
+    axes[2].plot(ran["scale"], ran["count"], marker="o", label="maximal cliques (GPU)")
     checked = df.dropna(subset=["oracle"])
     axes[2].plot(checked["scale"], checked["oracle"], "kx", ms=9, label="CPU oracle")
     axes[2].set_ylabel("maximal cliques")
