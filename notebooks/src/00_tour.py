@@ -37,7 +37,8 @@ print("quick mode:", QUICK, "| GPU:", mk.has_gpu())
 pd.DataFrame([
     ("maximal cliques", "find_cliques, count_maximal_cliques, clique_size_histogram", "yes (RDMCE)",
      "10_rdmce; mce-gpu: 20 (coming)"),
-    ("k-cliques", "k_cliques, count_k_cliques", "not yet (CPU oracle)", "KCMiner: 30 (coming)"),
+    ("k-cliques", "k_cliques, count_k_cliques, clique_counts", "yes (KCMiner; all-k pivot counts)",
+     "30_kcminer"),
     ("maximal bicliques", "maximal_bicliques, count_maximal_bicliques", "not yet (CPU oracle)",
      "GMBE+: 40 (coming)"),
     ("maximum cliques", "max_cliques", "not yet (CPU oracle)", "Geil et al.: 50 (coming)"),
@@ -120,7 +121,7 @@ fig.savefig(figures_dir() / "00_clique_sizes.png", dpi=150)
 # %% [markdown]
 # ## k-cliques
 #
-# (GPU paper: KCMiner, notebook 30, coming.) A k-clique is any clique of
+# (GPU paper: KCMiner, [30_kcminer](30_kcminer.ipynb).) A k-clique is any clique of
 # exactly `k` vertices, maximal or not; every
 # maximal clique of size `s` contains `C(s, k)` of them, so large cliques make
 # these counts explode. igraph can list them for small `k`.
@@ -187,8 +188,9 @@ assert {frozenset(L + R) for L, R in pairs} == expected
 #
 # - [01_search_trees](01_search_trees.ipynb): the search tree behind these
 #   numbers, step by step.
-# - One notebook per GPU paper: [10_rdmce](10_rdmce.ipynb) (RDMCE); mce-gpu
-#   (20), KCMiner (30), GMBE+ (40) and Geil et al. (50) are coming.
+# - One notebook per GPU paper: [10_rdmce](10_rdmce.ipynb) (RDMCE),
+#   [30_kcminer](30_kcminer.ipynb) (KCMiner); mce-gpu (20), GMBE+ (40) and
+#   Geil et al. (50) are coming.
 #
 # ## References
 #
