@@ -209,12 +209,13 @@ def load(name: str, results: Path = RESULTS) -> pd.DataFrame:
     return load_results("gmbe", name, results)
 
 
-def load_or_none(name: str, results: Path = RESULTS) -> pd.DataFrame | None:
-    """Like ``load``, but None (with a note printed) when the table was never measured."""
+def load_or_none(name: str, results: Path = RESULTS, quiet: bool = False) -> pd.DataFrame | None:
+    """Like ``load``, but None (with a note printed unless ``quiet``) when the table was never measured."""
     try:
         return load(name, results)
     except FileNotFoundError:
-        print(f"gmbe_{name}.csv: not measured yet (python -m mce_kit.experiments.gmbe --only {name})")
+        if not quiet:
+            print(f"gmbe_{name}.csv: not measured yet (python -m mce_kit.experiments.gmbe --only {name})")
         return None
 
 
@@ -230,7 +231,7 @@ def status() -> dict:
     out = {"Fig 9": Status("missing", reason="no builds of oomBEA, MBET, ParMBE, cuMBE here; only the "
                                              "authors' GMBE times on an H200 (issue 11) in Table I"),
            "Fig 18": Status("missing", reason="multi-GPU is outside issue 11")}
-    tables = {k: load_or_none(k) for k in ("table1", "ablations", "memory", "sm_activity", "tau", "bounds",
+    tables = {k: load_or_none(k, quiet=True) for k in ("table1", "ablations", "memory", "sm_activity", "tau", "bounds",
                                            "warps")}
     t1 = tables["table1"]
     if t1 is not None:
