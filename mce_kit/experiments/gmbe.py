@@ -231,8 +231,8 @@ def status() -> dict:
     out = {"Fig 9": Status("missing", reason="no builds of oomBEA, MBET, ParMBE, cuMBE here; only the "
                                              "authors' GMBE times on an H200 (issue 11) in Table I"),
            "Fig 18": Status("missing", reason="multi-GPU is outside issue 11")}
-    tables = {k: load_or_none(k, quiet=True) for k in ("table1", "ablations", "memory", "sm_activity", "tau", "bounds",
-                                           "warps")}
+    names = ("table1", "ablations", "memory", "sm_activity", "tau", "bounds", "warps")
+    tables = {k: load_or_none(k, quiet=True) for k in names}
     t1 = tables["table1"]
     if t1 is not None:
         ml = t1[t1["graph"] == "MovieLens"]
