@@ -72,6 +72,10 @@ def _labeler(labels) -> Callable[[Iterable[int]], list]:
     return lambda c: [table[v] for v in c]
 
 
+# GPU algorithms for maximal cliques, by name; the first is the default (the fastest).
+MCE_ALGORITHMS = ("rdmce", "mce-gpu")
+
+
 def _rdmce():
     """The RDMCE GPU module, or None while it cannot be imported."""
     try:
@@ -79,6 +83,23 @@ def _rdmce():
     except ImportError:
         return None
     return rdmce
+
+
+def _mcegpu():
+    """The mce-gpu GPU module, or None while it cannot be imported."""
+    try:
+        from .gpu import mcegpu
+    except ImportError:
+        return None
+    return mcegpu
+
+
+def _algorithm(algorithm: str) -> Callable:
+    """The kernel getter for ``algorithm``; ValueError listing the choices for an unknown name."""
+    if algorithm not in MCE_ALGORITHMS:
+        choices = ", ".join(map(repr, MCE_ALGORITHMS))
+        raise ValueError(f"algorithm must be one of {choices}, got {algorithm!r}")
+    return (lambda: _rdmce()) if algorithm == "rdmce" else (lambda: _mcegpu())
 
 
 def _device(device: str, problem: str, kernel: Callable | None = None) -> str:
@@ -129,14 +150,16 @@ def _timed(fn, device: str, params: dict) -> Count:
 
 
 def find_cliques(
-    G, *, min_size=None, max_size=None, device="auto", progress=False, **params
+    G, *, min_size=None, max_size=None, device="auto", algorithm="rdmce", progress=False, **params
 ) -> Iterator[list]:
     """Maximal cliques as lists of labels (like ``networkx.find_cliques``), optionally
-    only those with ``min_size <= size <= max_size`` (like igraph's ``min``/``max``)."""
+    only those with ``min_size <= size <= max_size`` (like igraph's ``min``/``max``).
+    ``algorithm`` picks the GPU kernel: "rdmce" (default) or "mce-gpu"."""
     G = as_graph(G)
     label = _labeler(G.labels)
-    if _device(device, "maximal cliques", _rdmce) == "gpu":
-        found = _rdmce().maximal_cliques(G, **params)
+    kernel = _algorithm(algorithm)
+    if _device(device, "maximal cliques", kernel) == "gpu":
+        found = kernel().maximal_cliques(G, **params)
         return (label(c.tolist()) for c in found if _in_range(len(c), min_size, max_size))
     cliques = cpu.maximal_cliques(
         G, min_size=min_size, max_size=max_size, progress=_progress(progress, "maximal cliques")
@@ -145,29 +168,33 @@ def find_cliques(
 
 
 def count_maximal_cliques(
-    G, *, min_size=None, max_size=None, device="auto", progress=False, **params
+    G, *, min_size=None, max_size=None, device="auto", algorithm="rdmce", progress=False, **params
 ) -> Count:
-    """Number of maximal cliques (with size in [min_size, max_size]), without listing them on CPU."""
+    """Number of maximal cliques (with size in [min_size, max_size]), without listing them on CPU.
+    ``algorithm`` picks the GPU kernel: "rdmce" (default) or "mce-gpu"."""
     G = as_graph(G)
-    dev = _device(device, "maximal cliques", _rdmce)
+    kernel = _algorithm(algorithm)
+    dev = _device(device, "maximal cliques", kernel)
     bar = _progress(progress, "maximal cliques")
 
     def run() -> int:
         if dev == "cpu":
             return cpu.count_maximal_cliques(G, min_size=min_size, max_size=max_size, progress=bar)
         if min_size is None and max_size is None:
-            return _rdmce().count_maximal_cliques(G, **params)
+            return kernel().count_maximal_cliques(G, **params)
         # the GPU kernel counts every size at once: list and filter instead
-        return sum(_in_range(len(c), min_size, max_size) for c in _rdmce().maximal_cliques(G, **params))
+        return sum(_in_range(len(c), min_size, max_size) for c in kernel().maximal_cliques(G, **params))
 
-    return _timed(run, dev, {"min_size": min_size, "max_size": max_size, **params})
+    extra = {"algorithm": algorithm} if dev == "gpu" and algorithm != MCE_ALGORITHMS[0] else {}
+    return _timed(run, dev, {"min_size": min_size, "max_size": max_size, **extra, **params})
 
 
-def clique_size_histogram(G, *, device="auto", progress=False, **params) -> dict[int, int]:
+def clique_size_histogram(G, *, device="auto", algorithm="rdmce", progress=False, **params) -> dict[int, int]:
     """{size: number of maximal cliques of that size}, ascending sizes."""
     G = as_graph(G)
-    if _device(device, "maximal cliques", _rdmce) == "gpu":
-        hist = Counter(len(c) for c in _rdmce().maximal_cliques(G, **params))
+    kernel = _algorithm(algorithm)
+    if _device(device, "maximal cliques", kernel) == "gpu":
+        hist = Counter(len(c) for c in kernel().maximal_cliques(G, **params))
         return dict(sorted(hist.items()))
     return cpu.clique_size_histogram(G, progress=_progress(progress, "maximal cliques"))
 

@@ -19,6 +19,7 @@ from ..graph import Graph
 from . import require_gpu
 from .launch import free_bytes, params_dtype, plan_passes, set_params
 from .loader import load_module
+from .seeds import degeneracy_csr, seed_sets
 
 FLAG_EXPOSE, FLAG_AGGRESSIVE, FLAG_LIST = 1, 2, 4
 ERR_CAPACITY = 1
@@ -99,36 +100,14 @@ class Prepared:
 
 def prepare(G: Graph) -> Prepared:
     """Order ``G`` by degeneracy and build its CSR for the kernel (not part of the timed phase)."""
-    from ..order import degeneracy_order
-
     t0 = time.perf_counter()
-    order = degeneracy_order(G)
-    H = G.relabel(order)
-    indptr = np.ascontiguousarray(H.indptr, dtype=np.int32)
-    indices = np.ascontiguousarray(H.indices, dtype=np.int32)
-    isolated = np.flatnonzero(np.diff(indptr) == 0).astype(np.int32)
-    return Prepared(G, np.asarray(order), indptr, indices, isolated=isolated, prep_s=time.perf_counter() - t0)
+    order, indptr, indices, isolated = degeneracy_csr(G)
+    return Prepared(G, order, indptr, indices, isolated=isolated, prep_s=time.perf_counter() - t0)
 
 
 def _make_seeds(indptr, indices, seeding):
-    n = len(indptr) - 1
-    deg = np.diff(indptr).astype(np.int64)
-    src = np.repeat(np.arange(n, dtype=np.int64), deg)
-    later = np.bincount(src[indices > src], minlength=n)
-    earlier = deg - later
-    if seeding == "edge":
-        keep = src < indices
-        u, v = src[keep], indices[keep].astype(np.int64)
-        p = np.minimum(later[u], later[v])
-        x = np.minimum(earlier[v], deg[u])
-    elif seeding == "vertex":
-        u = np.flatnonzero(deg > 0)
-        v = np.full(len(u), -1, dtype=np.int64)
-        p, x = later[u], earlier[u]
-    else:
-        raise ValueError(f"seeding must be 'edge' or 'vertex', got {seeding!r}")
-    return (u.astype(np.int32), v.astype(np.int32), rows_words(p, x).astype(np.int64),
-            stack_words(p, x).astype(np.int64))
+    u, v, p, x = seed_sets(indptr, indices, seeding)
+    return u, v, rows_words(p, x).astype(np.int64), stack_words(p, x).astype(np.int64)
 
 
 def _plan(rows_need, stack_need, n_workers, budget, describe=None):
