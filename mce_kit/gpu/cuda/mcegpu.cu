@@ -174,12 +174,14 @@ __device__ __forceinline__ void expand(Shared& sh, const Task& t, int l) {
     int best_c = -1, best_u = 0;
     #pragma unroll 1
     for (int w = warp; w < t.W; w += nw) {           // candidates of P ∪ XP, one word per warp
-        u32 bits = Pc[w] | XP[w];
-        while (bits) {
-            u32 b = bits;
-            for (int k = 0; k < q && b; ++k) b &= b - 1;
-            for (int k = 0; k < groups && bits; ++k) bits &= bits - 1;
-            int j = b ? w * 32 + __ffs(b) - 1 : -1;
+        const u32 bits = Pc[w] | XP[w];           // the same in every lane
+        if (!bits) continue;
+        const u32 span = groups == 32 ? FULL_MASK : (1u << groups) - 1;
+        #pragma unroll 1
+        for (int r = 0; r < g; ++r) {                // round r: bits r*groups .. +groups, one per group
+            if (!((bits >> (r * groups)) & span)) continue;
+            const int pos = r * groups + q;
+            int j = (bits >> pos) & 1 ? w * 32 + pos : -1;
             int c = 0;
             if (j >= 0) {
                 const u32* r = row_of(t, j);
