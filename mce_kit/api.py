@@ -168,12 +168,28 @@ def find_cliques(
 
 
 def count_maximal_cliques(
-    G, *, min_size=None, max_size=None, device="auto", algorithm="rdmce", progress=False, **params
+    G, *, min_size=None, max_size=None, device="auto", algorithm="rdmce", progress=False, client=None,
+    gpus=None, **params
 ) -> Count:
     """Number of maximal cliques (with size in [min_size, max_size]), without listing them on CPU.
-    ``algorithm`` picks the GPU kernel: "rdmce" (default) or "mce-gpu"."""
+
+    ``algorithm`` picks the GPU kernel: "rdmce" (default) or "mce-gpu". ``client`` (a
+    ``dask.distributed.Client``) or ``gpus=N`` spreads the work over several GPUs
+    (``mce_kit.distributed``, RDMCE only); with ``device="cpu"`` the cluster's workers run the CPU oracle.
+    """
     G = as_graph(G)
     kernel = _algorithm(algorithm)
+    if client is not None or gpus is not None:
+        if min_size is not None or max_size is not None:
+            raise NotImplementedError("size filters are not distributed yet; drop client=/gpus=")
+        if algorithm != MCE_ALGORITHMS[0]:
+            raise NotImplementedError(f"only algorithm='rdmce' is distributed; got {algorithm!r}")
+        from . import distributed
+
+        dev = "cpu" if device == "cpu" else "gpu"
+        return _timed(lambda: distributed.count_maximal_cliques(G, client=client, gpus=gpus, device=dev,
+                                                                **params),
+                      dev, {"gpus": gpus, "client": client is not None, **params})
     dev = _device(device, "maximal cliques", kernel)
     bar = _progress(progress, "maximal cliques")
 

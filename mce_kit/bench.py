@@ -1,116 +1,135 @@
-"""Benchmarks on a GPU: ``python -m mce_kit.bench rdmce GRAPH [options]``.
+"""Benchmarks on a GPU: ``python -m mce_kit.bench ALGORITHM GRAPH... [--PARAM V1 V2 ...]``.
 
-Times with CUDA events the phase the RDMCE paper times (graph on the host ->
-count back; ordering and loading excluded but reported), after warm-up, as
-the median of ``--repeats`` runs, and checks the count of every run against
-``--expect`` (default: the reference count of a bundled graph, else the
-first run). Prints one JSON record per configuration.
+Every kernel joins by one entry in ``ALGORITHMS`` (its launcher module, the
+problem it solves, the graph kind it reads); its run-time parameters come from
+the module's ``DEFAULTS`` and become options, so ``--tau 16 24`` sweeps
+``tau``. Each configuration is timed with CUDA events after a warm-up (median
+of ``--repeats``), every run's answer is checked against the graph's reference
+(``mce_kit.references``) and one JSON line with provenance is printed per
+configuration. ``--define NAME=VALUE`` probes a compile-time variant.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
+import importlib
+import itertools
 import json
-import os
-import statistics
-import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-
-def provenance() -> dict:
-    """GPU, SMs, driver, commit and date, attached to every result row."""
-    from .gpu import device_info
-
-    commit = os.environ.get("MCE_KIT_COMMIT", "")  # set it where the checkout has no .git
-    try:
-        commit = commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                                          text=True, cwd=Path(__file__).parent, timeout=5).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        commit = ""
-    date = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    return {**device_info(), "commit": commit or "unknown", "date": date}
+from . import references
+from .measure import measure, provenance
 
 
-def load(name_or_path: str):
+@dataclass(frozen=True)
+class Algorithm:
+    name: str
+    problem: str  # a key of references.PROBLEMS
+    module: str  # the launcher: DEFAULTS, prepare(G) -> .run(**params) (see mce_kit.measure)
+    doc: str
+    bipartite: bool = False
+
+    def launcher(self):
+        return importlib.import_module(self.module)
+
+
+ALGORITHMS = {a.name: a for a in [
+    Algorithm("rdmce", "mce", "mce_kit.gpu.rdmce", "maximal cliques, RDMCE (root-down exposure)"),
+    Algorithm("mce-gpu", "mce", "mce_kit.gpu.mcegpu", "maximal cliques, mce-gpu (worker list)"),
+]}
+
+
+def load(name_or_path: str, bipartite: bool = False):
+    """A bundled graph by name, or a graph file; returns (graph, seconds)."""
     from . import datasets
-    from .io import load_graph
+    from .io import load_bipartite, load_graph
 
     t0 = time.perf_counter()
-    G = datasets.load(name_or_path) if name_or_path in datasets.names() else load_graph(name_or_path)
+    if name_or_path in datasets.names():
+        G = datasets.load(name_or_path)
+    else:
+        G = (load_bipartite if bipartite else load_graph)(name_or_path)
     return G, time.perf_counter() - t0
 
 
-def bench_rdmce(prep, repeats=5, warmup=1, expect=None, **params) -> dict:
-    """Median of ``repeats`` timed runs after ``warmup``; every count must agree."""
-    for _ in range(warmup):
-        prep.run(**params)
-    runs = [prep.run(**params) for _ in range(repeats)]
-    counts = [r.count for r in runs]
-    expect = counts[0] if expect is None else expect
-    if any(c != expect for c in counts):
-        raise AssertionError(f"RDMCE counts moved between runs: {counts} (expected {expect})")
-    sample = runs[len(runs) // 2]  # one run's counters (nodes are the same in every run; steals vary)
-    times = [r.gpu_ms for r in runs]
-    return {
-        **sample.params,
-        "count": expect,
-        "median_ms": statistics.median(times),
-        "times_ms": [round(t, 3) for t in times],
-        "prep_s": round(prep.prep_s, 4),
-        "device_bytes": sample.device_bytes,
-        "nodes": sample.nodes,
-        "steals": int(sample.worker_steals.sum()),
-        "passes": sample.passes,
-        **{f"load_{k}": round(v, 4) for k, v in sample.load_balance().items()},
-    }
+def _parse_value(default):
+    """An argparse ``type`` turning text into the type of ``default``."""
+    if isinstance(default, bool):
+        table = {"1": True, "true": True, "on": True, "yes": True,
+                 "0": False, "false": False, "off": False, "no": False}
+
+        def parse_bool(text):
+            if text.lower() not in table:
+                raise argparse.ArgumentTypeError(f"expected on/off, got {text!r}")
+            return table[text.lower()]
+        return parse_bool
+    return type(default) if default is not None else str
+
+
+def parser_for(algo: Algorithm) -> argparse.ArgumentParser:
+    """Options of one algorithm: its DEFAULTS as sweepable lists, plus the common ones."""
+    ap = argparse.ArgumentParser(prog=f"python -m mce_kit.bench {algo.name}", description=algo.doc)
+    ap.add_argument("graph", nargs="+", help="bundled dataset names or graph files")
+    for name, default in algo.launcher().DEFAULTS.items():
+        ap.add_argument(f"--{name.replace('_', '-')}", dest=name, nargs="+", type=_parse_value(default),
+                        default=[default], metavar="V", help=f"values to sweep (default {default})")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--expect", type=int, default=None,
+                    help="the count every run must give (default: a bundled graph's reference)")
+    ap.add_argument("--out", type=Path, help="append JSON lines here")
+    ap.add_argument("--define", nargs="+", default=[], metavar="NAME=VALUE",
+                    help="compile-time kernel settings to probe (e.g. MIN_BLOCKS=7)")
+    return ap
+
+
+def grid(a: argparse.Namespace, defaults: dict) -> list[dict]:
+    """Every combination of the swept parameter values."""
+    names = list(defaults)
+    combos = itertools.product(*(getattr(a, n) for n in names))
+    return [dict(zip(names, combo, strict=True)) for combo in combos]
+
+
+def run(algo: Algorithm, a: argparse.Namespace):
+    """Yield one row per graph x configuration."""
+    mod = algo.launcher()
+    if a.define:
+        if not hasattr(mod, "_DEFINES"):
+            raise SystemExit(f"{algo.name} has no compile-time settings to --define")
+        mod._DEFINES.update(d.split("=", 1) for d in a.define)
+    prov = provenance()
+    spec = references.problem(algo.problem)
+    for name in a.graph:
+        G, load_s = load(name, algo.bipartite)
+        prep = mod.prepare(G)
+        for params in grid(a, mod.DEFAULTS):
+            expect = a.expect
+            if expect is None:
+                expect = references.expected(algo.problem, name, **{k: params[k] for k in spec.keys})
+            row = measure(prep, algo.problem, a.repeats, a.warmup, expect, **params)
+            n = G.n_u + G.n_v if algo.bipartite else G.n
+            yield {"algorithm": algo.name, "graph": name, "n": n, "m": G.m, "load_s": round(load_s, 3),
+                   **row, **prov}
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m mce_kit.bench", description=__doc__.splitlines()[0])
-    sub = ap.add_subparsers(dest="algo", required=True)
-    r = sub.add_parser("rdmce", help="maximal cliques, RDMCE kernel")
-    r.add_argument("graph", nargs="+", help="bundled dataset names or graph files")
-    r.add_argument("--tau", type=int, nargs="+", default=[24])
-    r.add_argument("--warps-per-sm", type=int, nargs="+", default=[32])
-    r.add_argument("--seeding", choices=["edge", "vertex"], nargs="+", default=["edge"])
-    r.add_argument("--no-exposure", action="store_true")
-    r.add_argument("--no-aggressive", action="store_true")
-    r.add_argument("--repeats", type=int, default=5)
-    r.add_argument("--warmup", type=int, default=1)
-    r.add_argument("--expect", type=int, default=None,
-                   help="the count every run must give (default: a bundled graph's reference count)")
-    r.add_argument("--out", type=Path, help="append JSON lines here")
-    r.add_argument("--define", nargs="+", default=[], metavar="NAME=VALUE",
-                   help="compile-time kernel settings to probe (e.g. MIN_BLOCKS=7)")
-    a = ap.parse_args(argv)
-
-    from .gpu import rdmce
-
-    rdmce._DEFINES.update(d.split("=", 1) for d in a.define)
-
-    from .experiments.rdmce import reference_counts
-
-    prov = provenance()
-    known = reference_counts()
-    for name in a.graph:
-        G, load_s = load(name)
-        expect = a.expect if a.expect is not None else known.get(name)
-        prep = rdmce.prepare(G)
-        for tau in a.tau:
-            for wps in a.warps_per_sm:
-                for seeding in a.seeding:
-                    row = bench_rdmce(prep, a.repeats, a.warmup, expect, tau=tau, warps_per_sm=wps,
-                                      seeding=seeding, exposure=not a.no_exposure,
-                                      aggressive=not a.no_aggressive)
-                    row = {"graph": name, "n": G.n, "m": G.m, "load_s": round(load_s, 3), **row, **prov}
-                    line = json.dumps(row, default=str)
-                    print(line, flush=True)
-                    if a.out:
-                        with a.out.open("a") as f:
-                            f.write(line + "\n")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] not in ALGORITHMS:
+        names = "\n".join(f"  {a.name:10s} {a.doc}" for a in ALGORITHMS.values())
+        print(f"usage: python -m mce_kit.bench ALGORITHM GRAPH... [options]\n\nalgorithms:\n{names}\n\n"
+              "`python -m mce_kit.bench ALGORITHM --help` lists its parameters.", file=sys.stderr)
+        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
+    algo = ALGORITHMS[argv[0]]
+    a = parser_for(algo).parse_args(argv[1:])
+    for row in run(algo, a):
+        line = json.dumps(row, default=str)
+        print(line, flush=True)
+        if a.out:
+            with a.out.open("a") as f:
+                f.write(line + "\n")
     return 0
 
 

@@ -3,7 +3,6 @@
 import pandas as pd
 import pytest
 
-from mce_kit import bench
 from mce_kit.experiments import rdmce as exp
 
 
@@ -33,7 +32,7 @@ def fake_gpu(monkeypatch):
 
     monkeypatch.setattr(exp, "_prepared", prepared)
     monkeypatch.setattr(exp, "_measure", measure)
-    monkeypatch.setattr(bench, "provenance", lambda: {"gpu": "fake", "commit": "test"})
+    monkeypatch.setattr(exp, "provenance", lambda: {"gpu": "fake", "commit": "test"})
     return calls
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import platform
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -27,7 +26,10 @@ from pathlib import Path
 import pandas as pd
 
 from .. import datasets
-from .rdmce import RESULTS, reference_counts, write_rows
+from ..measure import load_results, write_rows
+from ..measure import measure as _measure
+from ..references import RESULTS
+from .rdmce import reference_counts
 
 # The paper's numbers (FIGURES.md section 2) and the authors' code timed on one H200 (issue #9).
 PAPER = {
@@ -63,17 +65,7 @@ def _prepared(graphs):
 
 def measure(prep, repeats=5, warmup=1, expect=None, **params) -> dict:
     """Median of ``repeats`` CUDA-event timings after ``warmup``; every run must give ``expect``."""
-    for _ in range(warmup):
-        prep.run(**params)
-    runs = [prep.run(**params) for _ in range(repeats)]
-    counts = [r.answer for r in runs]
-    expect = counts[0] if expect is None else expect
-    if any(c != expect for c in counts):
-        raise AssertionError(f"mce-gpu counts differ between runs: {counts} (expected {expect})")
-    times = [r.gpu_ms for r in runs]
-    sample = runs[len(runs) // 2]
-    return {**sample.params, "count": expect, "median_ms": statistics.median(times),
-            "times_ms": [round(t, 3) for t in times], "prep_s": round(prep.prep_s, 4), **sample.row()}
+    return _measure(prep, "mce", repeats, warmup, expect, **params)
 
 
 def _graph_cols(name, prep) -> dict:
@@ -121,12 +113,10 @@ def profile(graphs, expect, heavy_modes=(("L2", "IPX"),)):
 
 def rdmce_rows(graphs, expect, repeats=5):
     """RDMCE (default settings) on the same GPU: Fig 7 times and Fig 9 device bytes."""
-    from ..bench import bench_rdmce
     from ..gpu import rdmce
 
     for name in graphs:
-        prep = rdmce.prepare(datasets.load(name))
-        row = bench_rdmce(prep, repeats=repeats, warmup=1, expect=expect.get(name))
+        row = _measure(rdmce.prepare(datasets.load(name)), "mce", repeats, 1, expect.get(name))
         yield pd.DataFrame([{"graph": name, "algorithm": "RDMCE", **row}])
 
 
@@ -195,7 +185,7 @@ def cpu_baselines(graphs, expect, timeout_s=120.0):
 
 def run_all(out_dir: Path, quick=False, repeats=5, only=None, graphs=None, heavy_nowl=("L2",)) -> dict:
     """Measure every mce-gpu figure on this GPU and write the CSVs. Returns the DataFrames."""
-    from ..bench import provenance
+    from ..measure import provenance
 
     prov = provenance()
     expect = reference_counts()
@@ -223,11 +213,12 @@ def run_all(out_dir: Path, quick=False, repeats=5, only=None, graphs=None, heavy
 
 def load(name: str, results: Path = RESULTS) -> pd.DataFrame:
     """A committed result table: modes, wl, profile, rdmce, blocks, exactness, agree or cpu."""
-    path = results / f"mcegpu_{name}.csv"
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no committed mce-gpu results; run "
-                                "`python -m mce_kit.experiments.mcegpu --out data/results` on a GPU")
-    return pd.read_csv(path)
+    return load_results("mcegpu", name, results)
+
+
+def available(name: str, results: Path = RESULTS) -> bool:
+    """Whether ``data/results/mcegpu_<name>.csv`` has been measured and committed."""
+    return (results / f"mcegpu_{name}.csv").exists()
 
 
 def table3(df: pd.DataFrame) -> pd.DataFrame:

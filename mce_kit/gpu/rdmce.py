@@ -69,6 +69,16 @@ class RDMCEResult:
     def nodes(self) -> int:
         return int(self.worker_nodes.sum())
 
+    @property
+    def answer(self) -> int:
+        return self.count
+
+    def row(self) -> dict:
+        """Flat counters for a benchmark row (mce_kit.measure)."""
+        return {"device_bytes": self.device_bytes, "nodes": self.nodes,
+                "steals": int(self.worker_steals.sum()), "passes": self.passes,
+                **{f"load_{k}": round(v, 4) for k, v in self.load_balance().items()}}
+
     def load_balance(self) -> dict:
         """Busy cycles across workers: max/mean and coefficient of variation."""
         c = self.worker_cycles.astype(float)
@@ -94,8 +104,10 @@ class Prepared:
             self.seeds[seeding] = _make_seeds(self.indptr, self.indices, seeding)
         return self.seeds[seeding]
 
-    def run(self, *, listing=False, max_buffer_bytes=None, **params) -> RDMCEResult:
-        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, **params)
+    def run(self, *, listing=False, max_buffer_bytes=None, seeds=None, **params) -> RDMCEResult:
+        """Run the kernel; ``seeds`` (indices into ``seed_arrays``) runs only those seeds and
+        leaves out the isolated vertices (a chunk of a distributed run)."""
+        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, seeds=seeds, **params)
 
 
 def prepare(G: Graph) -> Prepared:
@@ -116,7 +128,7 @@ def _plan(rows_need, stack_need, n_workers, budget, describe=None):
     return [(idx, caps["rows"], caps["stack"], workers) for idx, caps, workers in passes]
 
 
-def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> RDMCEResult:
+def _run(prep: Prepared, *, listing, max_buffer_bytes, seeds=None, **params) -> RDMCEResult:
     require_gpu()
     import cupy
 
@@ -125,6 +137,11 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> RDMCEResult:
         raise TypeError(f"unknown RDMCE parameter(s): {', '.join(sorted(unknown))}")
     p = {**DEFAULTS, **params}
     u, v, rows_need, stack_need = prep.seed_arrays(p["seeding"])
+    isolated = prep.isolated
+    if seeds is not None:
+        pick = np.asarray(seeds, dtype=np.int64)
+        u, v, rows_need, stack_need = (a[pick] for a in (u, v, rows_need, stack_need))
+        isolated = isolated[:0]
     flags = (FLAG_EXPOSE * bool(p["exposure"]) | FLAG_AGGRESSIVE * bool(p["aggressive"])
              | FLAG_LIST * bool(listing))
     sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
@@ -184,14 +201,14 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> RDMCEResult:
         if listing:
             records.append(lst[: int(pos[0])].get())
         del bufs
-    count = int(total[0]) + len(prep.isolated)
+    count = int(total[0]) + len(isolated)
     stop.record()
     stop.synchronize()
     gpu_ms = cupy.cuda.get_elapsed_time(start, stop)
 
     cliques = None
     if listing:
-        cliques = [prep.order[np.array([i])] for i in prep.isolated]
+        cliques = [prep.order[np.array([i])] for i in isolated]
         for rec in records:
             i = 0
             while i < len(rec):

@@ -33,7 +33,8 @@ def plot_modes(modes: pd.DataFrame):
 def plot_sm_load(wl: pd.DataFrame, paper: dict):
     """Fig 3: mean over graphs of max/mean SM load per configuration, the paper's value as a marker."""
     keys = [("L1", False), ("L2", False), ("L1", True), ("L2", True)]
-    ours = [wl[(wl["subtree"] == s) & (wl["worker_list"] == w)]["sm_cycles_max_over_mean"].mean() for s, w in keys]
+    col = "sm_cycles_max_over_mean"
+    ours = [wl[(wl["subtree"] == s) & (wl["worker_list"] == w)][col].mean() for s, w in keys]
     labels = [f"{s} {'+ WL' if w else 'no WL'}" for s, w in keys]
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.bar(labels, ours, color="tab:blue", label="ours (mean over graphs)")

@@ -1,0 +1,94 @@
+"""How every kernel is measured: provenance, timed repeats checked against a reference, streamed CSVs.
+
+A GPU launcher module (``mce_kit.gpu.<algorithm>``) follows one protocol:
+``prepare(G)`` does the untimed host work and returns an object whose
+``run(**params)`` gives a result with ``.answer`` (a count, or a tuple such as
+(omega, number of maximum cliques)), ``.gpu_ms`` (CUDA events, graph on the
+host -> answer back), ``.params`` and ``.row()`` (extra flat columns).
+``measure`` times such an object; ``mce_kit.bench`` and the
+``mce_kit.experiments.<paper>`` modules both build on it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import statistics
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+
+import pandas as pd
+
+from .references import RESULTS, problem
+
+
+def provenance() -> dict:
+    """GPU, SMs, driver, commit and date, attached to every result row."""
+    from .gpu import device_info
+
+    commit = os.environ.get("MCE_KIT_COMMIT", "")  # set it where the checkout has no .git
+    try:
+        commit = commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                          text=True, cwd=Path(__file__).parent, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    date = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    return {**device_info(), "commit": commit or "unknown", "date": date}
+
+
+class WrongAnswer(AssertionError):
+    """A run's answer differs from the reference or from the other runs."""
+
+
+def measure(prep, problem_name: str, repeats: int = 5, warmup: int = 1, expect=None, **params) -> dict:
+    """Median of ``repeats`` timed runs after ``warmup`` untimed ones; every answer must agree.
+
+    ``expect`` is the reference answer; without one every run must give the
+    first run's answer, and the row says it was only checked for consistency.
+    """
+    p = problem(problem_name)
+    for _ in range(warmup):
+        prep.run(**params)
+    runs = [prep.run(**params) for _ in range(repeats)]
+    answers = [r.answer for r in runs]
+    want = answers[0] if expect is None else expect
+    if any(a != want for a in answers):
+        raise WrongAnswer(f"{problem_name}: answers {answers} (expected {want}) for {params}")
+    times = sorted(r.gpu_ms for r in runs)
+    sample = runs[len(runs) // 2]  # one run's counters
+    return {
+        **sample.params,
+        **p.split(want),
+        "checked": "reference" if expect is not None else "consistent",
+        "median_ms": statistics.median(times),
+        "min_ms": times[0],
+        "max_ms": times[-1],
+        "times_ms": [round(t, 4) for t in (r.gpu_ms for r in runs)],
+        "repeats": repeats,
+        "prep_s": round(getattr(prep, "prep_s", 0.0), 4),
+        **sample.row(),
+    }
+
+
+def write_rows(parts: Iterable[pd.DataFrame], path: Path, provenance: dict) -> pd.DataFrame:
+    """Append each DataFrame of ``parts`` to ``path`` (with provenance columns) as it arrives,
+    so a run cut off by a GPU lease keeps what it measured."""
+    path.unlink(missing_ok=True)
+    done = []
+    for part in parts:
+        part = part.assign(**{k: v for k, v in provenance.items() if k not in part.columns})
+        if done and list(part.columns) != list(done[0].columns):
+            raise ValueError(f"{path}: a row with columns {list(part.columns)} does not fit the table")
+        part.to_csv(path, mode="a", header=not done, index=False)
+        done.append(part)
+    return pd.concat(done, ignore_index=True) if done else pd.DataFrame()
+
+
+def load_results(paper: str, name: str, results: Path = RESULTS) -> pd.DataFrame:
+    """A committed result table ``data/results/<paper>_<name>.csv``."""
+    path = results / f"{paper}_{name}.csv"
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no committed {paper} results; run "
+                                f"`python -m mce_kit.experiments.{paper} --out data/results` on a GPU")
+    return pd.read_csv(path)
