@@ -235,6 +235,17 @@ def table3(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def vs_rdmce(modes: pd.DataFrame, rd: pd.DataFrame) -> pd.DataFrame:
+    """RDMCE's Fig 7 / Fig 9 table: RDMCE beside mce-gpu-P and -PX (L1), time and device bytes."""
+    l1 = modes[modes["subtree"] == "L1"].pivot_table(index="graph", columns="induced",
+                                                     values=["median_ms", "device_bytes"])
+    l1.columns = [f"{v} {'mce-gpu-P' if i == 'IP' else 'mce-gpu-PX'}" for v, i in l1.columns]
+    vs = rd.set_index("graph")[["median_ms", "device_bytes"]].add_suffix(" RDMCE").join(l1, how="inner")
+    vs["memory RDMCE / mce-gpu-PX"] = vs["device_bytes RDMCE"] / vs["device_bytes mce-gpu-PX"]
+    vs["time mce-gpu-PX / RDMCE"] = vs["median_ms mce-gpu-PX"] / vs["median_ms RDMCE"]
+    return vs
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m mce_kit.experiments.mcegpu",
                                  description=__doc__.splitlines()[0])
