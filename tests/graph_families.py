@@ -101,7 +101,7 @@ def moon_moser_nx(k):
 
 def _planted(rng, n, p, k):
     H = nx.gnp_random_graph(n, p, seed=int(rng.integers(1 << 30)))
-    nodes = rng.choice(n, size=k, replace=False)
+    nodes = rng.choice(n, size=min(k, n), replace=False)
     H.add_edges_from(itertools.combinations(nodes.tolist(), 2))
     return H
 
