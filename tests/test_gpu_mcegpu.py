@@ -46,9 +46,9 @@ def test_listing_matches_networkx_on_random_graphs(switches, graphs):
         assert got == want, f"graph {i} ({G.n} vertices, {G.m} edges): {len(got)} vs {len(want)} cliques"
         assert res.answer == len(want)
         donations += res.donations
-    if switches["worker_list"]:
+    if switches["worker_list"] and switches["subtree"] == "L1":  # deep vertex seeds, idle blocks
         assert donations > 0
-    else:
+    elif not switches["worker_list"]:
         assert donations == 0
 
 
