@@ -112,6 +112,13 @@ print(f"{G.name}: {int(count):,} maximal cliques (device: {count.device})")
 # every time. The GPU tests also list the cliques of 300 random graphs per
 # switch set (L1/L2 × IP/IPX × worker list on/off) and compare with networkx,
 # and `agree` compares every mode's count with RDMCE's.
+#
+# Without a GPU, `tests/test_mcegpu_emulated.py` compiles the same CUDA source
+# with g++ against a small emulation of CUDA (`tests/cuda_emu/emu.h`: one OS
+# thread per CUDA thread, every block running at once, warp collectives
+# through barriers) and lists the cliques of 30+ random graphs per switch set
+# against networkx, including runs where idle blocks receive donated branches.
+# That checks the kernel's logic, not its speed or the GPU's memory model.
 
 # %%
 if MEASURED["exactness"]:
