@@ -29,6 +29,7 @@ _EXPORTS = {
     "clique_size_histogram": "api",
     "k_cliques": "api",
     "count_k_cliques": "api",
+    "clique_counts": "api",
     "maximal_bicliques": "api",
     "count_maximal_bicliques": "api",
     "max_cliques": "api",

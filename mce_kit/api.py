@@ -218,18 +218,56 @@ def clique_size_histogram(G, *, device="auto", algorithm="rdmce", progress=False
 # ---- k-cliques, maximum cliques ----
 
 
-def k_cliques(G, k: int, *, progress=False) -> Iterator[list]:
-    """Every clique of exactly k vertices, once, as a list of labels."""
+def _kclique():
+    """The KCMiner GPU module, or None while it cannot be imported."""
+    try:
+        from .gpu import kclique
+    except ImportError:
+        return None
+    return kclique
+
+
+def _cliquecount():
+    try:
+        from .gpu import cliquecount
+    except ImportError:
+        return None
+    return cliquecount
+
+
+def k_cliques(G, k: int, *, device="auto", progress=False, **params) -> Iterator[list]:
+    """Every clique of exactly k vertices, once, as a list of labels (GPU: listing mode, small outputs)."""
     G = as_graph(G)
-    return map(_labeler(G.labels), cpu.k_cliques(G, k, progress=_progress(progress, f"{k}-cliques")))
+    label = _labeler(G.labels)
+    if _device(device, "k-cliques", _kclique) == "gpu":
+        return (label(c) for c in _kclique().k_cliques(G, k, **params).tolist())
+    _no_params(params, "k_cliques on the CPU")
+    return map(label, cpu.k_cliques(G, k, progress=_progress(progress, f"{k}-cliques")))
 
 
 def count_k_cliques(G, k: int, *, device="auto", progress=False, **params) -> Count:
-    """Number of k-cliques (k=1: vertices, k=2: edges)."""
+    """Number of k-cliques (k=1: vertices, k=2: edges); on the GPU with KCMiner (``params``: its switches)."""
     G = as_graph(G)
-    dev = _device(device, "k-cliques")
+    dev = _device(device, "k-cliques", _kclique)
     bar = _progress(progress, f"{k}-cliques")
+    if dev == "gpu":
+        return _timed(lambda: _kclique().count_k_cliques(G, k, **params), dev, {"k": k, **params})
     return _timed(lambda: cpu.count_k_cliques(G, k, progress=bar), dev, {"k": k, **params})
+
+
+def clique_counts(G, k_max: int | None = None, *, device="auto", progress=False, **params) -> dict[int, int]:
+    """{k: number of k-cliques} for k = 1..k_max (None: up to the clique number), every k at once
+    and without listing (pivoting, as in Pivoter); exact ints."""
+    G = as_graph(G)
+    if _device(device, "clique counts", _cliquecount) == "gpu":
+        return _cliquecount().clique_counts(G, k_max, **params)
+    _no_params(params, "clique_counts on the CPU")
+    return cpu.clique_counts(G, k_max, progress=_progress(progress, "clique counts"))
+
+
+def _no_params(params: dict, what: str) -> None:
+    if params:
+        raise TypeError(f"{what} takes no parameter(s): {', '.join(sorted(params))}")
 
 
 def max_cliques(G, *, device="auto", progress=False, **params) -> tuple[int, list[list]]:

@@ -39,6 +39,7 @@ class Algorithm:
 ALGORITHMS = {a.name: a for a in [
     Algorithm("rdmce", "mce", "mce_kit.gpu.rdmce", "maximal cliques, RDMCE (root-down exposure)"),
     Algorithm("mce-gpu", "mce", "mce_kit.gpu.mcegpu", "maximal cliques, mce-gpu (worker list)"),
+    Algorithm("kcminer", "kclique", "mce_kit.gpu.kclique", "k-cliques, KCMiner (bitmaps, lane scheduling)"),
 ]}
 
 

@@ -97,8 +97,11 @@ def test_device_errors(no_gpu):
         mk.count_maximal_cliques(G, device="gpu")
     with pytest.raises(RuntimeError, match="no usable CUDA GPU"):
         mk.find_cliques(G, device="gpu")
+    with pytest.raises(RuntimeError, match="no usable CUDA GPU"):
+        mk.count_k_cliques(G, 3, device="gpu")
+    with pytest.raises(RuntimeError, match="no usable CUDA GPU"):
+        mk.clique_counts(G, device="gpu")
     for call in (
-        lambda d: mk.count_k_cliques(G, 3, device=d),
         lambda d: mk.max_cliques(G, device=d),
         lambda d: mk.count_maximal_bicliques(datasets.load("MovieLens"), device=d),
     ):
@@ -136,8 +139,26 @@ def test_gpu_path_with_a_stand_in_kernel(monkeypatch, H):
     )
     assert mk.count_maximal_cliques(H, max_size=2) == mk.count_maximal_cliques(H, max_size=2, device="cpu")
     assert mk.clique_size_histogram(H) == mk.clique_size_histogram(H, device="cpu")
-    # no GPU kernel for k-cliques: auto runs the CPU even with a GPU
-    assert mk.count_k_cliques(H, 3).device == "cpu"
+    # k-cliques: auto picks the GPU kernel
+    monkeypatch.setattr(api, "_kclique", lambda: FakeKClique)
+    FakeKClique.calls.clear()
+    c = mk.count_k_cliques(H, 4, scheduling=False)
+    assert c.device == "gpu" and c == mk.count_k_cliques(H, 4, device="cpu")
+    assert FakeKClique.calls == [("count", 4, {"scheduling": False})]
+    assert as_sets(mk.k_cliques(H, 3)) == as_sets(mk.k_cliques(H, 3, device="cpu"))
+
+
+class FakeKClique:
+    calls = []
+
+    @classmethod
+    def count_k_cliques(cls, G, k, **params):
+        cls.calls.append(("count", k, params))
+        return cpu.count_k_cliques(G, k)
+
+    @classmethod
+    def k_cliques(cls, G, k, **params):
+        return np.array(list(cpu.k_cliques(G, k)), dtype=np.int64).reshape(-1, k)
 
 
 def test_missing_kernel_on_a_gpu_machine(monkeypatch):
