@@ -25,6 +25,7 @@ _EXPORTS = {
     "degeneracy": "order",
     "stats": "graph_stats",
     "find_cliques": "api",
+    "maximal_clique_blocks": "api",
     "count_maximal_cliques": "api",
     "clique_size_histogram": "api",
     "k_cliques": "api",

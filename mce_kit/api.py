@@ -10,6 +10,11 @@ records which device ran, how long it took and with which parameters.
 kernel, else the CPU oracle), "cpu" or "gpu". Extra keyword ``params`` go to
 the GPU kernel (e.g. ``tau``); the CPU oracles ignore them. ``progress=True``
 shows a tqdm bar on stderr over the CPU oracle's roots (or pass a wrapper).
+
+Vertices without neighbours (also those whose only edge was a self-loop,
+dropped by ``load_graph``) are maximal cliques of size 1, as in networkx;
+``isolated=False`` leaves them out, as the RDMCE authors' codes do. A maximal
+clique of size 1 is always such a vertex, so this is the same as ``min_size=2``.
 """
 
 from __future__ import annotations
@@ -72,10 +77,6 @@ def _labeler(labels) -> Callable[[Iterable[int]], list]:
     return lambda c: [table[v] for v in c]
 
 
-# GPU algorithms for maximal cliques, by name; the first is the default (the fastest).
-MCE_ALGORITHMS = ("rdmce", "mce-gpu")
-
-
 def _rdmce():
     """The RDMCE GPU module, or None while it cannot be imported."""
     try:
@@ -83,6 +84,10 @@ def _rdmce():
     except ImportError:
         return None
     return rdmce
+
+
+# GPU algorithms for maximal cliques, by name; the first is the default (the fastest).
+MCE_ALGORITHMS = ("rdmce", "mce-gpu")
 
 
 def _mcegpu():
@@ -100,6 +105,13 @@ def _algorithm(algorithm: str) -> Callable:
         choices = ", ".join(map(repr, MCE_ALGORITHMS))
         raise ValueError(f"algorithm must be one of {choices}, got {algorithm!r}")
     return (lambda: _rdmce()) if algorithm == "rdmce" else (lambda: _mcegpu())
+
+
+def _listed(G, kernel, min_size, max_size, params) -> Iterator[list]:
+    """Cliques from a listing-mode kernel (mce-gpu), filtered by size, as label lists."""
+    label = _labeler(G.labels)
+    found = kernel().maximal_cliques(G, **params)
+    return (label(c.tolist()) for c in found if _in_range(len(c), min_size, max_size))
 
 
 def _device(device: str, problem: str, kernel: Callable | None = None) -> str:
@@ -140,6 +152,13 @@ def _in_range(size: int, min_size, max_size) -> bool:
     return (min_size is None or size >= min_size) and (max_size is None or size <= max_size)
 
 
+def _floor(min_size, isolated: bool):
+    """min_size with ``isolated=False`` applied (size-1 maximal cliques are isolated vertices)."""
+    if isolated:
+        return min_size
+    return 2 if min_size is None or min_size < 2 else min_size
+
+
 def _timed(fn, device: str, params: dict) -> Count:
     t = time.perf_counter()
     value = fn()
@@ -150,37 +169,112 @@ def _timed(fn, device: str, params: dict) -> Count:
 
 
 def find_cliques(
-    G, *, min_size=None, max_size=None, device="auto", algorithm="rdmce", progress=False, **params
+    G, *, min_size=None, max_size=None, isolated=True, device="auto", algorithm="rdmce", progress=False,
+    **params
 ) -> Iterator[list]:
     """Maximal cliques as lists of labels (like ``networkx.find_cliques``), optionally
     only those with ``min_size <= size <= max_size`` (like igraph's ``min``/``max``).
-    ``algorithm`` picks the GPU kernel: "rdmce" (default) or "mce-gpu"."""
+
+    Lazy on both devices: on the GPU it is built on ``maximal_clique_blocks``, so
+    memory stays bounded by one block whatever the number of cliques. ``algorithm`` picks the
+    GPU kernel: "rdmce" (default) or "mce-gpu" (which lists everything at once, then filters)."""
     G = as_graph(G)
-    label = _labeler(G.labels)
+    min_size = _floor(min_size, isolated)
     kernel = _algorithm(algorithm)
-    if _device(device, "maximal cliques", kernel) == "gpu":
-        found = kernel().maximal_cliques(G, **params)
-        return (label(c.tolist()) for c in found if _in_range(len(c), min_size, max_size))
+    if algorithm != MCE_ALGORITHMS[0] and _device(device, "maximal cliques", kernel) == "gpu":
+        return _listed(G, kernel, min_size, max_size, params)
+    if _device(device, "maximal cliques", _rdmce) == "gpu":
+        blocks = maximal_clique_blocks(G, min_size=min_size, max_size=max_size, device="gpu", **params)
+        other = G.labels is not None and G.labels.dtype.kind not in "iu"
+        return _cliques_of_blocks(blocks, G.labels if other else None)
+    label = _labeler(G.labels)
     cliques = cpu.maximal_cliques(
         G, min_size=min_size, max_size=max_size, progress=_progress(progress, "maximal cliques")
     )
     return map(label, cliques)
 
 
-def count_maximal_cliques(
-    G, *, min_size=None, max_size=None, device="auto", algorithm="rdmce", progress=False, client=None,
-    gpus=None, **params
-) -> Count:
-    """Number of maximal cliques (with size in [min_size, max_size]), without listing them on CPU.
+def _cliques_of_blocks(blocks, labels=None) -> Iterator[list]:
+    """One list per clique from CSR blocks: one tolist per block, then slices."""
+    for offsets, vertices in blocks:
+        offs = offsets.tolist()
+        vals = (labels[vertices] if labels is not None else vertices).tolist()
+        for i in range(len(offs) - 1):
+            yield vals[offs[i]:offs[i + 1]]
 
-    ``algorithm`` picks the GPU kernel: "rdmce" (default) or "mce-gpu". ``client`` (a
-    ``dask.distributed.Client``) or ``gpus=N`` spreads the work over several GPUs
-    (``mce_kit.distributed``, RDMCE only); with ``device="cpu"`` the cluster's workers run the CPU oracle.
+
+def maximal_clique_blocks(
+    G, block_size: int = 1 << 20, *, min_size=None, max_size=None, isolated=True, as_cupy=False,
+    device="auto", **params
+) -> Iterator[tuple]:
+    """Maximal cliques as CSR blocks ``(offsets, vertices)`` of at most ``block_size`` cliques:
+    clique i of a block is ``vertices[offsets[i]:offsets[i + 1]]``, with ``offsets[0] == 0``.
+
+    Vertices are the original labels when they are integers (mapped on the GPU),
+    else vertex ids (index ``G.labels`` with them). NumPy arrays, or CuPy arrays
+    on the GPU with ``as_cupy=True``. On the GPU the kernel streams the cliques
+    through a fixed ring (``mce_kit.gpu.rdmce``), so memory stays bounded by the
+    block size; on the CPU the oracle's cliques are packed into blocks.
+    """
+    G = as_graph(G)
+    min_size = _floor(min_size, isolated)
+    dev = _device(device, "maximal cliques", _rdmce)
+    numeric = G.labels is not None and G.labels.dtype.kind in "iu"
+    if dev == "gpu":
+        blocks = _rdmce().maximal_clique_blocks(G, block_size, min_size=min_size, max_size=max_size,
+                                                as_cupy=as_cupy, **params)
+        if not numeric:
+            return blocks
+        if as_cupy:
+            import cupy
+
+            table = cupy.asarray(G.labels)
+            return ((off, table[ver]) for off, ver in blocks)
+        return ((off, G.labels[ver]) for off, ver in blocks)
+    if as_cupy:
+        raise ValueError("as_cupy=True needs the GPU (device='gpu' or 'auto' with a GPU)")
+    cliques = cpu.maximal_cliques(G, min_size=min_size, max_size=max_size)
+    return _pack_blocks(cliques, block_size, G.labels if numeric else None)
+
+
+def _pack_blocks(cliques, block_size: int, labels=None):
+    import numpy as np
+
+    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
+        raise ValueError(f"block_size must be a positive int (cliques per block), got {block_size!r}")
+    batch = []
+    for c in cliques:
+        batch.append(c)
+        if len(batch) == block_size:
+            yield _csr(np, batch, labels)
+            batch = []
+    if batch:
+        yield _csr(np, batch, labels)
+
+
+def _csr(np, batch, labels):
+    offsets = np.zeros(len(batch) + 1, dtype=np.int64)
+    np.cumsum([len(c) for c in batch], out=offsets[1:])
+    vertices = np.fromiter((v for c in batch for v in c), dtype=np.int32, count=int(offsets[-1]))
+    return offsets, (labels[vertices] if labels is not None else vertices)
+
+
+def count_maximal_cliques(
+    G, *, min_size=None, max_size=None, isolated=True, device="auto", algorithm="rdmce", progress=False,
+    client=None, gpus=None, **params
+) -> Count:
+    """Number of maximal cliques (with size in [min_size, max_size]), never listing them
+    (mce-gpu lists them on the GPU when a size filter is given).
+
+    ``algorithm`` picks the GPU kernel: "rdmce" (default) or "mce-gpu".
+
+    ``client`` (a ``dask.distributed.Client``) or ``gpus=N`` spreads the work over several
+    GPUs (``mce_kit.distributed``); with ``device="cpu"`` the cluster's workers run the CPU oracle.
     """
     G = as_graph(G)
     kernel = _algorithm(algorithm)
     if client is not None or gpus is not None:
-        if min_size is not None or max_size is not None:
+        if min_size is not None or max_size is not None or not isolated:
             raise NotImplementedError("size filters are not distributed yet; drop client=/gpus=")
         if algorithm != MCE_ALGORITHMS[0]:
             raise NotImplementedError(f"only algorithm='rdmce' is distributed; got {algorithm!r}")
@@ -192,27 +286,37 @@ def count_maximal_cliques(
                       dev, {"gpus": gpus, "client": client is not None, **params})
     dev = _device(device, "maximal cliques", kernel)
     bar = _progress(progress, "maximal cliques")
+    lo = _floor(min_size, isolated)
 
     def run() -> int:
         if dev == "cpu":
-            return cpu.count_maximal_cliques(G, min_size=min_size, max_size=max_size, progress=bar)
-        if min_size is None and max_size is None:
-            return kernel().count_maximal_cliques(G, **params)
-        # the GPU kernel counts every size at once: list and filter instead
-        return sum(_in_range(len(c), min_size, max_size) for c in kernel().maximal_cliques(G, **params))
+            return cpu.count_maximal_cliques(G, min_size=lo, max_size=max_size, progress=bar)
+        if algorithm != MCE_ALGORITHMS[0]:
+            if lo is None and max_size is None:
+                return kernel().count_maximal_cliques(G, **params)
+            return sum(1 for _ in _listed(G, kernel, lo, max_size, params))
+        if lo is None and max_size is None:
+            return _rdmce().count_maximal_cliques(G, **params)
+        return _rdmce().count_maximal_cliques(G, min_size=lo, max_size=max_size, **params)
 
     extra = {"algorithm": algorithm} if dev == "gpu" and algorithm != MCE_ALGORITHMS[0] else {}
-    return _timed(run, dev, {"min_size": min_size, "max_size": max_size, **extra, **params})
+    return _timed(run, dev, {"min_size": min_size, "max_size": max_size,
+                             "isolated": None if isolated else False, **extra, **params})
 
 
-def clique_size_histogram(G, *, device="auto", algorithm="rdmce", progress=False, **params) -> dict[int, int]:
-    """{size: number of maximal cliques of that size}, ascending sizes."""
+def clique_size_histogram(G, *, isolated=True, device="auto", algorithm="rdmce", progress=False,
+                          **params) -> dict[int, int]:
+    """{size: number of maximal cliques of that size}, ascending sizes (counted in the GPU kernel;
+    mce-gpu lists the cliques instead)."""
     G = as_graph(G)
     kernel = _algorithm(algorithm)
-    if _device(device, "maximal cliques", kernel) == "gpu":
+    if algorithm != MCE_ALGORITHMS[0] and _device(device, "maximal cliques", kernel) == "gpu":
         hist = Counter(len(c) for c in kernel().maximal_cliques(G, **params))
-        return dict(sorted(hist.items()))
-    return cpu.clique_size_histogram(G, progress=_progress(progress, "maximal cliques"))
+    elif _device(device, "maximal cliques", _rdmce) == "gpu":
+        hist = _rdmce().clique_size_histogram(G, **params)
+    else:
+        hist = cpu.clique_size_histogram(G, progress=_progress(progress, "maximal cliques"))
+    return {k: v for k, v in sorted(hist.items()) if isolated or k >= 2}
 
 
 # ---- k-cliques, maximum cliques ----
@@ -282,18 +386,56 @@ def max_cliques(G, *, device="auto", progress=False, **params) -> tuple[int, lis
 # ---- maximal bicliques ----
 
 
-def maximal_bicliques(B, *, progress=False) -> Iterator[tuple[list, list]]:
+def _gmbe():
+    """The GMBE+ GPU module, or None while it cannot be imported."""
+    try:
+        from .gpu import gmbe
+    except ImportError:
+        return None
+    return gmbe
+
+
+def _biclique_filter(min_left, min_right) -> Callable[[tuple], bool]:
+    for name, x in (("min_left", min_left), ("min_right", min_right)):
+        if x is not None and (not isinstance(x, int) or x < 1):
+            raise ValueError(f"{name} must be an int >= 1, got {x!r}")
+    lo_l, lo_r = min_left or 1, min_right or 1
+    return lambda pair: len(pair[0]) >= lo_l and len(pair[1]) >= lo_r
+
+
+def maximal_bicliques(
+    B, *, min_left=None, min_right=None, device="auto", progress=False, **params
+) -> Iterator[tuple[list, list]]:
     """Maximal bicliques (L, R), both non-empty: L labels of side U, R of side V
-    (``B.v_labels``; V is the smaller side, ``B.swapped`` says whether it was the file's first column)."""
+    (``B.v_labels``; V is the smaller side, ``B.swapped`` says whether it was the file's first column).
+    ``min_left``/``min_right``: only those with at least that many vertices in L / R."""
     B = as_bipartite(B)
+    keep = _biclique_filter(min_left, min_right)
     left, right = _labeler(B.u_labels), _labeler(B.v_labels)
-    pairs = cpu.maximal_bicliques(B, progress=_progress(progress, "maximal bicliques"))
+    if _device(device, "maximal bicliques", _gmbe) == "gpu":
+        sizes = {k: v for k, v in (("min_left", min_left), ("min_right", min_right)) if v is not None}
+        pairs = ((L.tolist(), R.tolist()) for L, R in _gmbe().maximal_bicliques(B, **sizes, **params))
+    else:
+        pairs = filter(keep, cpu.maximal_bicliques(B, progress=_progress(progress, "maximal bicliques")))
     return ((left(L), right(R)) for L, R in pairs)
 
 
-def count_maximal_bicliques(B, *, device="auto", progress=False, **params) -> Count:
-    """Number of maximal bicliques with both sides non-empty (the GMBE+ convention)."""
+def count_maximal_bicliques(
+    B, *, min_left=None, min_right=None, device="auto", progress=False, **params
+) -> Count:
+    """Number of maximal bicliques with both sides non-empty (the GMBE+ convention),
+    optionally only those with at least ``min_left`` / ``min_right`` vertices in L / R."""
     B = as_bipartite(B)
-    dev = _device(device, "maximal bicliques")
+    keep = _biclique_filter(min_left, min_right)
+    dev = _device(device, "maximal bicliques", _gmbe)
     bar = _progress(progress, "maximal bicliques")
-    return _timed(lambda: cpu.count_maximal_bicliques(B, progress=bar), dev, params)
+
+    def run() -> int:
+        if dev == "gpu":
+            sizes = {k: v for k, v in (("min_left", min_left), ("min_right", min_right)) if v is not None}
+            return _gmbe().count_maximal_bicliques(B, **sizes, **params)
+        if min_left is None and min_right is None:
+            return cpu.count_maximal_bicliques(B, progress=bar)
+        return sum(1 for pair in cpu.maximal_bicliques(B, progress=bar) if keep(pair))
+
+    return _timed(run, dev, {"min_left": min_left, "min_right": min_right, **params})

@@ -82,6 +82,56 @@ def test_bicliques_use_side_labels():
     assert mk.count_maximal_bicliques(H) == 3
 
 
+def test_biclique_size_filters_on_cpu():
+    from graph_families import random_bipartite
+
+    B = random_bipartite(12, 9, 0.4, seed=3)
+    every = list(mk.maximal_bicliques(B, device="cpu"))
+    for lo_l, lo_r in [(None, None), (2, None), (None, 3), (2, 2), (50, 1)]:
+        want = [p for p in every if len(p[0]) >= (lo_l or 1) and len(p[1]) >= (lo_r or 1)]
+        got = list(mk.maximal_bicliques(B, device="cpu", min_left=lo_l, min_right=lo_r))
+        assert sorted(map(repr, got)) == sorted(map(repr, want))
+        c = mk.count_maximal_bicliques(B, device="cpu", min_left=lo_l, min_right=lo_r)
+        assert c == len(want) and c.device == "cpu"
+    with pytest.raises(ValueError, match="min_left must be an int >= 1"):
+        mk.count_maximal_bicliques(B, min_left=0)
+
+
+class FakeGMBE:
+    """Stands in for mce_kit.gpu.gmbe: the CPU oracle in the kernel's types, with its size filters."""
+
+    calls = []
+
+    @classmethod
+    def _pairs(cls, B, min_left=1, min_right=1):
+        return [(np.array(L), np.array(R)) for L, R in cpu.maximal_bicliques(B)
+                if len(L) >= min_left and len(R) >= min_right]
+
+    @classmethod
+    def count_maximal_bicliques(cls, B, **params):
+        cls.calls.append(("count", params))
+        return len(cls._pairs(B, params.get("min_left", 1), params.get("min_right", 1)))
+
+    @classmethod
+    def maximal_bicliques(cls, B, **params):
+        cls.calls.append(("list", params))
+        return cls._pairs(B, params.get("min_left", 1), params.get("min_right", 1))
+
+
+def test_biclique_gpu_path_with_a_stand_in_kernel(monkeypatch):
+    from graph_families import random_bipartite
+
+    monkeypatch.setattr("mce_kit.gpu.has_gpu", lambda: True)
+    monkeypatch.setattr(api, "_gmbe", lambda: FakeGMBE)
+    FakeGMBE.calls.clear()
+    B = random_bipartite(10, 8, 0.4, seed=5)
+    c = mk.count_maximal_bicliques(B, tau=16, min_left=2)
+    assert c.device == "gpu" and FakeGMBE.calls == [("count", {"min_left": 2, "tau": 16})]
+    assert c == mk.count_maximal_bicliques(B, device="cpu", min_left=2)
+    got = sorted(map(repr, mk.maximal_bicliques(B, min_right=2)))
+    assert got == sorted(map(repr, mk.maximal_bicliques(B, device="cpu", min_right=2)))
+
+
 @pytest.fixture
 def no_gpu(monkeypatch):
     monkeypatch.setattr("mce_kit.gpu.has_gpu", lambda: False)
@@ -103,10 +153,11 @@ def test_device_errors(no_gpu):
         mk.clique_counts(G, device="gpu")
     for call in (
         lambda d: mk.max_cliques(G, device=d),
-        lambda d: mk.count_maximal_bicliques(datasets.load("MovieLens"), device=d),
     ):
         with pytest.raises(NotImplementedError, match="no GPU kernel for .* yet; use device='cpu'"):
             call("gpu")
+    with pytest.raises(RuntimeError, match="no usable CUDA GPU"):
+        mk.count_maximal_bicliques(datasets.load("MovieLens"), device="gpu")
     assert mk.count_maximal_cliques(G).device == "cpu"  # auto falls back
     assert mk.count_k_cliques(G, 2, device="auto").device == "cpu"
 
@@ -117,14 +168,20 @@ class FakeRDMCE:
     calls = []
 
     @classmethod
-    def count_maximal_cliques(cls, G, **params):
+    def count_maximal_cliques(cls, G, min_size=None, max_size=None, **params):
         cls.calls.append(("count", params))
-        return cpu.count_maximal_cliques(G)
+        return cpu.count_maximal_cliques(G, min_size=min_size, max_size=max_size)
 
     @classmethod
-    def maximal_cliques(cls, G, **params):
-        cls.calls.append(("list", params))
-        return [np.array(c, dtype=np.int32) for c in cpu.maximal_cliques(G)]
+    def clique_size_histogram(cls, G, **params):
+        cls.calls.append(("histogram", params))
+        return cpu.clique_size_histogram(G)
+
+    @classmethod
+    def maximal_clique_blocks(cls, G, block_size=1 << 20, *, min_size=None, max_size=None, as_cupy=False,
+                              **params):
+        cls.calls.append(("blocks", params))
+        return api._pack_blocks(cpu.maximal_cliques(G, min_size=min_size, max_size=max_size), block_size)
 
 
 def test_gpu_path_with_a_stand_in_kernel(monkeypatch, H):
@@ -172,3 +229,39 @@ def test_missing_kernel_on_a_gpu_machine(monkeypatch):
 def test_progress_bar(capsys):
     assert mk.count_maximal_cliques(moon_moser(9), progress=True, device="cpu") == 27
     assert "maximal cliques" in capsys.readouterr().err
+
+
+def test_blocks_on_the_cpu_and_the_isolated_convention(tmp_path):
+    H = nx.gnp_random_graph(40, 0.2, seed=3)
+    H.add_nodes_from([100, 101])  # vertices without neighbours: size-1 cliques in networkx
+    want = as_sets(nx.find_cliques(H))
+    blocks = list(mk.maximal_clique_blocks(H, block_size=7, device="cpu"))
+    assert all(len(o) - 1 <= 7 and o[0] == 0 and o[-1] == len(v) for o, v in blocks)
+    got = [v[a:b].tolist() for o, v in blocks for a, b in zip(o[:-1], o[1:], strict=True)]
+    assert as_sets(got) == want  # integer labels come back as labels
+    n = len(list(nx.find_cliques(H)))
+    assert mk.count_maximal_cliques(H, device="cpu") == n
+    assert mk.count_maximal_cliques(H, device="cpu", isolated=False) == n - 2
+    assert len(list(mk.find_cliques(H, device="cpu", isolated=False))) == n - 2
+    assert 1 not in mk.clique_size_histogram(H, device="cpu", isolated=False)
+    assert mk.clique_size_histogram(H, device="cpu")[1] == 2
+    with pytest.raises(ValueError, match="as_cupy=True needs the GPU"):
+        next(mk.maximal_clique_blocks(H, device="cpu", as_cupy=True))
+
+
+def test_clique_file_round_trip_and_cli_list(tmp_path):
+    from mce_kit.cli import main
+    from mce_kit.clique_io import read_blocks, write_blocks
+
+    H = nx.relabel_nodes(nx.gnp_random_graph(30, 0.3, seed=1), lambda v: v + 10)
+    out = tmp_path / "c.npz"
+    n = write_blocks(mk.maximal_clique_blocks(H, block_size=5, device="cpu"), out)
+    got = [v[a:b].tolist() for o, v in read_blocks(out) for a, b in zip(o[:-1], o[1:], strict=True)]
+    assert n == len(got) and as_sets(got) == as_sets(nx.find_cliques(H))
+    path = tmp_path / "g.txt"
+    nx.write_edgelist(H, path, data=False)
+    args = ["list", str(path), "--out", str(tmp_path / "l.npz"), "--device", "cpu", "--min-size", "3"]
+    assert main(args) == 0
+    assert sum(len(o) - 1 for o, _ in read_blocks(tmp_path / "l.npz")) == sum(
+        1 for c in nx.find_cliques(H) if len(c) >= 3)
+    assert main(["list", str(path), "--out", str(tmp_path / "l.csv"), "--device", "cpu"]) == 2

@@ -20,6 +20,7 @@ runs after one warm-up run per graph.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from pathlib import Path
@@ -169,21 +170,143 @@ def load_distribution(graph, expect):
         })
 
 
+def _timed(fn, repeats):
+    """(median wall ms, median of the results' gpu_ms or None, last result) of ``repeats`` calls
+    after one warm-up; fn synchronises the GPU before it returns."""
+    fn()
+    wall, gpu, out = [], [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        wall.append((time.perf_counter() - t0) * 1e3)
+        gpu.append(getattr(out, "gpu_ms", None))
+    med = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
+    return med(wall), (med(gpu) if None not in gpu else None), out
+
+
+def _consume_on_gpu(prep, block_size=1 << 22):
+    """Every block as CuPy arrays, a reduction per block (the vertex sum); (cliques, launches)."""
+    import cupy
+
+    n = cupy.zeros((), dtype=cupy.int64)
+    total = cupy.zeros((), dtype=cupy.int64)
+    stats = {}
+    for off, ver in prep.blocks(block_size, as_cupy=True, stats=stats):
+        n += off.size - 1
+        total += ver.sum(dtype=cupy.int64)
+    return int(n), stats["launches"]
+
+
+def streaming(graphs, expect, repeats=5, min_size=10):
+    """Size statistics and streaming at counting speed: count, histogram, a size filter and every
+    block consumed on the GPU (a CuPy reduction per block), each with its ratio to the count."""
+    for name, _, _, prep in _prepared(graphs):
+        want = expect.get(name)
+        count_wall, count_gpu, res = _timed(prep.run, repeats)
+        if want is not None and res.count != want:
+            raise AssertionError(f"{name}: count {res.count}, not {want}")
+        hist_wall, hist_gpu, h = _timed(functools.partial(prep.run, histogram=True), repeats)
+        hist = h.histogram
+        if sum(hist.values()) != res.count:
+            raise AssertionError(f"{name}: histogram sums to {sum(hist.values())}, not {res.count}")
+        keep = sum(v for k, v in hist.items() if k >= min_size)
+        filt_wall, filt_gpu, f = _timed(functools.partial(prep.run, min_size=min_size), repeats)
+        assert f.count == keep, (name, f.count, keep)
+        blocks_wall, _, (n, launches) = _timed(functools.partial(_consume_on_gpu, prep), max(1, repeats // 2))
+        assert n == res.count, (name, n, res.count)
+        rows = [("count", count_wall, count_gpu, res.count, 1),
+                ("histogram", hist_wall, hist_gpu, res.count, 1),
+                (f"min_size={min_size}", filt_wall, filt_gpu, keep, 1),
+                ("all blocks consumed on the GPU", blocks_wall, None, n, launches)]
+        yield pd.DataFrame([{"graph": name, "task": task, "wall_ms": w, "gpu_ms": g,
+                             "over_count": w / count_wall, "cliques": c, "launches": la,
+                             "max_size": max(hist), "regs": res.params["regs"],
+                             "spill_bytes": res.params["spill_bytes"]} for task, w, g, c, la in rows])
+
+
+SCALES = list(range(10, 25))
+SCALE_COLUMNS = ["graph", "scale", "edge_factor", "n", "m", "d", "count", "oracle", "oracle_s", "median_ms",
+                 "runs", "gen_s", "prepare_s", "seeds_s", "device_bytes", "pool_peak_bytes", "passes",
+                 "workers", "nodes"]
+OPT_IN = ("stream", "scale")
+
+
+def scale(scales=SCALES, edge_factor=16, seed=1, oracle_max=12, budget_s=400.0, repeats=3, kernel_max=15):
+    """RDMCE on R-MAT graphs (Graph500 parameters) of growing scale: generation, ordering, seeds,
+    time, device memory and count per scale; the count checked by the CPU oracle up to ``oracle_max``.
+    Past ``kernel_max`` only the host side is timed: the number of maximal cliques grows about 37x
+    per scale (3.3 G at scale 15), so a count there takes minutes to hours. Stops before a scale
+    whose projected cost would pass ``budget_s`` (rows are written as they come)."""
+    import cupy
+
+    from .. import cpu
+    from ..generators import rmat
+    from ..gpu import rdmce
+
+    t_start, last = time.perf_counter(), None
+    for sc in scales:
+        if last is not None and time.perf_counter() - t_start + 5 * last > budget_s:
+            break
+        t_scale = time.perf_counter()
+        t0 = time.perf_counter()
+        G = rmat(sc, edge_factor, seed=seed)
+        gen_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        prep = rdmce.prepare(G)
+        t1 = time.perf_counter()
+        prep.seed_arrays("edge")
+        seeds_s = time.perf_counter() - t1
+        pool = cupy.get_default_memory_pool()
+        pool.free_all_blocks()
+        if sc > kernel_max:
+            row = dict.fromkeys(SCALE_COLUMNS)
+            row.update(graph=G.name, scale=sc, edge_factor=edge_factor, n=G.n, m=G.m, d=prep.d, gen_s=gen_s,
+                       prepare_s=prep.prep_s, seeds_s=seeds_s)
+            yield pd.DataFrame([row])
+            last = time.perf_counter() - t_scale
+            del G, prep
+            continue
+        runs = [prep.run() for _ in range(repeats if sc < 22 else 1)]
+        counts = {r.count for r in runs}
+        if len(counts) != 1:
+            raise AssertionError(f"rmat scale {sc}: counts moved between runs: {counts}")
+        oracle, oracle_s = None, None
+        if sc <= oracle_max:
+            t0 = time.perf_counter()
+            oracle = cpu.count_maximal_cliques(G)
+            oracle_s = time.perf_counter() - t0
+            if oracle != runs[0].count:
+                raise AssertionError(f"rmat scale {sc}: GPU {runs[0].count} vs CPU oracle {oracle}")
+        times = sorted(r.gpu_ms for r in runs)
+        r = runs[0]
+        row = {"graph": G.name, "scale": sc, "edge_factor": edge_factor, "n": G.n, "m": G.m,
+               "d": prep.d, "count": r.count, "oracle": oracle, "oracle_s": oracle_s,
+               "median_ms": times[len(times) // 2], "runs": len(runs), "gen_s": gen_s,
+               "prepare_s": prep.prep_s, "seeds_s": seeds_s, "device_bytes": r.device_bytes,
+               "pool_peak_bytes": pool.total_bytes(), "passes": r.passes,
+               "workers": r.params["workers"], "nodes": r.nodes}
+        assert list(row) == SCALE_COLUMNS
+        yield pd.DataFrame([row])
+        last = time.perf_counter() - t_scale
+        del G, prep, runs
+
+
 JOBS = ("table1", "exactness", "variants", "warps", "tau", "load")
 
 
 def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = HEAVY,
             only: list[str] | None = None, graphs: list[str] | None = None, small_repeats: int = 15,
-            warps: list[int] | None = None, taus: list[int] | None = None) -> dict:
+            warps: list[int] | None = None, taus: list[int] | None = None,
+            scale_budget_s: float = 400.0) -> dict:
     """Measure every RDMCE figure on this GPU and write the CSVs. Returns the DataFrames.
 
     Every graph gets the paper's full grids (``WARPS_PER_SM``, ``TAUS``) unless
     ``warps`` / ``taus`` name a subset. ``heavy`` (seconds per run) gets
     ``repeats`` runs per configuration, the others ``small_repeats``.
     """
-    unknown = set(only or ()) - set(JOBS)
+    unknown = set(only or ()) - set(JOBS) - set(OPT_IN)
     if unknown:
-        raise ValueError(f"unknown experiment(s) {sorted(unknown)}; choose from {', '.join(JOBS)}")
+        raise ValueError(f"unknown experiment(s) {sorted(unknown)}; choose from {', '.join(JOBS + OPT_IN)}")
     if repeats < 5 or small_repeats < 5:
         raise ValueError(f"repeats={repeats}, small_repeats={small_repeats}: a median needs at least 5 runs")
     prov = provenance()
@@ -200,11 +323,15 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = H
         "tau": lambda: sweep(graphs, expect, "tau", taus or TAUS, **kw),
         # Without exposure ego-Facebook takes about 45 s a run: show the load on Slashdot.
         "load": lambda: load_distribution("soc-Slashdot0902" if not quick else graphs[-1], expect),
+        # opt-in (--only): sizes and streaming at counting speed, R-MAT scales
+        "stream": lambda: streaming([g for g in graphs if g in ("CA-GrQc", "wiki-Vote", heavy)], expect,
+                                    max(5, repeats)),
+        "scale": lambda: scale(SCALES[:5] if quick else SCALES, budget_s=scale_budget_s),
     }
     out_dir.mkdir(parents=True, exist_ok=True)
     frames = {}
     for key, job in jobs.items():
-        if only and key not in only:
+        if (only and key not in only) or (not only and key in OPT_IN):
             continue
         t0 = time.perf_counter()
         frames[key] = write_rows(job(), out_dir / f"rdmce_{key}.csv", prov)
@@ -348,12 +475,13 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=5, help=f"timed runs per configuration on {HEAVY}")
     ap.add_argument("--small-repeats", type=int, default=15,
                     help="timed runs per configuration on the millisecond graphs")
-    ap.add_argument("--only", nargs="+", help=f"some of: {' '.join(JOBS)} (spaces or commas)")
+    ap.add_argument("--only", nargs="+", help=f"some of: {' '.join(JOBS + OPT_IN)} (spaces or commas)")
     ap.add_argument("--graphs", nargs="+", help=f"bundled graphs (default: {' '.join(GRAPHS)})")
     ap.add_argument("--warps", type=int, nargs="+", help=f"warps_per_sm values (default {WARPS_PER_SM})")
     ap.add_argument("--taus", type=int, nargs="+", help=f"tau values (default {TAUS})")
     ap.add_argument("--merge", type=Path, metavar="DIR",
                     help="fold the CSVs of an earlier --out DIR into --out (replacing re-measured rows)")
+    ap.add_argument("--scale-budget", type=float, default=400.0, help="seconds for the R-MAT scale series")
     a = ap.parse_args(argv)
     if a.merge:
         for name, (before, after) in merge(a.merge, a.out).items():
@@ -362,7 +490,7 @@ def main(argv=None) -> int:
     only = [j for part in a.only for j in part.split(",") if j] if a.only else None
     graphs = [g for part in a.graphs for g in part.split(",") if g] if a.graphs else None
     run_all(a.out, a.quick, a.repeats, only=only, graphs=graphs, small_repeats=a.small_repeats,
-            warps=a.warps, taus=a.taus)
+            warps=a.warps, taus=a.taus, scale_budget_s=a.scale_budget)
     return 0
 
 

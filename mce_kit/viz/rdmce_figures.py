@@ -239,3 +239,51 @@ def same_config(variants: pd.DataFrame, warps: pd.DataFrame, tau: pd.DataFrame) 
         row["within (max/min of one job)"] = max(within)
         rows.append(row)
     return pd.DataFrame(rows).set_index("graph")
+
+
+def plot_scale(df: pd.DataFrame):
+    """R-MAT scale series: kernel time, device memory and count per scale (log scales)."""
+    df = df.sort_values("scale")
+    ran = df.dropna(subset=["median_ms"])  # scales past the kernel's limit have host timings only
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
+    axes[0].plot(ran["scale"], ran["median_ms"] / 1e3, marker="o", label="RDMCE (GPU)")
+    if "prepare_s" in df:
+        axes[0].plot(df["scale"], df["prepare_s"], marker="s", ls="--", label="prepare (CPU)")
+    axes[0].set_ylabel("seconds")
+    axes[0].legend(fontsize=7)
+    axes[1].plot(ran["scale"], ran["device_bytes"] / 2**20, marker="o", label="planned buffers")
+    axes[1].plot(ran["scale"], ran["pool_peak_bytes"] / 2**20, marker="s", ls="--", label="CuPy pool peak")
+    axes[1].set_ylabel("device MiB")
+    axes[1].legend(fontsize=7)
+    axes[2].plot(ran["scale"], ran["count"], marker="o", label="maximal cliques (GPU)")
+    checked = df.dropna(subset=["oracle"])
+    axes[2].plot(checked["scale"], checked["oracle"], "kx", ms=9, label="CPU oracle")
+    axes[2].set_ylabel("maximal cliques")
+    axes[2].legend(fontsize=7)
+    for ax in axes:
+        ax.set_yscale("log")
+        ax.set_xlabel("R-MAT scale (2^scale vertices)")
+    fig.suptitle(f"RDMCE on R-MAT graphs (measured on {where_measured(df)})", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_streaming(df: pd.DataFrame, target: dict | None = None):
+    """Time of each task over the plain count, per graph, with the issue's targets marked."""
+    t = df.pivot(index="graph", columns="task", values="over_count")
+    t = t[[c for c in df["task"].drop_duplicates() if c != "count"]]
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    x = np.arange(len(t))
+    w = 0.8 / max(1, len(t.columns))
+    for i, c in enumerate(t.columns):
+        ax.bar(x + (i - (len(t.columns) - 1) / 2) * w, t[c], width=w, label=c)
+    for name, value in (target or {}).items():
+        ax.axhline(value, color="gray", ls="--", lw=1)
+        ax.text(len(t) - 0.5, value, f" target {name}: {value}x", va="bottom", ha="right", fontsize=7)
+    ax.axhline(1, color="k", lw=0.8)
+    ax.set_xticks(x, t.index)
+    ax.set_ylabel("time / time of the plain count")
+    ax.set_title(f"Sizes and streaming at counting speed ({where_measured(df)})", fontsize=10)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
