@@ -114,6 +114,15 @@ def _listed(G, kernel, min_size, max_size, params) -> Iterator[list]:
     return (label(c.tolist()) for c in found if _in_range(len(c), min_size, max_size))
 
 
+def _geil():
+    """The Geil maximum-clique GPU module, or None while it cannot be imported."""
+    try:
+        from .gpu import geil
+    except ImportError:
+        return None
+    return geil
+
+
 def _device(device: str, problem: str, kernel: Callable | None = None) -> str:
     """'cpu' or 'gpu' for ``problem``. ``kernel`` returns the GPU module (None while it
     cannot be imported); it is None itself for problems without a GPU kernel."""
@@ -375,12 +384,28 @@ def _no_params(params: dict, what: str) -> None:
 
 
 def max_cliques(G, *, device="auto", progress=False, **params) -> tuple[int, list[list]]:
-    """(omega, every maximum clique as a list of labels)."""
+    """(omega, every maximum clique as a list of labels).
+
+    On the GPU (Geil et al.'s breadth-first search with a branch-and-bound fallback)
+    ``params`` go to ``mce_kit.gpu.geil`` (heuristic, window, time_limit_s, ...); past
+    ``time_limit_s`` it raises TimeoutError naming the best bound found."""
     G = as_graph(G)
-    _device(device, "maximum cliques")
-    omega, cliques = cpu.max_cliques(G, progress=_progress(progress, "maximum cliques"))
     label = _labeler(G.labels)
+    if _device(device, "maximum cliques", _geil) == "gpu":
+        omega, cliques = _geil().max_cliques(G, **params)
+    else:
+        omega, cliques = cpu.max_cliques(G, progress=_progress(progress, "maximum cliques"))
     return omega, [label(c) for c in cliques]
+
+
+def clique_number(G, *, device="auto", progress=False, **params) -> Count:
+    """omega, the size of a maximum clique, as a Count (the GPU search may stop early)."""
+    G = as_graph(G)
+    dev = _device(device, "maximum cliques", _geil)
+    if dev == "gpu":
+        return _timed(lambda: _geil().clique_number(G, **params), dev, params)
+    bar = _progress(progress, "maximum cliques")
+    return _timed(lambda: cpu.clique_number(G, progress=bar), dev, params)
 
 
 # ---- maximal bicliques ----
