@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
 from . import cpu
@@ -83,6 +84,34 @@ def _rdmce():
     except ImportError:
         return None
     return rdmce
+
+
+# GPU algorithms for maximal cliques, by name; the first is the default (the fastest).
+MCE_ALGORITHMS = ("rdmce", "mce-gpu")
+
+
+def _mcegpu():
+    """The mce-gpu GPU module, or None while it cannot be imported."""
+    try:
+        from .gpu import mcegpu
+    except ImportError:
+        return None
+    return mcegpu
+
+
+def _algorithm(algorithm: str) -> Callable:
+    """The kernel getter for ``algorithm``; ValueError listing the choices for an unknown name."""
+    if algorithm not in MCE_ALGORITHMS:
+        choices = ", ".join(map(repr, MCE_ALGORITHMS))
+        raise ValueError(f"algorithm must be one of {choices}, got {algorithm!r}")
+    return (lambda: _rdmce()) if algorithm == "rdmce" else (lambda: _mcegpu())
+
+
+def _listed(G, kernel, min_size, max_size, params) -> Iterator[list]:
+    """Cliques from a listing-mode kernel (mce-gpu), filtered by size, as label lists."""
+    label = _labeler(G.labels)
+    found = kernel().maximal_cliques(G, **params)
+    return (label(c.tolist()) for c in found if _in_range(len(c), min_size, max_size))
 
 
 def _geil():
@@ -149,15 +178,20 @@ def _timed(fn, device: str, params: dict) -> Count:
 
 
 def find_cliques(
-    G, *, min_size=None, max_size=None, isolated=True, device="auto", progress=False, **params
+    G, *, min_size=None, max_size=None, isolated=True, device="auto", algorithm="rdmce", progress=False,
+    **params
 ) -> Iterator[list]:
     """Maximal cliques as lists of labels (like ``networkx.find_cliques``), optionally
     only those with ``min_size <= size <= max_size`` (like igraph's ``min``/``max``).
 
     Lazy on both devices: on the GPU it is built on ``maximal_clique_blocks``, so
-    memory stays bounded by one block whatever the number of cliques."""
+    memory stays bounded by one block whatever the number of cliques. ``algorithm`` picks the
+    GPU kernel: "rdmce" (default) or "mce-gpu" (which lists everything at once, then filters)."""
     G = as_graph(G)
     min_size = _floor(min_size, isolated)
+    kernel = _algorithm(algorithm)
+    if algorithm != MCE_ALGORITHMS[0] and _device(device, "maximal cliques", kernel) == "gpu":
+        return _listed(G, kernel, min_size, max_size, params)
     if _device(device, "maximal cliques", _rdmce) == "gpu":
         blocks = maximal_clique_blocks(G, min_size=min_size, max_size=max_size, device="gpu", **params)
         other = G.labels is not None and G.labels.dtype.kind not in "iu"
@@ -235,43 +269,59 @@ def _csr(np, batch, labels):
 
 
 def count_maximal_cliques(
-    G, *, min_size=None, max_size=None, isolated=True, device="auto", progress=False, client=None, gpus=None,
-    **params
+    G, *, min_size=None, max_size=None, isolated=True, device="auto", algorithm="rdmce", progress=False,
+    client=None, gpus=None, **params
 ) -> Count:
-    """Number of maximal cliques (with size in [min_size, max_size]), never listing them.
+    """Number of maximal cliques (with size in [min_size, max_size]), never listing them
+    (mce-gpu lists them on the GPU when a size filter is given).
+
+    ``algorithm`` picks the GPU kernel: "rdmce" (default) or "mce-gpu".
 
     ``client`` (a ``dask.distributed.Client``) or ``gpus=N`` spreads the work over several
     GPUs (``mce_kit.distributed``); with ``device="cpu"`` the cluster's workers run the CPU oracle.
     """
     G = as_graph(G)
+    kernel = _algorithm(algorithm)
     if client is not None or gpus is not None:
         if min_size is not None or max_size is not None or not isolated:
             raise NotImplementedError("size filters are not distributed yet; drop client=/gpus=")
+        if algorithm != MCE_ALGORITHMS[0]:
+            raise NotImplementedError(f"only algorithm='rdmce' is distributed; got {algorithm!r}")
         from . import distributed
 
         dev = "cpu" if device == "cpu" else "gpu"
         return _timed(lambda: distributed.count_maximal_cliques(G, client=client, gpus=gpus, device=dev,
                                                                 **params),
                       dev, {"gpus": gpus, "client": client is not None, **params})
-    dev = _device(device, "maximal cliques", _rdmce)
+    dev = _device(device, "maximal cliques", kernel)
     bar = _progress(progress, "maximal cliques")
     lo = _floor(min_size, isolated)
 
     def run() -> int:
         if dev == "cpu":
             return cpu.count_maximal_cliques(G, min_size=lo, max_size=max_size, progress=bar)
+        if algorithm != MCE_ALGORITHMS[0]:
+            if lo is None and max_size is None:
+                return kernel().count_maximal_cliques(G, **params)
+            return sum(1 for _ in _listed(G, kernel, lo, max_size, params))
         if lo is None and max_size is None:
             return _rdmce().count_maximal_cliques(G, **params)
         return _rdmce().count_maximal_cliques(G, min_size=lo, max_size=max_size, **params)
 
+    extra = {"algorithm": algorithm} if dev == "gpu" and algorithm != MCE_ALGORITHMS[0] else {}
     return _timed(run, dev, {"min_size": min_size, "max_size": max_size,
-                             "isolated": None if isolated else False, **params})
+                             "isolated": None if isolated else False, **extra, **params})
 
 
-def clique_size_histogram(G, *, isolated=True, device="auto", progress=False, **params) -> dict[int, int]:
-    """{size: number of maximal cliques of that size}, ascending sizes (counted in the GPU kernel)."""
+def clique_size_histogram(G, *, isolated=True, device="auto", algorithm="rdmce", progress=False,
+                          **params) -> dict[int, int]:
+    """{size: number of maximal cliques of that size}, ascending sizes (counted in the GPU kernel;
+    mce-gpu lists the cliques instead)."""
     G = as_graph(G)
-    if _device(device, "maximal cliques", _rdmce) == "gpu":
+    kernel = _algorithm(algorithm)
+    if algorithm != MCE_ALGORITHMS[0] and _device(device, "maximal cliques", kernel) == "gpu":
+        hist = Counter(len(c) for c in kernel().maximal_cliques(G, **params))
+    elif _device(device, "maximal cliques", _rdmce) == "gpu":
         hist = _rdmce().clique_size_histogram(G, **params)
     else:
         hist = cpu.clique_size_histogram(G, progress=_progress(progress, "maximal cliques"))

@@ -91,6 +91,41 @@ def disjoint_union(*Gs: Graph) -> Graph:
     return Graph.from_edges(int(offsets[-1]), e[:, 0], e[:, 1], name=" + ".join(G.name for G in Gs))
 
 
+# ---- networkx families for the GPU property tests ----
+
+
+def moon_moser_nx(k):
+    """Complete multipartite graph with k parts of 3 (networkx): 3^k maximal cliques."""
+    return nx.complete_multipartite_graph(*[3] * k)
+
+
+def _planted(rng, n, p, k):
+    H = nx.gnp_random_graph(n, p, seed=int(rng.integers(1 << 30)))
+    nodes = rng.choice(n, size=min(k, n), replace=False)
+    H.add_edges_from(itertools.combinations(nodes.tolist(), 2))
+    return H
+
+
+def random_nx_graphs(count=200, seed=7):
+    """networkx graphs cycling through eight families (ER at four densities, power-law, planted
+    cliques, Moon-Moser, complete, empty, star, disjoint unions); deterministic for ``seed``."""
+    rng = np.random.default_rng(seed)
+    makers = [
+        lambda: nx.gnp_random_graph(int(rng.integers(5, 60)), float(rng.choice([0.05, 0.2, 0.5, 0.8])),
+                                    seed=int(rng.integers(1 << 30))),
+        lambda: nx.powerlaw_cluster_graph(int(rng.integers(10, 120)), int(rng.integers(1, 6)), 0.6,
+                                          seed=int(rng.integers(1 << 30))),
+        lambda: _planted(rng, int(rng.integers(20, 80)), 0.1, int(rng.integers(5, 40))),
+        lambda: moon_moser_nx(int(rng.integers(1, 6))),
+        lambda: nx.complete_graph(int(rng.integers(1, 70))),
+        lambda: nx.empty_graph(int(rng.integers(1, 5))),
+        lambda: nx.star_graph(int(rng.integers(1, 40))),
+        lambda: nx.disjoint_union(nx.gnp_random_graph(30, 0.3, seed=int(rng.integers(1 << 30))),
+                                  nx.complete_graph(int(rng.integers(2, 40)))),
+    ]
+    return [makers[i % len(makers)]() for i in range(count)]
+
+
 # ---- bipartite graphs ----
 
 

@@ -3,11 +3,11 @@
 Run with ``pytest -m gpu``; every test here skips cleanly without a GPU.
 """
 
-import itertools
-
 import networkx as nx
 import numpy as np
 import pytest
+from graph_families import moon_moser_nx as _moon_moser
+from graph_families import random_nx_graphs as random_graphs
 
 from mce_kit.gpu import has_gpu
 from mce_kit.graph import Graph
@@ -29,35 +29,6 @@ def _from_nx(H) -> Graph:
     H = nx.convert_node_labels_to_integers(H)
     e = np.array(H.edges(), dtype=np.int64).reshape(-1, 2)
     return Graph.from_edges(H.number_of_nodes(), e[:, 0], e[:, 1])
-
-
-def _moon_moser(k):
-    return nx.complete_multipartite_graph(*[3] * k)
-
-
-def _planted(rng, n, p, k):
-    H = nx.gnp_random_graph(n, p, seed=int(rng.integers(1 << 30)))
-    nodes = rng.choice(n, size=min(k, n), replace=False)
-    H.add_edges_from(itertools.combinations(nodes.tolist(), 2))
-    return H
-
-
-def random_graphs(count=200, seed=7):
-    rng = np.random.default_rng(seed)
-    makers = [
-        lambda: nx.gnp_random_graph(int(rng.integers(5, 60)), float(rng.choice([0.05, 0.2, 0.5, 0.8])),
-                                    seed=int(rng.integers(1 << 30))),
-        lambda: nx.powerlaw_cluster_graph(int(rng.integers(10, 120)), int(rng.integers(1, 6)), 0.6,
-                                          seed=int(rng.integers(1 << 30))),
-        lambda: _planted(rng, int(rng.integers(20, 80)), 0.1, int(rng.integers(5, 40))),
-        lambda: _moon_moser(int(rng.integers(1, 6))),
-        lambda: nx.complete_graph(int(rng.integers(1, 70))),
-        lambda: nx.empty_graph(int(rng.integers(1, 5))),
-        lambda: nx.star_graph(int(rng.integers(1, 40))),
-        lambda: nx.disjoint_union(nx.gnp_random_graph(30, 0.3, seed=int(rng.integers(1 << 30))),
-                                  nx.complete_graph(int(rng.integers(2, 40)))),
-    ]
-    return [makers[i % len(makers)]() for i in range(count)]
 
 
 def _stream(prep, block_size=7, **kw):

@@ -45,6 +45,7 @@ from ..graph import Graph
 from . import require_gpu
 from .launch import free_bytes, params_dtype, plan_passes, set_params
 from .loader import load_module
+from .seeds import seed_sets
 
 FLAG_EXPOSE, FLAG_AGGRESSIVE, FLAG_STREAM, FLAG_SIZES, FLAG_HIST, FLAG_RESUME = 1, 2, 4, 8, 16, 32
 ERR_CAPACITY, ERR_RING = 1, 2
@@ -168,24 +169,8 @@ def prepare(G: Graph) -> Prepared:
 
 
 def _make_seeds(indptr, indices, seeding):
-    n = len(indptr) - 1
-    deg = np.diff(indptr).astype(np.int64)
-    src = np.repeat(np.arange(n, dtype=np.int32), deg)
-    later = np.bincount(src[indices > src], minlength=n)
-    earlier = deg - later
-    if seeding == "edge":
-        keep = src < indices
-        u, v = src[keep].astype(np.int64), indices[keep].astype(np.int64)
-        p = np.minimum(later[u], later[v])
-        x = np.minimum(earlier[v], deg[u])
-    elif seeding == "vertex":
-        u = np.flatnonzero(deg > 0)
-        v = np.full(len(u), -1, dtype=np.int64)
-        p, x = later[u], earlier[u]
-    else:
-        raise ValueError(f"seeding must be 'edge' or 'vertex', got {seeding!r}")
-    return (u.astype(np.int32), v.astype(np.int32), rows_words(p, x).astype(np.int64),
-            stack_words(p, x).astype(np.int64))
+    u, v, p, x = seed_sets(indptr, indices, seeding)
+    return u, v, rows_words(p, x).astype(np.int64), stack_words(p, x).astype(np.int64)
 
 
 def _plan(rows_need, stack_need, n_workers, budget, describe=None):

@@ -1,0 +1,104 @@
+"""mce-gpu's CUDA kernel run on CPU threads (tests/cuda_emu/emu.h) against networkx.
+
+No GPU needed: the kernel source is compiled with g++ against a small emulation
+of the CUDA features it uses (one OS thread per CUDA thread, every block at
+once, warp collectives through barriers). This checks the kernel's logic
+(layout, barriers, the X_X partition, pivoting, the worker list and its
+termination) with the launcher's own host planning; timings mean nothing here.
+"""
+
+import itertools
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+from graph_families import from_networkx, moon_moser_nx, random_nx_graphs
+
+from mce_kit.gpu import mcegpu
+from mce_kit.gpu.loader import read_source
+
+pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++ (C++20)")
+HERE = Path(__file__).parent / "cuda_emu"
+
+
+@pytest.fixture(scope="module")
+def binary(tmp_path_factory):
+    out = tmp_path_factory.mktemp("emu")
+    src = read_source("mcegpu.cu")
+    for old, new in [("__shared__ Shared sh;", "Shared& sh = *reinterpret_cast<Shared*>(tctx.blk->smem);"),
+                     ('asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));', "sm = (int)blockIdx.x;")]:
+        assert old in src
+        src = src.replace(old, new)
+    (out / "kernel.inc").write_text(src)
+    exe = out / "mcegpu_emu"
+    subprocess.run(["g++", "-std=c++20", "-O1", "-pthread", "-w", f"-I{HERE}", f"-I{out}",
+                    str(HERE / "mcegpu_main.cpp"), "-o", str(exe)], check=True, capture_output=True)
+    return exe
+
+
+def run_emulated(exe, G, *, subtree="L1", induced="IPX", worker_list=True, donate_min_p=10, blocks=4,
+                 warps_per_block=1):
+    """(count, donations, cliques in original labels) from the emulated kernel, one pass."""
+    prep = mcegpu.prepare(G)
+    u, v, p, x = prep.seed_arrays(subtree)
+    ipx = prep.induced_mode(induced) == "IPX"
+    passes = mcegpu.plan(prep, subtree, ipx, blocks, 1 << 40)
+    if not passes:  # no seeds: only isolated vertices
+        return len(prep.isolated), 0, sorted((int(prep.order[i]),) for i in prep.isolated)
+    (idx, cap, workers), = passes
+    flags = (mcegpu.FLAG_IPX * ipx | mcegpu.FLAG_WL * worker_list | mcegpu.FLAG_LIST
+             | mcegpu.FLAG_EDGE * (subtree == "L2"))
+    list_cap = 64 + 4 * sum(1 for _ in nx.find_cliques(G.to_networkx())) * (G.n + 1)
+
+    def vec(a):
+        return f"{len(a)} " + " ".join(map(str, np.asarray(a).tolist()))
+
+    text = "\n".join([vec(prep.indptr), vec(prep.indices), vec(u[idx]), vec(v[idx]),
+                      f"{cap} {list_cap} {flags} {workers} {32 * warps_per_block} {donate_min_p}"])
+    res = subprocess.run([str(exe)], input=text, capture_output=True, text=True, timeout=120, check=True)
+    head, *lines = res.stdout.splitlines()
+    f = head.split()
+    count, donations, overflow, error = int(f[1]), int(f[3]), int(f[5]), int(f[7])
+    assert overflow == 0 and error == 0
+    cliques = [tuple(sorted(prep.order[int(t)] for t in ln.split()[1:])) for ln in lines]
+    cliques += [(int(prep.order[i]),) for i in prep.isolated]
+    return count + len(prep.isolated), donations, sorted(cliques)
+
+
+SWITCHES = [dict(subtree=s, induced=i, worker_list=w, donate_min_p=2 if w else 10, warps_per_block=b)
+            for (s, i, w), b in zip(itertools.product(("L1", "L2"), ("IP", "IPX"), (True, False)),
+                                    itertools.cycle((1, 2)))]
+
+
+# The whole matrix takes about ten minutes of CPU; the default run keeps two switch sets.
+FULL = pytest.mark.skipif(not os.environ.get("MCE_KIT_EMULATE_ALL"),
+                          reason="full emulated matrix: set MCE_KIT_EMULATE_ALL=1 (about 10 min)")
+
+
+@pytest.mark.parametrize("switches", [pytest.param(s, marks=[] if k in (0, 7) else [pytest.mark.slow, FULL])
+                                      for k, s in enumerate(SWITCHES)],
+                         ids=lambda s: "-".join(str(v) for v in s.values()))
+def test_emulated_kernel_lists_the_networkx_cliques(binary, switches):
+    # every family, kept small: each emulated warp collective is three OS-thread barriers
+    graphs = [H for H in random_nx_graphs(40, seed=5) if H.number_of_edges() <= 800
+              and sum(1 for _ in nx.find_cliques(H)) <= 600]
+    assert len(graphs) >= 30
+    for i, H in enumerate(graphs):
+        G = from_networkx(H)
+        count, _, got = run_emulated(binary, G, **switches)
+        want = sorted(tuple(sorted(c)) for c in nx.find_cliques(G.to_networkx()))
+        assert got == want, f"graph {i} ({G.n} vertices, {G.m} edges)"
+        assert count == len(want)
+
+
+@pytest.mark.parametrize("subtree", ["L1", "L2"])
+def test_emulated_worker_list_donates_and_stays_exact(binary, subtree):
+    G = from_networkx(moon_moser_nx(5))  # 3^5 cliques, 15 vertices: few seeds, idle blocks waiting
+    count, donations, got = run_emulated(binary, G, subtree=subtree, induced="IPX", donate_min_p=2, blocks=6)
+    assert count == 3**5 and len(set(got)) == 3**5
+    if subtree == "L1":  # 15 deep seeds for 6 blocks; L2's 90 shallow seeds need not donate
+        assert donations > 0
