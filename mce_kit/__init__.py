@@ -27,6 +27,8 @@ _EXPORTS = {
     "find_cliques": "api",
     "count_maximal_cliques": "api",
     "clique_size_histogram": "api",
+    "number_of_cliques": "api",
+    "node_clique_number": "api",
     "k_cliques": "api",
     "count_k_cliques": "api",
     "maximal_bicliques": "api",
@@ -38,7 +40,7 @@ _EXPORTS = {
     "figures_dir": "notebooks",
 }
 _SUBMODULES = {"datasets", "cpu", "gpu", "sim", "viz", "experiments", "io", "order", "api", "config",
-               "notebooks"}
+               "notebooks", "engine", "nx_backend"}
 
 __all__ = sorted(_EXPORTS) + sorted(_SUBMODULES)
 
