@@ -10,6 +10,8 @@ environment.
 - notebooks save figures in ``figures/`` (``$MCE_KIT_FIGURES`` is set for them);
 - ``figures/run_summary.md`` and ``.json`` record, per notebook, the status,
   seconds, slowest cells and figures written, plus date, commit and GPU;
+- ``figures/reproduction.md``: the state of every item of the five papers
+  (``mce_kit.reproduction``), read from the committed results;
 - ``--quick`` sets ``MCE_KIT_QUICK=1`` (``mce_kit.quick_mode()``): CI-sized inputs.
 
 The exit status is 1 when any notebook fails.
@@ -220,6 +222,10 @@ def main(argv=None) -> int:
         "seconds": round(time.perf_counter() - t0, 1),
     }
     write_summary(runs, Path(figures), meta)
+    from .reproduction import scoreboard, write_markdown
+
+    board = write_markdown(scoreboard(), Path(figures) / "reproduction.md")
+    print(f"reproduction scoreboard: {board}")
     failed = [r.name for r in runs if r.status != "ok"]
     print(
         f"{len(runs) - len(failed)}/{len(runs)} notebooks ok in {meta['seconds']:.0f} s; "

@@ -1,0 +1,59 @@
+"""Source of notebooks/99_reproduction.ipynb; rebuild with `python -m mce_kit.notebooks build notebooks/`."""
+
+# %% [markdown]
+# # How much of the five papers stands
+#
+# Every figure and table listed in `shared/papers/FIGURES.md` (38 items from
+# RDMCE, mce-gpu, KCMiner, GMBE+ and Geil et al.) with its state:
+#
+# - **reproduced**: measured by us, on our GPU, with every answer checked
+#   against a CPU oracle or the paper's published count;
+# - **partial**: measured, but with a piece missing (a coarser grid, a
+#   comparison code we cannot run, graphs we do not bundle); the note says which;
+# - **missing**: not measured yet, and why.
+#
+# Nothing here is typed in by hand: each paper's experiments module reads its
+# committed CSVs in `data/results/` and reports its items
+# (`mce_kit.experiments.<paper>.status()`). The same table is written to
+# `figures/reproduction.md` by `make reproduce`.
+
+# %%
+import matplotlib.pyplot as plt
+
+import mce_kit as mk
+from mce_kit import reproduction
+from mce_kit.notebooks import figures_dir
+
+board = reproduction.scoreboard()
+reproduction.summary(board)
+
+# %%
+counts = reproduction.summary(board)[list(reproduction.STATES)]
+colors = {"reproduced": "#2a9d8f", "partial": "#e9c46a", "missing": "#d9d9d9"}
+fig, ax = plt.subplots(figsize=(7, 3))
+left = 0
+for state in reproduction.STATES:
+    ax.barh(counts.index, counts[state], left=left, color=colors[state], label=state)
+    left = left + counts[state]
+ax.set_xlabel("items of FIGURES.md")
+ax.invert_yaxis()
+ax.legend(loc="lower right", frameon=False)
+ax.set_title("Reproduction state per paper")
+fig.tight_layout()
+fig.savefig(figures_dir() / "99_reproduction.png", dpi=120)
+
+# %% [markdown]
+# ## Every item
+#
+# "paper" is the paper's own headline (on its GPU), "ours" our measurement
+# (device and date beside it).
+
+# %%
+for paper, title in reproduction.PAPERS.items():
+    print(title)
+    part = board[board["paper"] == paper][["item", "what", "theirs", "ours", "state", "device", "reason"]]
+    display(part.style.hide(axis="index"))  # noqa: F821 (IPython's display)
+
+# %%
+print(f"written: {reproduction.write_markdown(board, figures_dir() / 'reproduction.md')}")
+print("GPU present for this run:", mk.has_gpu())
