@@ -112,13 +112,28 @@ def _graph_from_networkx(H) -> Graph:
     from .io import _label_array
 
     nodes = list(H)
-    index = {x: i for i, x in enumerate(nodes)}
     adj = getattr(H, "_adj", None) or H.adj
     deg = np.fromiter(map(len, adj.values()), np.int64, len(nodes))
-    dst = np.fromiter(map(index.__getitem__, chain.from_iterable(adj.values())), np.int64, int(deg.sum()))
-    src = np.repeat(np.arange(len(nodes), dtype=np.int64), deg)
     labels = _label_array(nodes) if nodes else None
+    if labels is not None and labels.dtype == np.int64:  # int labels: map them with NumPy
+        raw = np.fromiter(chain.from_iterable(adj.values()), np.int64, int(deg.sum()))
+        dst = _positions_of(labels, raw)
+    else:
+        index = {x: i for i, x in enumerate(nodes)}
+        dst = np.fromiter(map(index.__getitem__, chain.from_iterable(adj.values())), np.int64, int(deg.sum()))
+    src = np.repeat(np.arange(len(nodes), dtype=np.int64), deg)
     return Graph.from_edges(len(nodes), src, dst, labels=labels, name=str(H.graph.get("name", "")))
+
+
+def _positions_of(labels: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Index in ``labels`` (distinct ints) of each of ``values`` (all present)."""
+    lo, hi = int(labels.min()), int(labels.max())
+    if hi - lo < 4 * len(labels) + 1024:  # dense ids: a lookup table
+        table = np.empty(hi - lo + 1, dtype=np.int64)
+        table[labels - lo] = np.arange(len(labels))
+        return table[values - lo]
+    order = np.argsort(labels, kind="stable")
+    return order[np.searchsorted(labels, values, sorter=order)]
 
 
 def from_igraph(g) -> Graph:
@@ -427,6 +442,51 @@ def _record_to(path: str) -> None:
                        "refused": [[n, r, c] for (n, r), c in REFUSED.items()]}, f, indent=1)
 
     atexit.register(dump)
+
+
+ENTRY_POINTS = f"""[networkx.backends]
+{NAME} = mce_kit.nx_backend:BackendInterface
+
+[networkx.backend_info]
+{NAME} = mce_kit.nx_backend:backend_info
+"""
+_SHIM: list = []
+
+
+def register():
+    """Make networkx list this backend where the installed metadata predates its entry points
+    (an old editable install, or a checkout copied to a GPU box without pip).
+
+    Writes a minimal ``*.dist-info`` holding our two entry points to a temporary folder on
+    ``sys.path`` and tells an already imported networkx, as networkx's conftest does for its
+    test backend. A no-op when ``pip install`` registered us. Returns that folder (for a
+    subprocess's PYTHONPATH), or None."""
+    import importlib
+    import sys
+    import tempfile
+    from importlib.metadata import entry_points
+    from pathlib import Path
+
+    if not _SHIM and not entry_points(group="networkx.backends", name=NAME):
+        root = Path(tempfile.mkdtemp(prefix="mce_kit_nx_entry_points_"))
+        info = root / "mce_kit_nx_entry_points-0.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mce_kit_nx_entry_points\nVersion: 0.0\n")
+        (info / "entry_points.txt").write_text(ENTRY_POINTS)
+        sys.path.append(str(root))
+        importlib.invalidate_caches()
+        _SHIM.append(root)
+    import networkx as nx
+    from networkx.utils import backends
+
+    if NAME not in backends.backends:
+        backends.backends.update(backends._get_backends("networkx.backends"))
+        info = backends._get_backends("networkx.backend_info", load_and_call=True)
+        backends.backend_info.update(info)
+        config = nx.utils.Config(**info[NAME]["default_config"])
+        nx.config.backends = nx.utils.Config(**{NAME: config}, **nx.config.backends)
+        backends._dispatchable.__call__ = backends._dispatchable._call_if_any_backends_installed
+    return _SHIM[0] if _SHIM else None
 
 
 def backend_info() -> dict:

@@ -112,6 +112,7 @@ class FakeRDMCE:
     """Stands in for mce_kit.gpu.rdmce: CPU results in the kernel's types."""
 
     calls = []
+    DEFAULTS = {"tau": 24}  # the knobs strict keyword checking accepts
 
     @classmethod
     def count_maximal_cliques(cls, G, **params):
