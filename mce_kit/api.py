@@ -184,6 +184,8 @@ def find_cliques(
     if G.n == 0:
         return iter(())
     label = _labeler(G.labels)
+    if G.m == 0:  # no edges: every vertex is a maximal clique (no kernel launch for that)
+        return iter([label([v]) for v in range(G.n)] if _in_range(1, min_size, max_size) else [])
     if dev == "gpu":
         found = _rdmce().maximal_cliques(G, **params)
         return (label(c.tolist()) for c in found if _in_range(len(c), min_size, max_size))
@@ -284,9 +286,9 @@ def _membership(G: Graph, device: str, params: dict) -> tuple[np.ndarray, np.nda
     """Per vertex id: (number of maximal cliques containing it, size of the largest one)."""
     sizes: list[int] = []
     flat: list[int] = []
-    if G.n == 0:
-        pass
-    elif device == "gpu":
+    if G.m == 0:  # isolated vertices only: each its own clique of size 1
+        return np.ones(G.n, dtype=np.int64), np.ones(G.n, dtype=np.int64)
+    if device == "gpu":
         for c in _rdmce().maximal_cliques(G, **params):
             sizes.append(len(c))
             flat.extend(c.tolist())

@@ -348,10 +348,9 @@ def make_max_clique_graph(G, create_using=None):
     """Cliques as nodes 0..k-1 (in our enumeration order), joined when they share a node."""
     import networkx as nx
 
-    from . import engine
-
     CALLS["make_max_clique_graph"] += 1
-    cliques = [list(c) for c in engine.maximal_cliques(G.G)]
+    index = G.index()
+    cliques = [[index[v] for v in c] for c in _find(G, None)]
     B = (G.nx_class or nx.Graph)() if create_using is None else nx.empty_graph(0, create_using)
     B.add_nodes_from(range(len(cliques)))
     if cliques:

@@ -25,6 +25,7 @@ import collections
 import datetime as dt
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -33,7 +34,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import datasets, references
-from ..measure import measure, write_rows
+from ..measure import WrongAnswer, measure, write_rows
 from ..references import RESULTS
 
 GRAPHS = ["wiki-Vote", "Email-Enron", "soc-Slashdot0902"]
@@ -97,12 +98,39 @@ def _timed(fn) -> tuple[float, object]:
     return time.perf_counter() - t, out
 
 
-def _row(graph, G, library, call, device, convert_s, m: dict) -> pd.DataFrame:
+def _row(graph, G, library, call, device, convert_s, t: dict) -> pd.DataFrame:
     return pd.DataFrame([{"graph": graph, "n": G.n, "m": G.m, "library": library, "call": call,
-                          "device": device, "convert_s": round(convert_s, 4),
-                          "median_s": m["median_ms"] / 1e3, "min_s": m["min_ms"] / 1e3,
-                          "max_s": m["max_ms"] / 1e3, "repeats": m["repeats"], "count": m["count"],
-                          "checked": m["checked"]}])
+                          "device": device, "convert_s": round(convert_s, 4), **t}])
+
+
+def _seconds(m: dict) -> dict:
+    """measure()'s row in seconds."""
+    return {"median_s": m["median_ms"] / 1e3, "min_s": m["min_ms"] / 1e3, "max_s": m["max_ms"] / 1e3,
+            "repeats": m["repeats"], "count": m["count"], "checked": m["checked"]}
+
+
+def interleaved(runs: dict, expect: int, repeats: int) -> dict[str, dict]:
+    """``repeats`` rounds of one run of each ``Drain`` in ``runs``, every count checked against
+    ``expect``. On a shared CPU the load changes by the minute; taking turns spreads that over
+    every library alike (``measure`` would time one library's runs back to back)."""
+    times: dict[str, list[float]] = {key: [] for key in runs}
+    for _ in range(repeats):
+        for key, prep in runs.items():
+            res = prep.run()
+            if res.answer != expect:
+                raise WrongAnswer(f"{key}: {res.answer} maximal cliques, expected {expect}")
+            times[key].append(res.gpu_ms / 1e3)
+    return {key: {"median_s": statistics.median(t), "min_s": min(t), "max_s": max(t), "repeats": repeats,
+                  "count": expect, "checked": "reference"} for key, t in times.items()}
+
+
+CPU_CALLS = {  # library, what is timed
+    "networkx": ("networkx", "nx.find_cliques(H)"),
+    "igraph": ("igraph", "g.maximal_cliques()"),
+    "mk": ("mce_kit", "mk.find_cliques(G, device='cpu'), engine graph built in the run"),
+    "mk_warm": ("mce_kit", "mk.find_cliques(G, device='cpu'), engine graph cached"),
+    "backend": ("mce_kit", "nx.find_cliques(H, backend='mce_kit') end to end"),
+}
 
 
 def cpu_rows(graphs, repeats: int = 5):
@@ -113,29 +141,24 @@ def cpu_rows(graphs, repeats: int = 5):
     from .. import engine, nx_backend
     from ..api import find_cliques
 
+    nx.config.cache_converted_graphs = False  # the end-to-end row converts on every call
     for name in graphs:
         G = datasets.load(name)
-        expect = references.expected("mce", name)
         H = G.to_networkx()
-
-        def run(prep, expect=expect):
-            return measure(prep, "mce", repeats=repeats, warmup=0, expect=expect)
-
-        yield _row(name, G, "networkx", "nx.find_cliques(H)", "cpu", 0.0,
-                   run(Drain(lambda H=H: nx.find_cliques(H, backend="networkx"))))
-        conv, g = _timed(lambda H=H: igraph.Graph.from_networkx(H))
-        yield _row(name, G, "igraph", "g.maximal_cliques()", "cpu", conv,
-                   run(Drain(lambda g=g: g.maximal_cliques())))
-        conv, _ = _timed(lambda H=H: nx_backend.convert_from_nx(H))
-        yield _row(name, G, "mce_kit", "mk.find_cliques(G, device='cpu')", "cpu", conv,
-                   run(Drain(lambda G=G: find_cliques(G, device="cpu"), before=engine._IGRAPH.clear)))
-        yield _row(name, G, "mce_kit", "nx.find_cliques(H, backend='mce_kit') end to end", "cpu", conv,
-                   run(Drain(lambda H=H: nx.find_cliques(H, backend="mce_kit"),
-                             before=lambda: _no_cache(nx))))
-
-
-def _no_cache(nx) -> None:
-    nx.config.cache_converted_graphs = False
+        ig_s, g = _timed(lambda H=H: igraph.Graph.from_networkx(H))
+        mk_s, _ = _timed(lambda H=H: nx_backend.convert_from_nx(H))
+        runs = {
+            "networkx": Drain(lambda H=H: nx.find_cliques(H, backend="networkx")),
+            "igraph": Drain(lambda g=g: g.maximal_cliques()),
+            "mk": Drain(lambda G=G: find_cliques(G, device="cpu"), before=engine._IGRAPH.clear),
+            "mk_warm": Drain(lambda G=G: find_cliques(G, device="cpu")),
+            "backend": Drain(lambda H=H: nx.find_cliques(H, backend="mce_kit")),
+        }
+        engine.igraph_graph(G)  # the warm row's cached graph
+        timed = interleaved(runs, references.expected("mce", name), repeats)
+        for key, (library, call) in CPU_CALLS.items():
+            convert = {"networkx": 0.0, "igraph": ig_s}.get(key, mk_s)
+            yield _row(name, G, library, call, "cpu", convert, timed[key])
 
 
 def gpu_rows(graphs, repeats: int = 5):
@@ -152,7 +175,7 @@ def gpu_rows(graphs, repeats: int = 5):
         H = G.to_networkx()
 
         def run(prep, expect=expect):
-            return measure(prep, "mce", repeats=repeats, warmup=1, expect=expect)
+            return _seconds(measure(prep, "mce", repeats=repeats, warmup=1, expect=expect))
 
         yield _row(name, G, "networkx", "nx.find_cliques(H)", "cpu", 0.0,
                    run(Drain(lambda H=H: nx.find_cliques(H, backend="networkx"))))
