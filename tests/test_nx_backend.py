@@ -82,6 +82,13 @@ def test_conversions_keep_labels_and_never_copy_our_graph():
     assert set(back) == set(H) and {frozenset(e) for e in back.edges} == {
         frozenset(e) for e in H.edges if e[0] != e[1]}
     assert nx_backend.convert_to_nx(42) == 42
+    kinds = ([10**12, -5, 7, 3, 0], [4, 0, 2, 1, 3], ["b", "a", "c", "e", "d"],
+             [("t", 1), 2, "s", 3.5, frozenset({1})])
+    for labels in kinds:
+        S = nx.relabel_nodes(nx.house_x_graph(), dict(enumerate(labels)))
+        assert canon(nx.find_cliques(S, backend="mce_kit")) == canon(nx.find_cliques(S)), labels
+        back = nx_backend.convert_to_nx(nx_backend.convert_from_nx(S))
+        assert list(back) == list(S) and nx.utils.edges_equal(back.edges, S.edges)
     D = nx_backend.convert_to_nx(nx_backend.convert_from_nx(nx.MultiGraph([(1, 2), (1, 2)])))
     assert type(D) is nx.MultiGraph and D.number_of_edges() == 1
 
@@ -215,3 +222,39 @@ def test_networkx_clique_tests_pass_on_the_cpu_path(tmp_path):
 @pytest.mark.skipif(not mk.has_gpu(), reason="needs a CUDA GPU")
 def test_networkx_clique_tests_pass_on_the_gpu(tmp_path):
     check_dispatch(run_networkx_tests("gpu", tmp_path))
+
+
+class StandInKernel:
+    """The RDMCE module's shape with CPU answers: checks the backend's GPU path without a GPU."""
+
+    DEFAULTS = {"tau": 24}
+    calls = 0
+
+    @classmethod
+    def maximal_cliques(cls, G, **params):
+        import numpy as np
+
+        from mce_kit import cpu
+
+        cls.calls += 1
+        return [np.array(c, dtype=np.int32) for c in cpu.maximal_cliques(G)]
+
+
+def test_gpu_device_setting_uses_the_kernel(monkeypatch):
+    import mce_kit.api as api
+
+    monkeypatch.setattr("mce_kit.gpu.has_gpu", lambda: True)
+    monkeypatch.setattr(api, "_rdmce", lambda: StandInKernel)
+    monkeypatch.setattr(nx.config.backends.mce_kit, "device", "gpu")
+    StandInKernel.calls = 0
+    H = nx.karate_club_graph()
+    H.add_nodes_from(["iso", "lone"])
+    kw = {"backend": "mce_kit"}
+    assert canon(nx.find_cliques(H, **kw)) == canon(nx.find_cliques(H))
+    assert canon(nx.find_cliques(H, [0, 1], **kw)) == canon(nx.find_cliques(H, [0, 1]))
+    assert nx.node_clique_number(H, **kw) == nx.node_clique_number(H)
+    assert set(nx.community.k_clique_communities(H, 4, **kw)) == set(nx.community.k_clique_communities(H, 4))
+    assert nx.is_isomorphic(nx.make_max_clique_graph(H, **kw), nx.make_max_clique_graph(H))
+    assert StandInKernel.calls == 5
+    assert canon(nx.find_cliques(nx.empty_graph(4), **kw)) == [["0"], ["1"], ["2"], ["3"]]  # no launch
+    assert StandInKernel.calls == 5
