@@ -87,8 +87,8 @@ def _labeler(labels) -> Callable[[Iterable[int]], list]:
     if labels.dtype.kind in "iu" and len(labels) and labels[0] == 0 and labels[-1] == len(labels) - 1 \
             and (labels == range(len(labels))).all():
         return list  # labels are the ids themselves (the engine and oracle give Python ints)
-    table = labels.tolist()
-    return lambda c: [table[v] for v in c]
+    get = labels.tolist().__getitem__
+    return lambda c: list(map(get, c))
 
 
 def _rdmce():
