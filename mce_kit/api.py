@@ -194,6 +194,9 @@ def find_cliques(
             G, min_size=min_size, max_size=max_size, progress=_progress(progress, "maximal cliques")
         )
     else:
+        labelled = engine.maximal_cliques_labelled(G, min_size, max_size)
+        if labelled is not None:
+            return map(list, labelled)
         cliques = engine.maximal_cliques(G, min_size, max_size)
     return map(label, cliques)
 

@@ -51,6 +51,51 @@ def igraph_graph(G: Graph):
     return g
 
 
+_LABELLED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def clear_cache() -> None:
+    """Forget the igraph graphs built so far (benchmarks time building them)."""
+    _IGRAPH.clear()
+    _LABELLED.clear()
+
+
+def _label_space(G: Graph):
+    """(an igraph graph whose vertex ids are G's int labels, the labels of G's isolated vertices),
+    or None when the labels are not small non-negative ints (then ids are mapped in Python)."""
+    if G in _LABELLED:
+        return _LABELLED[G]
+    out = None
+    L = G.labels
+    if L is not None and L.dtype.kind in "iu" and G.n and L.min() >= 0 and L.max() < 2 * G.n + 1024:
+        import igraph
+
+        g = igraph.Graph(n=int(L.max()) + 1)  # labels not in G are isolated and never reported
+        g.add_edges(L[G.edges()])
+        out = g, L[G.degrees() == 0].tolist()
+    _LABELLED[G] = out
+    return out
+
+
+def maximal_cliques_labelled(G: Graph, min_size=None, max_size=None) -> list | None:
+    """Like ``maximal_cliques_list`` but each clique already in G's labels (as tuples), for graphs
+    with small int labels (SNAP ids): no per-vertex relabelling in Python. None when that does
+    not apply or there are ``CAP`` or more cliques."""
+    lim = _limits(min_size, max_size)
+    if lim is None or G.n == 0:
+        return []
+    space = _label_space(G) if available() else None
+    if space is None:
+        return None
+    g, isolated = space
+    lo, hi = lim
+    singles = [(x,) for x in isolated] if lo <= 1 else []
+    if hi == 1:
+        return singles
+    found = g.maximal_cliques(min=max(lo, 2), max=hi, max_results=CAP)
+    return None if len(found) >= CAP else singles + found if singles else found
+
+
 def _limits(min_size, max_size) -> tuple[int, int] | None:
     """igraph's (min, max) for our inclusive bounds (0 = unbounded); None when nothing fits."""
     lo = 1 if min_size is None else max(int(min_size), 1)

@@ -70,3 +70,21 @@ def test_without_igraph_the_oracle_answers(monkeypatch):
     assert engine.count_maximal_cliques(G) == cpu.count_maximal_cliques(G)
     assert engine.max_cliques(G) == cpu.max_cliques(G)
     assert engine.clique_number(G) == 6
+
+
+@pytest.mark.parametrize("G", family()[::3], ids=lambda G: f"n{G.n}m{G.m}")
+def test_cliques_in_label_space_match_the_oracle(G):
+    import numpy as np
+
+    from mce_kit.api import find_cliques
+    from mce_kit.graph import Graph
+
+    rng = np.random.default_rng(G.n)
+    for labels in (np.sort(rng.choice(2 * G.n + 5, G.n, replace=False)), rng.permutation(G.n) + 3):
+        L = Graph(G.indptr, G.indices, labels=labels.astype(np.int64))
+        for lo, hi in [(None, None), (1, 1), (2, None), (None, 3), (3, 5)]:
+            want = [[int(labels[v]) for v in c] for c in cpu.maximal_cliques(G, min_size=lo, max_size=hi)]
+            assert engine.maximal_cliques_labelled(L, lo, hi) is not None
+            assert _same(find_cliques(L, min_size=lo, max_size=hi, device="cpu"), want)
+    far = Graph(G.indptr, G.indices, labels=np.arange(G.n, dtype=np.int64) * 10**6)
+    assert engine.maximal_cliques_labelled(far) is None or G.n <= 1  # sparse ids: mapped in Python
