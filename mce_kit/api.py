@@ -13,6 +13,11 @@ knob given where the CPU runs gives one warning naming it. On the CPU the
 maximal-clique calls run igraph's C routines (``mce_kit.engine``); the Python
 oracles (``mce_kit.cpu``) check them. ``progress=True`` runs the oracle instead
 and shows a tqdm bar on stderr over its roots (or pass a wrapper).
+
+Vertices without neighbours (also those whose only edge was a self-loop,
+dropped by ``load_graph``) are maximal cliques of size 1, as in networkx;
+``isolated=False`` leaves them out, as the RDMCE authors' codes do. A maximal
+clique of size 1 is always such a vertex, so this is the same as ``min_size=2``.
 """
 
 from __future__ import annotations
@@ -20,7 +25,6 @@ from __future__ import annotations
 import sys
 import time
 import warnings
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
@@ -131,6 +135,13 @@ def _knobs(kernel: Callable | None) -> tuple:
     return tuple(getattr(module, "DEFAULTS", ()))
 
 
+_MCE_OPTIONS = ("max_buffer_bytes", "ring_words", "chunk_words")  # run options besides DEFAULTS
+
+
+def _mce_knobs() -> tuple:
+    return (*_knobs(_rdmce), *_MCE_OPTIONS)
+
+
 def _check_params(params: dict, knobs, device: str, where: str) -> dict:
     """The kernel parameters to pass on: TypeError for a name that is no knob of the kernel;
     on the CPU one warning naming the knobs given (they change nothing there) and none passed."""
@@ -159,6 +170,13 @@ def _in_range(size: int, min_size, max_size) -> bool:
     return (min_size is None or size >= min_size) and (max_size is None or size <= max_size)
 
 
+def _floor(min_size, isolated: bool):
+    """min_size with ``isolated=False`` applied (size-1 maximal cliques are isolated vertices)."""
+    if isolated:
+        return min_size
+    return 2 if min_size is None or min_size < 2 else min_size
+
+
 def _timed(fn, device: str, params: dict) -> Count:
     t = time.perf_counter()
     value = fn()
@@ -169,16 +187,19 @@ def _timed(fn, device: str, params: dict) -> Count:
 
 
 def find_cliques(
-    G, nodes=None, *, min_size=None, max_size=None, device="auto", progress=False, **params
+    G, nodes=None, *, min_size=None, max_size=None, isolated=True, device="auto", progress=False, **params
 ) -> Iterator[list]:
     """Maximal cliques as lists of labels (like ``networkx.find_cliques``), optionally
     only those with ``min_size <= size <= max_size`` (like igraph's ``min``/``max``).
 
     ``nodes``: only the maximal cliques containing all these labels, which come first
-    in each list; ValueError (networkx's) when they do not form a clique."""
+    in each list; ValueError (networkx's) when they do not form a clique.
+    Lazy on the GPU: built on ``maximal_clique_blocks``, so memory stays bounded by
+    one block whatever the number of cliques."""
     G = as_graph(G)
     dev = _device(device, "maximal cliques", _rdmce)
-    params = _check_params(params, _knobs(_rdmce), dev, "find_cliques")
+    params = _check_params(params, _mce_knobs(), dev, "find_cliques")
+    min_size = _floor(min_size, isolated)
     if nodes is not None and len(nodes):
         return _cliques_through(G, list(nodes), min_size, max_size, dev, progress, params)
     if G.n == 0:
@@ -187,8 +208,9 @@ def find_cliques(
     if G.m == 0:  # no edges: every vertex is a maximal clique (no kernel launch for that)
         return iter([label([v]) for v in range(G.n)] if _in_range(1, min_size, max_size) else [])
     if dev == "gpu":
-        found = _rdmce().maximal_cliques(G, **params)
-        return (label(c.tolist()) for c in found if _in_range(len(c), min_size, max_size))
+        blocks = maximal_clique_blocks(G, min_size=min_size, max_size=max_size, device="gpu", **params)
+        other = G.labels is not None and G.labels.dtype.kind not in "iu"
+        return _cliques_of_blocks(blocks, G.labels if other else None)
     if progress:
         cliques = cpu.maximal_cliques(
             G, min_size=min_size, max_size=max_size, progress=_progress(progress, "maximal cliques")
@@ -250,60 +272,140 @@ def _cliques_through(G, nodes, min_size, max_size, dev, progress, params):
     return ([*nodes, *c] for c in rest)
 
 
-def count_maximal_cliques(
-    G, *, min_size=None, max_size=None, device="auto", progress=False, **params
-) -> Count:
-    """Number of maximal cliques (with size in [min_size, max_size]), without listing them on CPU."""
+def _cliques_of_blocks(blocks, labels=None) -> Iterator[list]:
+    """One list per clique from CSR blocks: one tolist per block, then slices."""
+    for offsets, vertices in blocks:
+        offs = offsets.tolist()
+        vals = (labels[vertices] if labels is not None else vertices).tolist()
+        for i in range(len(offs) - 1):
+            yield vals[offs[i]:offs[i + 1]]
+
+
+def maximal_clique_blocks(
+    G, block_size: int = 1 << 20, *, min_size=None, max_size=None, isolated=True, as_cupy=False,
+    device="auto", **params
+) -> Iterator[tuple]:
+    """Maximal cliques as CSR blocks ``(offsets, vertices)`` of at most ``block_size`` cliques:
+    clique i of a block is ``vertices[offsets[i]:offsets[i + 1]]``, with ``offsets[0] == 0``.
+
+    Vertices are the original labels when they are integers (mapped on the GPU),
+    else vertex ids (index ``G.labels`` with them). NumPy arrays, or CuPy arrays
+    on the GPU with ``as_cupy=True``. On the GPU the kernel streams the cliques
+    through a fixed ring (``mce_kit.gpu.rdmce``), so memory stays bounded by the
+    block size; on the CPU the oracle's cliques are packed into blocks.
+    """
     G = as_graph(G)
+    min_size = _floor(min_size, isolated)
     dev = _device(device, "maximal cliques", _rdmce)
-    params = _check_params(params, _knobs(_rdmce), dev, "count_maximal_cliques")
+    params = _check_params(params, _mce_knobs(), dev, "maximal_clique_blocks")
+    numeric = G.labels is not None and G.labels.dtype.kind in "iu"
+    if dev == "gpu":
+        blocks = _rdmce().maximal_clique_blocks(G, block_size, min_size=min_size, max_size=max_size,
+                                                as_cupy=as_cupy, **params)
+        if not numeric:
+            return blocks
+        if as_cupy:
+            import cupy
+
+            table = cupy.asarray(G.labels)
+            return ((off, table[ver]) for off, ver in blocks)
+        return ((off, G.labels[ver]) for off, ver in blocks)
+    if as_cupy:
+        raise ValueError("as_cupy=True needs the GPU (device='gpu' or 'auto' with a GPU)")
+    cliques = engine.maximal_cliques(G, min_size, max_size)
+    return _pack_blocks(cliques, block_size, G.labels if numeric else None)
+
+
+def _pack_blocks(cliques, block_size: int, labels=None):
+    import numpy as np
+
+    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
+        raise ValueError(f"block_size must be a positive int (cliques per block), got {block_size!r}")
+    batch = []
+    for c in cliques:
+        batch.append(c)
+        if len(batch) == block_size:
+            yield _csr(np, batch, labels)
+            batch = []
+    if batch:
+        yield _csr(np, batch, labels)
+
+
+def _csr(np, batch, labels):
+    offsets = np.zeros(len(batch) + 1, dtype=np.int64)
+    np.cumsum([len(c) for c in batch], out=offsets[1:])
+    vertices = np.fromiter((v for c in batch for v in c), dtype=np.int32, count=int(offsets[-1]))
+    return offsets, (labels[vertices] if labels is not None else vertices)
+
+
+def count_maximal_cliques(
+    G, *, min_size=None, max_size=None, isolated=True, device="auto", progress=False, client=None, gpus=None,
+    **params
+) -> Count:
+    """Number of maximal cliques (with size in [min_size, max_size]), never listing them.
+
+    ``client`` (a ``dask.distributed.Client``) or ``gpus=N`` spreads the work over several
+    GPUs (``mce_kit.distributed``); with ``device="cpu"`` the cluster's workers run the CPU oracle.
+    """
+    G = as_graph(G)
+    if client is not None or gpus is not None:
+        if min_size is not None or max_size is not None or not isolated:
+            raise NotImplementedError("size filters are not distributed yet; drop client=/gpus=")
+        from . import distributed
+
+        dev = "cpu" if device == "cpu" else "gpu"
+        return _timed(lambda: distributed.count_maximal_cliques(G, client=client, gpus=gpus, device=dev,
+                                                                **params),
+                      dev, {"gpus": gpus, "client": client is not None, **params})
+    dev = _device(device, "maximal cliques", _rdmce)
+    params = _check_params(params, _mce_knobs(), dev, "count_maximal_cliques")
     bar = _progress(progress, "maximal cliques")
+    lo = _floor(min_size, isolated)
 
     def run() -> int:
         if dev == "cpu":
             if bar is not None:
-                return cpu.count_maximal_cliques(G, min_size=min_size, max_size=max_size, progress=bar)
-            return engine.count_maximal_cliques(G, min_size, max_size)
-        if min_size is None and max_size is None:
+                return cpu.count_maximal_cliques(G, min_size=lo, max_size=max_size, progress=bar)
+            return engine.count_maximal_cliques(G, lo, max_size)
+        if lo is None and max_size is None:
             return _rdmce().count_maximal_cliques(G, **params)
-        # the GPU kernel counts every size at once: list and filter instead
-        return sum(_in_range(len(c), min_size, max_size) for c in _rdmce().maximal_cliques(G, **params))
+        return _rdmce().count_maximal_cliques(G, min_size=lo, max_size=max_size, **params)
 
-    return _timed(run, dev, {"min_size": min_size, "max_size": max_size, **params})
+    return _timed(run, dev, {"min_size": min_size, "max_size": max_size,
+                             "isolated": None if isolated else False, **params})
 
 
-def clique_size_histogram(G, *, device="auto", progress=False, **params) -> dict[int, int]:
-    """{size: number of maximal cliques of that size}, ascending sizes."""
+def clique_size_histogram(G, *, isolated=True, device="auto", progress=False, **params) -> dict[int, int]:
+    """{size: number of maximal cliques of that size}, ascending sizes (counted in the GPU kernel)."""
     G = as_graph(G)
     dev = _device(device, "maximal cliques", _rdmce)
-    params = _check_params(params, _knobs(_rdmce), dev, "clique_size_histogram")
+    params = _check_params(params, _mce_knobs(), dev, "clique_size_histogram")
     if dev == "gpu":
-        hist = Counter(len(c) for c in _rdmce().maximal_cliques(G, **params))
-        return dict(sorted(hist.items()))
-    if progress:
-        return cpu.clique_size_histogram(G, progress=_progress(progress, "maximal cliques"))
-    return engine.clique_size_histogram(G)
+        hist = _rdmce().clique_size_histogram(G, **params)
+    elif progress:
+        hist = cpu.clique_size_histogram(G, progress=_progress(progress, "maximal cliques"))
+    else:
+        hist = engine.clique_size_histogram(G)
+    return {k: v for k, v in sorted(hist.items()) if isolated or k >= 2}
 
 
 def _membership(G: Graph, device: str, params: dict) -> tuple[np.ndarray, np.ndarray]:
-    """Per vertex id: (number of maximal cliques containing it, size of the largest one)."""
-    sizes: list[int] = []
-    flat: list[int] = []
-    if G.m == 0:  # isolated vertices only: each its own clique of size 1
-        return np.ones(G.n, dtype=np.int64), np.ones(G.n, dtype=np.int64)
-    if device == "gpu":
-        for c in _rdmce().maximal_cliques(G, **params):
-            sizes.append(len(c))
-            flat.extend(c.tolist())
-    else:
-        for c in engine.maximal_cliques(G):
-            sizes.append(len(c))
-            flat.extend(c)
-    flat_a = np.asarray(flat, dtype=np.int64)
-    per = np.repeat(np.asarray(sizes, dtype=np.int64), sizes)
+    """Per vertex id: (number of maximal cliques containing it, size of the largest one),
+    accumulated block by block (GPU blocks, or the engine's cliques packed into blocks)."""
+    count = np.zeros(G.n, dtype=np.int64)
     best = np.zeros(G.n, dtype=np.int64)
-    np.maximum.at(best, flat_a, per)
-    return np.bincount(flat_a, minlength=G.n), best
+    if G.m == 0:  # isolated vertices only: each its own clique of size 1
+        return count + 1, best + 1
+    if device == "gpu":
+        blocks = _rdmce().maximal_clique_blocks(G, 1 << 20, **params)  # vertex ids
+    else:
+        blocks = _pack_blocks(engine.maximal_cliques(G), 1 << 20)
+    for offsets, vertices in blocks:
+        sizes = np.diff(np.asarray(offsets, dtype=np.int64))
+        ids = np.asarray(vertices, dtype=np.int64)
+        count += np.bincount(ids, minlength=G.n)
+        np.maximum.at(best, ids, np.repeat(sizes, sizes))
+    return count, best
 
 
 def _per_node(G: Graph, nodes, values) -> int | dict:
@@ -345,19 +447,57 @@ def node_clique_number(G, nodes=None, *, device="auto", **params) -> int | dict:
 # ---- k-cliques, maximum cliques ----
 
 
-def k_cliques(G, k: int, *, progress=False) -> Iterator[list]:
-    """Every clique of exactly k vertices, once, as a list of labels."""
+def _kclique():
+    """The KCMiner GPU module, or None while it cannot be imported."""
+    try:
+        from .gpu import kclique
+    except ImportError:
+        return None
+    return kclique
+
+
+def _cliquecount():
+    try:
+        from .gpu import cliquecount
+    except ImportError:
+        return None
+    return cliquecount
+
+
+def k_cliques(G, k: int, *, device="auto", progress=False, **params) -> Iterator[list]:
+    """Every clique of exactly k vertices, once, as a list of labels (GPU: listing mode, small outputs)."""
     G = as_graph(G)
-    return map(_labeler(G.labels), cpu.k_cliques(G, k, progress=_progress(progress, f"{k}-cliques")))
+    label = _labeler(G.labels)
+    if _device(device, "k-cliques", _kclique) == "gpu":
+        return (label(c) for c in _kclique().k_cliques(G, k, **params).tolist())
+    _no_params(params, "k_cliques on the CPU")
+    return map(label, cpu.k_cliques(G, k, progress=_progress(progress, f"{k}-cliques")))
 
 
 def count_k_cliques(G, k: int, *, device="auto", progress=False, **params) -> Count:
-    """Number of k-cliques (k=1: vertices, k=2: edges)."""
+    """Number of k-cliques (k=1: vertices, k=2: edges); on the GPU with KCMiner (``params``: its switches)."""
     G = as_graph(G)
-    dev = _device(device, "k-cliques")
-    params = _check_params(params, (), dev, "count_k_cliques")
+    dev = _device(device, "k-cliques", _kclique)
+    params = _check_params(params, _knobs(_kclique), dev, "count_k_cliques")
     bar = _progress(progress, f"{k}-cliques")
+    if dev == "gpu":
+        return _timed(lambda: _kclique().count_k_cliques(G, k, **params), dev, {"k": k, **params})
     return _timed(lambda: cpu.count_k_cliques(G, k, progress=bar), dev, {"k": k, **params})
+
+
+def clique_counts(G, k_max: int | None = None, *, device="auto", progress=False, **params) -> dict[int, int]:
+    """{k: number of k-cliques} for k = 1..k_max (None: up to the clique number), every k at once
+    and without listing (pivoting, as in Pivoter); exact ints."""
+    G = as_graph(G)
+    if _device(device, "clique counts", _cliquecount) == "gpu":
+        return _cliquecount().clique_counts(G, k_max, **params)
+    _no_params(params, "clique_counts on the CPU")
+    return cpu.clique_counts(G, k_max, progress=_progress(progress, "clique counts"))
+
+
+def _no_params(params: dict, what: str) -> None:
+    if params:
+        raise TypeError(f"{what} takes no parameter(s): {', '.join(sorted(params))}")
 
 
 def max_cliques(G, *, device="auto", progress=False, **params) -> tuple[int, list[list]]:

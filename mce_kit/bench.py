@@ -38,6 +38,7 @@ class Algorithm:
 
 ALGORITHMS = {a.name: a for a in [
     Algorithm("rdmce", "mce", "mce_kit.gpu.rdmce", "maximal cliques, RDMCE (root-down exposure)"),
+    Algorithm("kcminer", "kclique", "mce_kit.gpu.kclique", "k-cliques, KCMiner (bitmaps, lane scheduling)"),
 ]}
 
 

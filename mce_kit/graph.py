@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+LARGE_EDGE_LIST = 1 << 22  # from_edges switches to SciPy's row-wise build from this many edges
+
 
 def _unique(x: np.ndarray) -> np.ndarray:
     """Sorted distinct values of non-negative ``x`` (np.unique is ~20x slower in NumPy 2.4)."""
@@ -74,6 +76,8 @@ class Graph:
         u = np.asarray(u, dtype=np.int64)
         v = np.asarray(v, dtype=np.int64)
         keep = u != v
+        if keep.sum() >= LARGE_EDGE_LIST and n < 2**31:
+            return cls._from_many_edges(n, u[keep], v[keep], **kw)
         a = np.concatenate([u[keep], v[keep]])
         b = np.concatenate([v[keep], u[keep]])
         key = _unique(a * n + b)
@@ -81,6 +85,19 @@ class Graph:
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(a, minlength=n), out=indptr[1:])
         return cls(indptr, b, **kw)
+
+    @classmethod
+    def _from_many_edges(cls, n: int, u, v, **kw) -> Graph:
+        """from_edges for long edge lists: SciPy's O(n + m) counting sort by row, then a sort
+        within each row and merged repeats (C++), instead of one global sort of 2m keys."""
+        import scipy.sparse as sp
+
+        rows = np.concatenate([u, v]).astype(np.int32)
+        cols = np.concatenate([v, u]).astype(np.int32)
+        A = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n, n))
+        del rows, cols
+        A.sum_duplicates()  # sorts each row and merges repeats (their values add; we drop them)
+        return cls(A.indptr, A.indices, **kw)
 
     @property
     def n(self) -> int:
@@ -118,13 +135,21 @@ class Graph:
 
     def relabel(self, order: np.ndarray) -> Graph:
         """The same graph with vertex ``order[i]`` renamed ``i``."""
+        import scipy.sparse as sp
+
         order = np.asarray(order, dtype=np.int64)
         rank = positions(order)
-        e = self.edges()
         labels = order if self.labels is None else self.labels[order]
-        return Graph.from_edges(
-            self.n, rank[e[:, 0]], rank[e[:, 1]], labels=labels, name=self.name, report=self.report
-        )
+        # Rows in the new order with renamed columns (unsorted), then one O(n + m) transpose
+        # (SciPy's counting sort): the matrix is symmetric, so its CSC is the sorted CSR.
+        deg = np.diff(self.indptr)[order]
+        indptr = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(deg, out=indptr[1:])
+        starts = np.repeat(self.indptr[order].astype(np.int64) - indptr[:-1], deg)
+        cols = rank.astype(np.int32)[self.indices[starts + np.arange(len(self.indices), dtype=np.int64)]]
+        A = sp.csr_matrix((np.ones(len(cols), dtype=np.int8), cols, indptr), shape=(self.n, self.n))
+        T = A.tocsc()
+        return Graph(T.indptr, T.indices, labels=labels, name=self.name, report=self.report)
 
     def __repr__(self) -> str:
         return f"Graph({self.name or 'unnamed'}: n={self.n}, m={self.m})"

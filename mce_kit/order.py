@@ -32,10 +32,12 @@ def _peel(G: Graph) -> tuple[np.ndarray, np.ndarray]:
     core = np.zeros(G.n, np.int32)
     batches, removed, k = [], 0, 0
     batch = np.flatnonzero(deg == 0)
+    live = np.arange(G.n)  # a superset of the live vertices, compacted at each new level
     while removed < G.n:
         if len(batch) == 0:
-            k = deg[alive].min()
-            batch = np.flatnonzero(alive & (deg <= k))
+            live = live[alive[live]]
+            k = deg[live].min()
+            batch = live[deg[live] <= k]
         alive[batch] = False
         core[batch] = k
         batches.append(batch)

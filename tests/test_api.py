@@ -97,8 +97,11 @@ def test_device_errors(no_gpu):
         mk.count_maximal_cliques(G, device="gpu")
     with pytest.raises(RuntimeError, match="no usable CUDA GPU"):
         mk.find_cliques(G, device="gpu")
+    with pytest.raises(RuntimeError, match="no usable CUDA GPU"):
+        mk.count_k_cliques(G, 3, device="gpu")
+    with pytest.raises(RuntimeError, match="no usable CUDA GPU"):
+        mk.clique_counts(G, device="gpu")
     for call in (
-        lambda d: mk.count_k_cliques(G, 3, device=d),
         lambda d: mk.max_cliques(G, device=d),
         lambda d: mk.count_maximal_bicliques(datasets.load("MovieLens"), device=d),
     ):
@@ -115,14 +118,20 @@ class FakeRDMCE:
     DEFAULTS = {"tau": 24}  # the knobs strict keyword checking accepts
 
     @classmethod
-    def count_maximal_cliques(cls, G, **params):
+    def count_maximal_cliques(cls, G, min_size=None, max_size=None, **params):
         cls.calls.append(("count", params))
-        return cpu.count_maximal_cliques(G)
+        return cpu.count_maximal_cliques(G, min_size=min_size, max_size=max_size)
 
     @classmethod
-    def maximal_cliques(cls, G, **params):
-        cls.calls.append(("list", params))
-        return [np.array(c, dtype=np.int32) for c in cpu.maximal_cliques(G)]
+    def clique_size_histogram(cls, G, **params):
+        cls.calls.append(("histogram", params))
+        return cpu.clique_size_histogram(G)
+
+    @classmethod
+    def maximal_clique_blocks(cls, G, block_size=1 << 20, *, min_size=None, max_size=None, as_cupy=False,
+                              **params):
+        cls.calls.append(("blocks", params))
+        return api._pack_blocks(cpu.maximal_cliques(G, min_size=min_size, max_size=max_size), block_size)
 
 
 def test_gpu_path_with_a_stand_in_kernel(monkeypatch, H):
@@ -137,8 +146,26 @@ def test_gpu_path_with_a_stand_in_kernel(monkeypatch, H):
     )
     assert mk.count_maximal_cliques(H, max_size=2) == mk.count_maximal_cliques(H, max_size=2, device="cpu")
     assert mk.clique_size_histogram(H) == mk.clique_size_histogram(H, device="cpu")
-    # no GPU kernel for k-cliques: auto runs the CPU even with a GPU
-    assert mk.count_k_cliques(H, 3).device == "cpu"
+    # k-cliques: auto picks the GPU kernel
+    monkeypatch.setattr(api, "_kclique", lambda: FakeKClique)
+    FakeKClique.calls.clear()
+    c = mk.count_k_cliques(H, 4, scheduling=False)
+    assert c.device == "gpu" and c == mk.count_k_cliques(H, 4, device="cpu")
+    assert FakeKClique.calls == [("count", 4, {"scheduling": False})]
+    assert as_sets(mk.k_cliques(H, 3)) == as_sets(mk.k_cliques(H, 3, device="cpu"))
+
+
+class FakeKClique:
+    calls = []
+
+    @classmethod
+    def count_k_cliques(cls, G, k, **params):
+        cls.calls.append(("count", k, params))
+        return cpu.count_k_cliques(G, k)
+
+    @classmethod
+    def k_cliques(cls, G, k, **params):
+        return np.array(list(cpu.k_cliques(G, k)), dtype=np.int64).reshape(-1, k)
 
 
 def test_missing_kernel_on_a_gpu_machine(monkeypatch):
@@ -152,3 +179,39 @@ def test_missing_kernel_on_a_gpu_machine(monkeypatch):
 def test_progress_bar(capsys):
     assert mk.count_maximal_cliques(moon_moser(9), progress=True, device="cpu") == 27
     assert "maximal cliques" in capsys.readouterr().err
+
+
+def test_blocks_on_the_cpu_and_the_isolated_convention(tmp_path):
+    H = nx.gnp_random_graph(40, 0.2, seed=3)
+    H.add_nodes_from([100, 101])  # vertices without neighbours: size-1 cliques in networkx
+    want = as_sets(nx.find_cliques(H))
+    blocks = list(mk.maximal_clique_blocks(H, block_size=7, device="cpu"))
+    assert all(len(o) - 1 <= 7 and o[0] == 0 and o[-1] == len(v) for o, v in blocks)
+    got = [v[a:b].tolist() for o, v in blocks for a, b in zip(o[:-1], o[1:], strict=True)]
+    assert as_sets(got) == want  # integer labels come back as labels
+    n = len(list(nx.find_cliques(H)))
+    assert mk.count_maximal_cliques(H, device="cpu") == n
+    assert mk.count_maximal_cliques(H, device="cpu", isolated=False) == n - 2
+    assert len(list(mk.find_cliques(H, device="cpu", isolated=False))) == n - 2
+    assert 1 not in mk.clique_size_histogram(H, device="cpu", isolated=False)
+    assert mk.clique_size_histogram(H, device="cpu")[1] == 2
+    with pytest.raises(ValueError, match="as_cupy=True needs the GPU"):
+        next(mk.maximal_clique_blocks(H, device="cpu", as_cupy=True))
+
+
+def test_clique_file_round_trip_and_cli_list(tmp_path):
+    from mce_kit.cli import main
+    from mce_kit.clique_io import read_blocks, write_blocks
+
+    H = nx.relabel_nodes(nx.gnp_random_graph(30, 0.3, seed=1), lambda v: v + 10)
+    out = tmp_path / "c.npz"
+    n = write_blocks(mk.maximal_clique_blocks(H, block_size=5, device="cpu"), out)
+    got = [v[a:b].tolist() for o, v in read_blocks(out) for a, b in zip(o[:-1], o[1:], strict=True)]
+    assert n == len(got) and as_sets(got) == as_sets(nx.find_cliques(H))
+    path = tmp_path / "g.txt"
+    nx.write_edgelist(H, path, data=False)
+    args = ["list", str(path), "--out", str(tmp_path / "l.npz"), "--device", "cpu", "--min-size", "3"]
+    assert main(args) == 0
+    assert sum(len(o) - 1 for o, _ in read_blocks(tmp_path / "l.npz")) == sum(
+        1 for c in nx.find_cliques(H) if len(c) >= 3)
+    assert main(["list", str(path), "--out", str(tmp_path / "l.csv"), "--device", "cpu"]) == 2

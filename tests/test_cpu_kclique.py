@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mce_kit import datasets
-from mce_kit.cpu import count_k_cliques, count_k_cliques_range, k_cliques
+from mce_kit.cpu import clique_counts, count_k_cliques, count_k_cliques_range, k_cliques
 
 
 @settings(max_examples=100, deadline=None)
@@ -73,3 +73,36 @@ def test_ca_grqc_speed():
     assert count_k_cliques_range(G, range(3, 7)) == counts
     g = ig.Graph(n=G.n, edges=G.edges().tolist())
     assert counts[4] == len(g.cliques(min=4, max=4))
+
+
+# ---- all k at once by pivoting (mce_kit.cpu.pivot) ----
+
+@settings(max_examples=120, deadline=None)
+@given(graphs(max_n=18), st.sampled_from([None, 3, 4, 5, 6, 7, 8]))
+def test_pivot_counts_match_networkx(G, k_max):
+    by_size = Counter(len(c) for c in nx.enumerate_all_cliques(G.to_networkx()))
+    got = clique_counts(G, k_max)
+    top = max(by_size, default=0)
+    K = k_max if k_max is not None else max(top, 2)
+    assert got == {k: by_size.get(k, 0) if k > 2 else (G.n, G.m)[k - 1] for k in range(1, K + 1)}
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_pivot_counts_match_the_ordered_oracle(seed):
+    from kclique_cases import random_graph
+
+    G = random_graph(seed)
+    assert clique_counts(G, 8) == count_k_cliques_range(G, range(1, 9))
+
+
+def test_pivot_counts_on_cliques_and_formulas():
+    assert clique_counts(complete(200), 8) == {k: math.comb(200, k) for k in range(1, 9)}
+    assert clique_counts(complete(12)) == {k: math.comb(12, k) for k in range(1, 13)}
+    assert clique_counts(moon_moser(12), 5) == {1: 12, 2: 54, 3: 108, 4: 81, 5: 0}
+    with pytest.raises(ValueError, match="k_max must be"):
+        clique_counts(complete(3), 0)
+
+
+def test_pivot_counts_on_bundled_graphs_match_the_oracle():
+    G = datasets.load("CA-GrQc")
+    assert clique_counts(G, 6) == count_k_cliques_range(G, range(1, 7))

@@ -38,3 +38,16 @@ def test_bipartite_chung_lu_has_heavy_tails_on_both_sides():
 def test_rmat_rejects_bad_arguments(bad):
     with pytest.raises(ValueError):
         rmat(**bad)
+
+
+def test_long_edge_lists_build_the_same_graph(monkeypatch):
+    import numpy as np
+
+    import mce_kit.graph as graph
+
+    rng = np.random.default_rng(4)
+    u, v = rng.integers(0, 300, 20_000), rng.integers(0, 300, 20_000)  # repeats and self-loops
+    small = graph.Graph.from_edges(300, u, v)
+    monkeypatch.setattr(graph, "LARGE_EDGE_LIST", 1)
+    large = graph.Graph.from_edges(300, u, v)
+    assert np.array_equal(small.indptr, large.indptr) and np.array_equal(small.indices, large.indices)

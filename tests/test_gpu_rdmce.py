@@ -37,7 +37,7 @@ def _moon_moser(k):
 
 def _planted(rng, n, p, k):
     H = nx.gnp_random_graph(n, p, seed=int(rng.integers(1 << 30)))
-    nodes = rng.choice(n, size=k, replace=False)
+    nodes = rng.choice(n, size=min(k, n), replace=False)
     H.add_edges_from(itertools.combinations(nodes.tolist(), 2))
     return H
 
@@ -60,12 +60,22 @@ def random_graphs(count=200, seed=7):
     return [makers[i % len(makers)]() for i in range(count)]
 
 
+def _stream(prep, block_size=7, **kw):
+    """Every clique of a streamed run with a tiny ring (so it wraps), as sorted tuples; run stats."""
+    stats = {}
+    got = []
+    for off, ver in prep.blocks(block_size, ring_words=1, chunk_words=2 * (prep.d + 2), stats=stats, **kw):
+        assert len(off) - 1 <= block_size and off[0] == 0 and off[-1] == len(ver)
+        got += [tuple(sorted(ver[a:b].tolist())) for a, b in zip(off[:-1], off[1:], strict=True)]
+    return sorted(got), stats
+
+
 def _cliques_gpu(G, **params):
     from mce_kit.gpu import rdmce
 
-    res = rdmce.prepare(G).run(listing=True, **params)
-    got = sorted(tuple(sorted(c.tolist())) for c in res.cliques)
-    return got, res
+    prep = rdmce.prepare(G)
+    got, stats = _stream(prep, **params)
+    return got, prep.run(**params), stats
 
 
 def _cliques_nx(G):
@@ -77,11 +87,11 @@ def test_listing_matches_oracle_on_random_graphs(switches):
     exposure, aggressive, seeding, tau = switches
     for i, H in enumerate(random_graphs()):
         G = _from_nx(H)
-        got, res = _cliques_gpu(G, exposure=exposure, aggressive=aggressive, seeding=seeding, tau=tau,
-                                warps_per_sm=4)
+        got, res, stats = _cliques_gpu(G, exposure=exposure, aggressive=aggressive, seeding=seeding, tau=tau,
+                                       warps_per_sm=4)
         want = _cliques_nx(G)
         assert got == want, f"graph {i} ({G.n} vertices, {G.m} edges): {len(got)} vs {len(want)} cliques"
-        assert res.count == len(want)
+        assert res.count == len(want) == stats["count"]
 
 
 def test_exposure_really_pulls_work():
@@ -166,3 +176,84 @@ def test_template_kernel_through_name_expressions():
 
     assert np.array_equal(degree.fill(1000, 2.5), np.full(1000, 2.5, dtype=np.float32))
     assert np.array_equal(degree.fill(7, 3, dtype=np.int64), np.full(7, 3, dtype=np.int64))
+
+
+# ---- size statistics and streaming against the oracle ----
+
+
+def test_histogram_filters_and_streaming_match_oracle_on_300_random_graphs():
+    from collections import Counter
+
+    from mce_kit.gpu import rdmce
+
+    rng = np.random.default_rng(11)
+    wrapped = 0
+    for i, H in enumerate(random_graphs(300, seed=23)):
+        G = _from_nx(H)
+        prep = rdmce.prepare(G)
+        want = _cliques_nx(G)
+        sizes = Counter(len(c) for c in want)
+        params = dict(tau=int(rng.choice([0, 2, 24])), warps_per_sm=int(rng.choice([2, 4, 8])))
+        res = prep.run(histogram=True, **params)
+        assert res.histogram == dict(sorted(sizes.items())), f"graph {i}: histogram"
+        assert res.count == len(want)
+        lo = int(rng.integers(0, 6)) if rng.random() < 0.8 else None
+        hi = int(rng.integers(lo or 0, 12)) if rng.random() < 0.7 else None
+        keep = [c for c in want if (lo is None or len(c) >= lo) and (hi is None or len(c) <= hi)]
+        assert prep.run(min_size=lo, max_size=hi, **params).count == len(keep), f"graph {i}: [{lo}, {hi}]"
+        hist = prep.run(min_size=lo, max_size=hi, histogram=True, **params).histogram
+        assert hist == dict(sorted(Counter(len(c) for c in keep).items()))
+        got, stats = _stream(prep, block_size=int(rng.integers(1, 9)), min_size=lo, max_size=hi, **params)
+        assert got == keep, f"graph {i}: streamed [{lo}, {hi}] {len(got)} vs {len(keep)}"
+        wrapped += stats["launches"] > 3
+        no_iso = [c for c in want if len(c) > 1]
+        assert prep.run(isolated=False, **params).count == len(no_iso)
+    assert wrapped > 20  # the ring wrapped (many relaunches) on many graphs
+
+
+def test_streaming_wraps_many_times_and_is_exact_ten_runs_in_a_row():
+    from mce_kit.gpu import rdmce
+
+    G = _from_nx(nx.disjoint_union(_moon_moser(9), nx.gnp_random_graph(150, 0.3, seed=4)))
+    prep = rdmce.prepare(G)
+    want = _cliques_nx(G)
+    for _ in range(10):
+        got, stats = _stream(prep, block_size=1000, tau=4, warps_per_sm=2)
+        assert got == want and stats["launches"] > 3
+    big = [prep.blocks(1 << 16, as_cupy=True) for _ in range(10)]  # default ring, on the device
+    for blocks in big:
+        n = sum(len(off) - 1 for off, _ in blocks)
+        assert n == len(want)
+
+
+def test_histogram_on_bundled_graphs_ten_runs_in_a_row():
+    from mce_kit import cpu, datasets
+    from mce_kit.gpu import rdmce
+
+    for name in ("CA-GrQc", "email-Eu-core", "CA-HepTh"):
+        G = datasets.load(name)
+        want = cpu.clique_size_histogram(G)
+        prep = rdmce.prepare(G)
+        for _ in range(10):
+            assert prep.run(histogram=True).histogram == want, name
+
+
+def test_public_api_streams_on_the_gpu():
+    import cupy
+
+    import mce_kit as mk
+
+    H = nx.relabel_nodes(nx.gnp_random_graph(80, 0.3, seed=6), lambda v: v * 3 + 1)
+    H.add_node(1000)
+    want = sorted(sorted(c) for c in nx.find_cliques(H))
+    gen = mk.find_cliques(H, device="gpu")
+    assert iter(gen) is gen  # lazy
+    assert sorted(sorted(c) for c in gen) == want
+    total = 0
+    for off, ver in mk.maximal_clique_blocks(H, block_size=5, as_cupy=True, device="gpu"):
+        assert isinstance(ver, cupy.ndarray)
+        total += int(cupy.diff(off).size)
+    assert total == len(want)
+    assert mk.clique_size_histogram(H, device="gpu") == mk.clique_size_histogram(H, device="cpu")
+    assert mk.count_maximal_cliques(H, min_size=4, device="gpu") == sum(len(c) >= 4 for c in want)
+    assert mk.count_maximal_cliques(H, isolated=False, device="gpu") == len(want) - 1

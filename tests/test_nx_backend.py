@@ -231,13 +231,11 @@ class StandInKernel:
     calls = 0
 
     @classmethod
-    def maximal_cliques(cls, G, **params):
-        import numpy as np
-
-        from mce_kit import cpu
+    def maximal_clique_blocks(cls, G, block_size=1 << 20, *, min_size=None, max_size=None, **params):
+        from mce_kit import api, cpu
 
         cls.calls += 1
-        return [np.array(c, dtype=np.int32) for c in cpu.maximal_cliques(G)]
+        return api._pack_blocks(cpu.maximal_cliques(G, min_size=min_size, max_size=max_size), block_size)
 
 
 def test_gpu_device_setting_uses_the_kernel(monkeypatch):

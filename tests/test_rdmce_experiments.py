@@ -1,5 +1,6 @@
 """The RDMCE experiment driver on CPU, with the GPU measurement replaced by a fake."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -13,7 +14,13 @@ class FakePrep:
         self.count = count
 
     def run(self, **params):
-        return type("Res", (), {"count": self.count})()
+        return Res(self.count)
+
+
+class Res:
+    def __init__(self, count):
+        self.count, self.nodes, self.gpu_ms = count, 10, 1.0
+        self.worker_steals = np.array([1, 2])
 
 
 @pytest.fixture
@@ -24,8 +31,8 @@ def fake_gpu(monkeypatch):
         for name in graphs:
             yield name, None, 0.0, FakePrep(exp.reference_counts()[name])
 
-    def measure(prep, repeats, expect, **params):
-        calls.append(params)
+    def measure(prep, repeats, expect, warmup=1, **params):
+        calls.append({**params, "repeats": repeats, "warmup": warmup})
         if len(calls) == 3:
             raise TimeoutError("cut off")  # as when a GPU lease runs out mid-job
         return {"tau": params.get("tau", 24), "count": expect, "median_ms": 1.0}
@@ -51,7 +58,38 @@ def test_exactness_table_and_its_check(tmp_path, fake_gpu):
 
 
 def test_a_wrong_count_fails_the_run(tmp_path, fake_gpu, monkeypatch):
-    monkeypatch.setattr(FakePrep, "run", lambda self, **p: type("Res", (), {"count": self.count + 1})())
+    monkeypatch.setattr(FakePrep, "run", lambda self, **p: Res(self.count + 1))
     with pytest.raises(AssertionError, match="differ from the reference"):
         exp.run_all(tmp_path, only=["exactness"], graphs=["CA-GrQc"])
     assert not pd.read_csv(tmp_path / "rdmce_exactness.csv")["exact"].any()
+
+
+def test_exactness_records_the_steals_of_each_run(tmp_path, fake_gpu):
+    exp.run_all(tmp_path, only=["exactness"], graphs=["CA-GrQc"])
+    df = pd.read_csv(tmp_path / "rdmce_exactness.csv")
+    assert (df["steals"] == 3).all() and {"nodes", "gpu_ms"} <= set(df.columns)
+
+
+def test_small_graphs_get_more_repeats_and_a_warmup(tmp_path, fake_gpu):
+    exp.main(["--out", str(tmp_path), "--only", "warps,tau", "--graphs", "email-Eu-core", "--warps", "8",
+              "--taus", "16", "--small-repeats", "21"])
+    assert fake_gpu[:2] == [{"warps_per_sm": 8, "repeats": 21, "warmup": 1},
+                            {"tau": 16, "repeats": 21, "warmup": 1}]
+    with pytest.raises(ValueError, match="unknown experiment"):
+        exp.run_all(tmp_path, only=["warp"])
+    with pytest.raises(ValueError, match="at least 5"):
+        exp.run_all(tmp_path, repeats=3)
+
+
+def test_merge_replaces_remeasured_rows_and_keeps_the_rest(tmp_path):
+    committed, fresh = tmp_path / "c", tmp_path / "f"
+    committed.mkdir()
+    fresh.mkdir()
+    pd.DataFrame({"graph": ["A", "A", "B"], "tau": [16, 24, 16], "median_ms": [1.0, 2.0, 3.0]}).to_csv(
+        committed / "rdmce_tau.csv", index=False)
+    pd.DataFrame({"graph": ["A", "B"], "tau": [24, 96], "median_ms": [9.0, 8.0]}).to_csv(
+        fresh / "rdmce_tau.csv", index=False)
+    assert exp.main(["--merge", str(fresh), "--out", str(committed)]) == 0
+    df = pd.read_csv(committed / "rdmce_tau.csv")
+    assert list(zip(df["graph"], df["tau"], df["median_ms"], strict=True)) == [
+        ("A", 16, 1.0), ("A", 24, 9.0), ("B", 16, 3.0), ("B", 96, 8.0)]

@@ -87,4 +87,135 @@ def test_launch_parameters_match_the_kernel_struct():
     want = kernel_struct_fields(read_source("rdmce.cu"))
     assert len(want) > 20
     assert [(n, rdmce.PARAMS[n].str[1:]) for n in rdmce.PARAMS.names] == want
-    assert rdmce.PARAMS.itemsize == 8 * 22 + 4 * 4  # no padding: the C layout is the same
+    assert rdmce.PARAMS.itemsize == 8 * 24 + 4 * 10  # no padding: the C layout is the same
+
+
+
+# ---- size statistics and streaming: the host side of the kernel's protocol ----
+
+
+def _write_ring(cliques_by_warp, workers, chunk_words, soft, hard):
+    """Python model of rdmce.cu's stream_clique: warps take turns reporting one clique each,
+    each appends [r, v...] to its chunk and takes a new one (one atomic) when it is full;
+    a warp stops once it holds a chunk past the soft mark. Returns the ring and what is left."""
+    ring = np.full(hard * chunk_words, -7, dtype=np.int32)
+    chunk_len = np.zeros(hard, np.int32)
+    chunk_recs = np.zeros(hard, np.int32)
+    nxt, cur = 0, [[-1, 0, 0] for _ in range(workers)]
+    queues = [list(q) for q in cliques_by_warp]
+    stopped = [False] * workers
+    while any(q and not stopped[w] for w, q in enumerate(queues)):
+        for w in range(workers):
+            if not queues[w] or stopped[w]:
+                continue
+            R = queues[w].pop(0)
+            ch, used, recs = cur[w]
+            if ch < 0 or used + len(R) + 1 > chunk_words:
+                if ch >= 0:
+                    chunk_len[ch], chunk_recs[ch] = used, recs
+                ch, used, recs = nxt, 0, 0
+                nxt += 1
+                assert ch < hard, "ring overflow"
+            ring[ch * chunk_words + used] = len(R)
+            ring[ch * chunk_words + used + 1: ch * chunk_words + used + 1 + len(R)] = R
+            cur[w] = [ch, used + len(R) + 1, recs + 1]
+            stopped[w] = ch >= soft
+    for ch, used, recs in cur:
+        if ch >= 0:
+            chunk_len[ch], chunk_recs[ch] = used, recs
+    return ring, chunk_len[:nxt], chunk_recs[:nxt], queues
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_ring_unpacks_into_the_cliques_written_and_blocks_cover_them(seed):
+    rng = np.random.default_rng(seed)
+    d, workers = int(rng.integers(1, 12)), int(rng.integers(1, 9))
+    cw, soft, hard = rdmce.ring_layout(d, workers, ring_words=int(rng.integers(1, 4000)),
+                                       chunk_words=2 * (d + 2) + int(rng.integers(0, 20)))
+    assert hard - soft == workers and soft >= 1 and cw >= 2 * (d + 2)
+    order = rng.permutation(1000).astype(np.int32)
+    todo = [[rng.choice(1000, size=int(rng.integers(1, d + 2)), replace=False).astype(np.int32)
+             for _ in range(int(rng.integers(0, 60)))] for _ in range(workers)]
+    want = sorted(tuple(order[c].tolist()) for q in todo for c in q)
+    got = []
+    while any(todo):  # relaunch until every warp has reported everything (as the host does)
+        ring, clen, crecs, todo = _write_ring(todo, workers, cw, soft, hard)
+        offsets, vertices = rdmce.unpack_host(ring, clen, crecs, cw, order)
+        assert offsets[0] == 0 and offsets[-1] == len(vertices) and (np.diff(offsets) >= 1).all()
+        for bs in (1, 3, 1000):
+            parts = list(rdmce.split_blocks(offsets, vertices, bs))
+            assert all(len(o) - 1 <= bs and o[0] == 0 and o[-1] == len(v) for o, v in parts)
+            assert sum(len(o) - 1 for o, _ in parts) == len(offsets) - 1
+            if parts:
+                assert np.array_equal(np.concatenate([v for _, v in parts]), vertices)
+        got += [tuple(vertices[a:b].tolist()) for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+    assert sorted(got) == want
+
+
+def test_ring_round_trip_keeps_every_clique_once():
+    rng = np.random.default_rng(1)
+    workers, d = 5, 6
+    cw, soft, hard = rdmce.ring_layout(d, workers, ring_words=200, chunk_words=2 * (d + 2))
+    order = rng.permutation(500).astype(np.int32)
+    cliques = [[np.array([w, 100 + i, 200 + (i % 7)][: 1 + i % 3], np.int32) for i in range(40)]
+               for w in range(workers)]
+    want = sorted(tuple(order[c].tolist()) for q in cliques for c in q)
+    todo, got, launches = cliques, [], 0
+    while any(todo):
+        ring, clen, crecs, todo = _write_ring(todo, workers, cw, soft, hard)
+        off, ver = rdmce.unpack_host(ring, clen, crecs, cw, order)
+        got += [tuple(ver[a:b].tolist()) for a, b in zip(off[:-1], off[1:], strict=True)]
+        launches += 1
+    assert sorted(got) == want
+    assert launches > 3  # the ring wrapped
+
+
+def test_chunk_bases_are_exclusive_prefix_sums():
+    rb, vb, nr, nv = rdmce.chunk_bases(np, np.array([10, 0, 7]), np.array([3, 0, 2]))
+    assert rb.tolist() == [0, 3, 3] and vb.tolist() == [0, 7, 7] and (nr, nv) == (5, 12)
+    assert rdmce.chunk_bases(np, np.zeros(0, int), np.zeros(0, int))[2:] == (0, 0)
+
+
+def test_ring_layout_bounds():
+    cw, soft, hard = rdmce.ring_layout(d=115, workers=4224)
+    assert cw == max(rdmce.MIN_CHUNK_WORDS, 2 * 117) and hard - soft == 4224 and soft > 0
+    assert rdmce.ring_layout(3, 2, ring_words=1, chunk_words=10) == (10, 1, 3)
+    with pytest.raises(ValueError, match="chunk_words must be >= 2"):
+        rdmce.ring_layout(10, 4, chunk_words=8)
+
+
+def test_size_range_and_histogram_reduction():
+    assert rdmce.size_range() == (False, 0, 2**31 - 1)
+    assert rdmce.size_range(3, None) == (True, 3, 2**31 - 1)
+    assert rdmce.size_range(None, 5) == (True, 0, 5)
+    for bad in (-1, 2.5, "3", True):
+        with pytest.raises(ValueError, match="min_size must be a non-negative int"):
+            rdmce.size_range(bad, None)
+    h = np.zeros(8, np.uint64)
+    h[2], h[5] = 10, 2**63  # 64-bit bins
+    assert rdmce.histogram_dict(h, 3) == {1: 3, 2: 10, 5: 2**63}
+    assert rdmce.histogram_dict(h, 0) == {2: 10, 5: 2**63}
+
+
+def test_isolated_vertices_are_reported_by_the_host_within_the_filter():
+    H = nx.Graph([(0, 1), (1, 2)])
+    H.add_nodes_from([3, 4])
+    prep = rdmce.prepare(_graph(H))
+    assert len(rdmce.extra_singletons(prep, True, 0, 10)) == 2
+    assert len(rdmce.extra_singletons(prep, False, 0, 10)) == 0
+    assert len(rdmce.extra_singletons(prep, True, 2, 10)) == 0
+    assert prep.d == 1
+
+
+def test_block_size_must_be_positive():
+    prep = rdmce.prepare(_graph(nx.complete_graph(3)))
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="block_size must be a positive int"):
+            prep.blocks(bad)
+
+
+def test_streaming_build_compiles_without_a_gpu():
+    from mce_kit.gpu.loader import compile_ptx
+
+    ptx, _ = compile_ptx("rdmce.cu", "sm_90", defines={"STREAMING": 1})
+    assert ".entry rdmce_kernel" in ptx and ".entry rdmce_unpack" in ptx

@@ -3,13 +3,39 @@
     prep = prepare(G)                       # degeneracy order, seeds, buffer sizes (CPU)
     res = prep.run(tau=24, warps_per_sm=20) # H2D graph, kernel, count back (timed phase)
     res.count, res.gpu_ms, res.worker_cycles
+    prep.run(histogram=True).histogram      # {size: count}, counted in the kernel
+    prep.run(min_size=10).count             # filtered where each clique is reported
+    for offsets, vertices in prep.blocks(1 << 20): ...   # streamed CSR blocks
 
-Every sweep parameter (tau, warps per SM, seeding, switches) is a kernel
-argument or a launch setting; the module is compiled once.
+Every sweep parameter (tau, warps per SM, seeding, switches, size bounds) is a
+kernel argument or a launch setting. The source is built twice, once per task
+kind (``STREAMING=0`` for counts, histograms and filters, so the counting hot
+loop carries no streaming code; ``STREAMING=1`` for listing), each once.
+
+Streaming design (a relaunch that resumes, double-buffered). The kernel
+appends cliques to a device ring of chunks (``ring_layout``): each warp owns
+one chunk at a time, taken with one atomic, and writes records
+``[size, v1..vr]`` into it. When a warp takes a chunk past the soft mark it
+raises a stop flag; every warp stops at its next safe point (top of its DFS
+loop or of its main loop), saves its walk (level, pending child, exposed
+level, ...) in ``resume[]`` and leaves. Everything else the search needs
+(stacks, rows, exposure words, seed counter, task counts) already lives in
+global memory, so the next launch with ``FLAG_RESUME`` continues exactly
+where the last one stopped; thieves may even pull branches from a suspended
+walk. Between two safe points a warp reports at most two cliques and a chunk
+holds two of the largest records, so the ring never overflows. After each
+launch the host turns the ring into CSR on the GPU (``rdmce_unpack``: one warp
+per chunk, prefix sums over chunk sizes, vertex ids mapped to ``G``'s through
+the degeneracy order), relaunches at once into the now free ring, and hands out
+the CSR in blocks of at most ``block_size`` cliques while that launch runs
+(host copies go on a side stream). Memory is the ring plus one launch's CSR on
+the device and one block on the host, whatever the output size. Isolated
+vertices never reach the kernel; the host reports them (``isolated=``).
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 
@@ -20,9 +46,13 @@ from . import require_gpu
 from .launch import free_bytes, params_dtype, plan_passes, set_params
 from .loader import load_module
 
-FLAG_EXPOSE, FLAG_AGGRESSIVE, FLAG_LIST = 1, 2, 4
-ERR_CAPACITY = 1
+FLAG_EXPOSE, FLAG_AGGRESSIVE, FLAG_STREAM, FLAG_SIZES, FLAG_HIST, FLAG_RESUME = 1, 2, 4, 8, 16, 32
+ERR_CAPACITY, ERR_RING = 1, 2
 WARPS_PER_BLOCK = 4
+RESUME_INTS = 8       # per worker in resume[] (matches rdmce.cu)
+MIN_CHUNK_WORDS = 1024
+RING_BYTES = 256 << 20  # default ring of a streaming run (the host gets blocks of it)
+INT32_MAX = 2**31 - 1
 _DEFINES: dict = {}  # compile-time settings (kept empty in normal use; benchmarks may probe)
 DEFAULTS = dict(tau=24, warps_per_sm=32, seeding="edge", exposure=True, aggressive=True)
 
@@ -31,9 +61,11 @@ DEFAULTS = dict(tau=24, warps_per_sm=32, seeding="edge", exposure=True, aggressi
 PARAMS = params_dtype(
     pointers=("indptr", "indices", "seed_u", "seed_v", "rows_buf", "stack_buf", "expo", "copying",
               "rows_users", "task_info", "ctrl", "worker_count", "worker_nodes", "worker_cycles",
-              "worker_seeds", "worker_steals", "list", "list_pos", "list_overflow"),
-    i8=("rows_cap", "stack_cap", "list_cap"),
-    i4=("n_seeds", "tau", "flags", "n_workers"))
+              "worker_seeds", "worker_steals", "hist", "ring", "chunk_len", "chunk_recs", "chunk_next",
+              "resume"),
+    i8=("rows_cap", "stack_cap"),
+    i4=("n_seeds", "tau", "flags", "n_workers", "min_size", "max_size", "hist_len", "chunk_words",
+        "chunk_soft", "chunk_hard"))
 
 
 def rows_words(p, x):
@@ -62,7 +94,7 @@ class RDMCEResult:
     worker_seeds: np.ndarray
     worker_steals: np.ndarray
     passes: int = 1
-    cliques: list | None = None
+    histogram: dict | None = None  # {size: cliques} when run(histogram=True)
 
     @property
     def nodes(self) -> int:
@@ -97,38 +129,53 @@ class Prepared:
     seeds: dict = field(default_factory=dict)  # seeding -> (u, v, rows_need, stack_need)
     isolated: np.ndarray = None
     prep_s: float = 0.0
+    d: int = 0  # degeneracy: no maximal clique has more than d + 1 vertices
 
     def seed_arrays(self, seeding: str):
         if seeding not in self.seeds:
             self.seeds[seeding] = _make_seeds(self.indptr, self.indices, seeding)
         return self.seeds[seeding]
 
-    def run(self, *, listing=False, max_buffer_bytes=None, **params) -> RDMCEResult:
-        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, **params)
+    def run(self, *, min_size=None, max_size=None, histogram=False, isolated=True, max_buffer_bytes=None,
+            seeds=None, **params) -> RDMCEResult:
+        """Count (and with ``histogram=True`` count per size) the maximal cliques with
+        ``min_size <= size <= max_size``; ``isolated=False`` leaves out vertices without neighbours.
+        ``seeds`` (indices into ``seed_arrays``) runs only those seeds and leaves out the isolated
+        vertices (a chunk of a distributed run)."""
+        return _run(self, min_size, max_size, histogram, isolated and seeds is None, max_buffer_bytes,
+                    params, seeds)
+
+    def blocks(self, block_size: int = 1 << 20, *, min_size=None, max_size=None, isolated=True,
+               as_cupy=False, ring_words=None, chunk_words=None, max_buffer_bytes=None, stats=None,
+               **params):
+        """Stream the maximal cliques as CSR blocks ``(offsets, vertices)`` (``maximal_clique_blocks``)."""
+        return _stream(self, block_size, min_size, max_size, isolated, as_cupy, ring_words, chunk_words,
+                       max_buffer_bytes, stats, params)
 
 
 def prepare(G: Graph) -> Prepared:
     """Order ``G`` by degeneracy and build its CSR for the kernel (not part of the timed phase)."""
-    from ..order import degeneracy_order
+    from ..order import _peel
 
     t0 = time.perf_counter()
-    order = degeneracy_order(G)
+    order, core = _peel(G)
     H = G.relabel(order)
     indptr = np.ascontiguousarray(H.indptr, dtype=np.int32)
     indices = np.ascontiguousarray(H.indices, dtype=np.int32)
     isolated = np.flatnonzero(np.diff(indptr) == 0).astype(np.int32)
-    return Prepared(G, np.asarray(order), indptr, indices, isolated=isolated, prep_s=time.perf_counter() - t0)
+    return Prepared(G, np.asarray(order), indptr, indices, isolated=isolated,
+                    prep_s=time.perf_counter() - t0, d=int(core.max()) if len(core) else 0)
 
 
 def _make_seeds(indptr, indices, seeding):
     n = len(indptr) - 1
     deg = np.diff(indptr).astype(np.int64)
-    src = np.repeat(np.arange(n, dtype=np.int64), deg)
+    src = np.repeat(np.arange(n, dtype=np.int32), deg)
     later = np.bincount(src[indices > src], minlength=n)
     earlier = deg - later
     if seeding == "edge":
         keep = src < indices
-        u, v = src[keep], indices[keep].astype(np.int64)
+        u, v = src[keep].astype(np.int64), indices[keep].astype(np.int64)
         p = np.minimum(later[u], later[v])
         x = np.minimum(earlier[v], deg[u])
     elif seeding == "vertex":
@@ -147,105 +194,329 @@ def _plan(rows_need, stack_need, n_workers, budget, describe=None):
     return [(idx, caps["rows"], caps["stack"], workers) for idx, caps, workers in passes]
 
 
-def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> RDMCEResult:
-    require_gpu()
-    import cupy
+# ---- host-side logic of the size statistics and of streaming (no GPU needed) ----
 
-    unknown = set(params) - set(DEFAULTS)
-    if unknown:
-        raise TypeError(f"unknown RDMCE parameter(s): {', '.join(sorted(unknown))}")
-    p = {**DEFAULTS, **params}
-    u, v, rows_need, stack_need = prep.seed_arrays(p["seeding"])
-    flags = (FLAG_EXPOSE * bool(p["exposure"]) | FLAG_AGGRESSIVE * bool(p["aggressive"])
-             | FLAG_LIST * bool(listing))
-    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
-    n_workers = sms * int(p["warps_per_sm"])
-    budget = int(max_buffer_bytes or 0.4 * free_bytes())
-    plan = _plan(rows_need, stack_need, n_workers, budget,
-                 lambda i: f"seed ({prep.order[u[i]]}, {prep.order[v[i]] if v[i] >= 0 else '-'})")
-    module = load_module("rdmce.cu", defines=_DEFINES)
-    kernel = module.get_function("rdmce_kernel")
 
+def size_range(min_size=None, max_size=None) -> tuple[bool, int, int]:
+    """(filter on?, lo, hi) for the kernel; None means no bound. Bad bounds raise one-line errors."""
+    for name, v in (("min_size", min_size), ("max_size", max_size)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0):
+            raise ValueError(f"{name} must be a non-negative int or None, got {v!r}")
+    lo = 0 if min_size is None else min(int(min_size), INT32_MAX)
+    hi = INT32_MAX if max_size is None else min(int(max_size), INT32_MAX)
+    return (min_size is not None or max_size is not None), lo, hi
+
+
+def extra_singletons(prep: Prepared, isolated: bool, lo: int, hi: int) -> np.ndarray:
+    """Vertices (degeneracy positions) the host reports as size-1 cliques: the isolated ones,
+    when ``isolated`` is true and size 1 passes the filter (the kernel never sees them)."""
+    if not isolated or not lo <= 1 <= hi:
+        return prep.isolated[:0]
+    return prep.isolated
+
+
+def histogram_dict(hist: np.ndarray, singletons: int) -> dict[int, int]:
+    """{size: count} (ascending, zero sizes left out) from the kernel's per-size totals."""
+    h = np.asarray(hist, dtype=np.uint64).copy()
+    if singletons:
+        h[1] += np.uint64(singletons)
+    return {int(k): int(h[k]) for k in np.flatnonzero(h)}
+
+
+def ring_layout(d: int, workers: int, ring_words: int | None = None, chunk_words: int | None = None):
+    """(chunk_words, chunk_soft, chunk_hard) of a streaming ring for a graph of degeneracy ``d``.
+
+    A record is at most d + 2 words (size, then <= d + 1 vertices) and a warp
+    reports at most two cliques between two stop checks, so a chunk holds at
+    least two records and each warp takes at most one chunk past the soft mark:
+    ``chunk_hard - chunk_soft = workers``.
+    """
+    least = 2 * (d + 2)
+    cw = max(least, MIN_CHUNK_WORDS) if chunk_words is None else int(chunk_words)
+    if cw < least:
+        raise ValueError(f"chunk_words must be >= 2 (d + 2) = {least}, got {cw}")
+    total = (RING_BYTES // 4) if ring_words is None else int(ring_words)
+    hard = max(total // cw, workers + 1)
+    if hard >= INT32_MAX or hard * cw >= 2**40:
+        raise ValueError(f"ring of {hard} chunks of {cw} words is too large")
+    return cw, hard - workers, hard
+
+
+def chunk_bases(xp, chunk_len, chunk_recs):
+    """Per chunk: first record and first vertex of its cliques in the launch's CSR; totals."""
+    recs = chunk_recs.astype(xp.int64)
+    verts = chunk_len.astype(xp.int64) - recs
+    rec_end, vert_end = xp.cumsum(recs), xp.cumsum(verts)
+    n_recs = int(rec_end[-1]) if len(rec_end) else 0
+    n_verts = int(vert_end[-1]) if len(vert_end) else 0
+    return rec_end - recs, vert_end - verts, n_recs, n_verts
+
+
+def unpack_host(ring, chunk_len, chunk_recs, chunk_words, order):
+    """NumPy twin of the ``rdmce_unpack`` kernel: the CSR (offsets, vertices) of a ring."""
+    rec_base, vert_base, n_recs, n_verts = chunk_bases(np, np.asarray(chunk_len), np.asarray(chunk_recs))
+    offsets = np.empty(n_recs + 1, dtype=np.int64)
+    vertices = np.empty(n_verts, dtype=np.int32)
+    offsets[n_recs] = n_verts
+    for ch in range(len(chunk_len)):
+        c = ring[ch * chunk_words:(ch + 1) * chunk_words]
+        rb, vb, pos = rec_base[ch], vert_base[ch], 0
+        while pos < chunk_len[ch]:
+            r = int(c[pos])
+            offsets[rb] = vb
+            vertices[vb:vb + r] = order[c[pos + 1:pos + 1 + r]]
+            vb, rb, pos = vb + r, rb + 1, pos + r + 1
+    return offsets, vertices
+
+
+def block_cuts(offsets, block_size: int) -> list[int]:
+    """Vertex positions where the blocks of ``block_size`` cliques start, and the end (host ints)."""
+    cuts = offsets[::block_size]
+    cuts = cuts.get() if hasattr(cuts, "get") else cuts
+    last = offsets[-1:]
+    last = last.get() if hasattr(last, "get") else last
+    return [int(c) for c in cuts[: -(-(len(offsets) - 1) // block_size)]] + [int(last[0])]
+
+
+def split_blocks(offsets, vertices, block_size: int, cuts=None, rebase=True):
+    """Slices of at most ``block_size`` cliques: (offsets, vertices), one step per block, none per
+    clique. The offsets start at 0 when ``rebase``; else they are views and the caller subtracts."""
+    n = len(offsets) - 1
+    if n <= 0:
+        return
+    cuts = block_cuts(offsets, block_size) if cuts is None else cuts
+    for i, b0 in enumerate(range(0, n, block_size)):
+        off = offsets[b0:min(n, b0 + block_size) + 1]
+        yield (off - cuts[i] if rebase else off), vertices[cuts[i]:cuts[i + 1]]
+
+
+def _check_block_size(block_size):
+    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
+        raise ValueError(f"block_size must be a positive int (cliques per block), got {block_size!r}")
+
+
+# ---- the device side ----
+
+
+class _Device:
+    """One run's device state: graph, seeds, per-pass worker buffers, statistics."""
+
+    def __init__(self, prep: Prepared, params: dict, max_buffer_bytes, reserve_bytes=0, stream=False,
+                 seeds=None):
+        require_gpu()
+        import cupy
+
+        unknown = set(params) - set(DEFAULTS)
+        if unknown:
+            raise TypeError(f"unknown RDMCE parameter(s): {', '.join(sorted(unknown))}")
+        self.cupy = cupy
+        self.prep = prep
+        self.p = p = {**DEFAULTS, **params}
+        u, v, rows_need, stack_need = prep.seed_arrays(p["seeding"])
+        if seeds is not None:
+            pick = np.asarray(seeds, dtype=np.int64)
+            u, v, rows_need, stack_need = (a[pick] for a in (u, v, rows_need, stack_need))
+        self.u, self.v = u, v
+        self.flags = FLAG_EXPOSE * bool(p["exposure"]) | FLAG_AGGRESSIVE * bool(p["aggressive"])
+        self.sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+        self.n_workers = self.sms * int(p["warps_per_sm"])
+        budget = int(max_buffer_bytes or 0.4 * max(0, free_bytes() - reserve_bytes))
+        self.plan = _plan(rows_need, stack_need, self.n_workers, budget,
+                          lambda i: f"seed ({prep.order[u[i]]}, {prep.order[v[i]] if v[i] >= 0 else '-'})")
+        # two builds of one source: counting (no streaming code in the hot loop) and listing
+        self.module = load_module("rdmce.cu", defines={**_DEFINES, "STREAMING": int(stream)})
+        self.kernel = self.module.get_function("rdmce_kernel")
+
+    def start(self, hist_len=1):
+        cupy = self.cupy
+        self.indptr = cupy.asarray(self.prep.indptr)
+        self.indices = cupy.asarray(self.prep.indices)
+        # per-worker count, nodes, busy cycles (64-bit), seeds taken, branches pulled
+        self.stats = [cupy.zeros(self.n_workers, dtype=dt) for dt in ("u8", "u8", "u8", "i4", "i4")]
+        self.hist = cupy.zeros(max(1, hist_len), dtype=cupy.uint64)
+        self.hist_len = max(1, hist_len)
+        self.device_bytes = self.indptr.nbytes + self.indices.nbytes + self.hist.nbytes
+
+    def passes(self):
+        """Per pass: allocate the workers' buffers and yield (seed count, workers, launch)."""
+        cupy = self.cupy
+        for idx, rows_cap, stack_cap, workers in self.plan:
+            su, sv = cupy.asarray(self.u[idx]), cupy.asarray(self.v[idx])
+            bufs = dict(
+                rows=cupy.empty(workers * rows_cap, dtype=cupy.uint32),
+                stack=cupy.empty(workers * stack_cap, dtype=cupy.uint32),
+                expo=cupy.zeros(workers, dtype=cupy.uint64),
+                copying=cupy.zeros(workers, dtype=cupy.int32),
+                rows_users=cupy.zeros(workers, dtype=cupy.int32),
+                task_info=cupy.zeros(8 * workers, dtype=cupy.int32),
+                ctrl=cupy.zeros(4, dtype=cupy.int32),
+            )
+            self.device_bytes = max(self.device_bytes, self.indptr.nbytes + self.indices.nbytes
+                                    + su.nbytes * 2 + sum(b.nbytes for b in bufs.values())
+                                    + sum(s.nbytes for s in self.stats) + self.hist.nbytes)
+
+            yield len(idx), workers, functools.partial(self._launch, bufs, su, sv, len(idx), workers,
+                                                       rows_cap, stack_cap)
+            del bufs
+
+    def _launch(self, _b, _su, _sv, _n, _w, _rc, _sc, flags, lo=0, hi=INT32_MAX, ring=None):
+        """One kernel launch on a pass; its statistics are added to the run's. Returns ctrl."""
+        cupy = self.cupy
+        out = [cupy.zeros(_w, dtype=st.dtype) for st in self.stats]
+        r = ring or {}
+        none = self.hist  # any device pointer for the unused streaming fields
+        set_params(self.module, PARAMS, indptr=self.indptr, indices=self.indices, seed_u=_su,
+                   seed_v=_sv, rows_buf=_b["rows"], stack_buf=_b["stack"], expo=_b["expo"],
+                   copying=_b["copying"], rows_users=_b["rows_users"], task_info=_b["task_info"],
+                   ctrl=_b["ctrl"], worker_count=out[0], worker_nodes=out[1], worker_cycles=out[2],
+                   worker_seeds=out[3], worker_steals=out[4], hist=self.hist,
+                   ring=r.get("ring", none), chunk_len=r.get("chunk_len", none),
+                   chunk_recs=r.get("chunk_recs", none), chunk_next=r.get("chunk_next", none),
+                   resume=r.get("resume", none), rows_cap=_rc, stack_cap=_sc, n_seeds=_n,
+                   tau=self.p["tau"], flags=flags, n_workers=_w, min_size=lo, max_size=hi,
+                   hist_len=self.hist_len, chunk_words=r.get("chunk_words", 0),
+                   chunk_soft=r.get("chunk_soft", 0), chunk_hard=r.get("chunk_hard", 0))
+        self.kernel((-(-_w // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
+        for st, o in zip(self.stats, out, strict=True):
+            st[:_w] += o
+        return _b["ctrl"]
+
+    def check(self, ctrl):
+        err = int(ctrl[2])
+        if err & ERR_CAPACITY:
+            raise RuntimeError("RDMCE: a seed exceeded its buffer bound (internal error; please report)")
+        if err & ERR_RING:
+            raise RuntimeError("RDMCE: the streaming ring overflowed (internal error; please report)")
+
+    def result(self, count, gpu_ms, histogram=None, extra=None) -> RDMCEResult:
+        host = [st.get() for st in self.stats]
+        return RDMCEResult(
+            count=count,
+            params={**self.p, "sms": self.sms, "workers": self.n_workers, **(extra or {}),
+                    "regs": self.kernel.num_regs, "spill_bytes": self.kernel.local_size_bytes,
+                    "build": " ".join(f"{k}={v}" for k, v in sorted(_DEFINES.items())) or "default"},
+            gpu_ms=gpu_ms, prep_s=self.prep.prep_s, device_bytes=int(self.device_bytes),
+            worker_count=host[0], worker_nodes=host[1], worker_cycles=host[2],
+            worker_seeds=host[3], worker_steals=host[4], passes=len(self.plan), histogram=histogram,
+        )
+
+
+def _run(prep: Prepared, min_size, max_size, histogram, isolated, max_buffer_bytes, params,
+         seeds=None) -> RDMCEResult:
+    on, lo, hi = size_range(min_size, max_size)
+    dev = _Device(prep, params, max_buffer_bytes, seeds=seeds)
+    cupy = dev.cupy
+    flags = dev.flags | FLAG_SIZES * on | FLAG_HIST * bool(histogram)
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
     start.record()
-    indptr = cupy.asarray(prep.indptr)
-    indices = cupy.asarray(prep.indices)
-    # per-worker count, nodes, busy cycles (64-bit), seeds taken, branches pulled
-    stats = [cupy.zeros(n_workers, dtype=dt) for dt in ("u8", "u8", "u8", "i4", "i4")]
-    total = cupy.zeros(1, dtype=cupy.uint64)
-    list_cap = max(1024, 8 * len(u)) if listing else 1
-    device_bytes = indptr.nbytes + indices.nbytes
-    records = []
-    for idx, rows_cap, stack_cap, workers in plan:
-        su, sv = cupy.asarray(u[idx]), cupy.asarray(v[idx])
-        bufs = dict(
-            rows=cupy.empty(workers * rows_cap, dtype=cupy.uint32),
-            stack=cupy.empty(workers * stack_cap, dtype=cupy.uint32),
-            expo=cupy.zeros(workers, dtype=cupy.uint64),
-            copying=cupy.zeros(workers, dtype=cupy.int32),
-            rows_users=cupy.zeros(workers, dtype=cupy.int32),
-            task_info=cupy.zeros(8 * workers, dtype=cupy.int32),
-            ctrl=cupy.zeros(4, dtype=cupy.int32),
-        )
-        device_bytes = max(device_bytes, indptr.nbytes + indices.nbytes + su.nbytes * 2
-                           + sum(b.nbytes for b in bufs.values()) + sum(s.nbytes for s in stats))
-        while True:
-            out = [cupy.zeros(workers, dtype=s.dtype) for s in stats]
-            lst = cupy.empty(list_cap, dtype=cupy.int32)
-            pos = cupy.zeros(1, dtype=cupy.uint64)
-            overflow = cupy.zeros(1, dtype=cupy.int32)
-            for b in ("expo", "copying", "rows_users", "ctrl"):
-                bufs[b].fill(0)
-            set_params(module, PARAMS, indptr=indptr, indices=indices, seed_u=su, seed_v=sv,
-                       rows_buf=bufs["rows"], stack_buf=bufs["stack"], expo=bufs["expo"],
-                       copying=bufs["copying"], rows_users=bufs["rows_users"], task_info=bufs["task_info"],
-                       ctrl=bufs["ctrl"], worker_count=out[0], worker_nodes=out[1], worker_cycles=out[2],
-                       worker_seeds=out[3], worker_steals=out[4], list=lst, list_pos=pos,
-                       list_overflow=overflow, rows_cap=rows_cap, stack_cap=stack_cap, list_cap=list_cap,
-                       n_seeds=len(idx), tau=p["tau"], flags=flags, n_workers=workers)
-            kernel((-(-workers // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
-            if not listing or int(overflow[0]) == 0:
-                break
-            list_cap = int(pos[0]) + 1  # the kernel counted what it needed
-        if int(bufs["ctrl"][2]) & ERR_CAPACITY:
-            raise RuntimeError("RDMCE: a seed exceeded its buffer bound (internal error; please report)")
-        for s, o in zip(stats, out, strict=True):
-            s[:workers] += o
-        total += out[0].sum()
-        if listing:
-            records.append(lst[: int(pos[0])].get())
-        del bufs
-    count = int(total[0]) + len(prep.isolated)
+    dev.start(hist_len=prep.d + 3 if histogram else 1)
+    for _, _, launch in dev.passes():
+        dev.check(launch(flags, lo, hi))
+    singles = len(extra_singletons(prep, isolated, lo, hi))
+    count = int(dev.stats[0].sum()) + singles
+    hist = dev.hist.get() if histogram else None
     stop.record()
     stop.synchronize()
     gpu_ms = cupy.cuda.get_elapsed_time(start, stop)
-
-    cliques = None
-    if listing:
-        cliques = [prep.order[np.array([i])] for i in prep.isolated]
-        for rec in records:
-            i = 0
-            while i < len(rec):
-                r = rec[i]
-                cliques.append(prep.order[rec[i + 1 : i + 1 + r]])
-                i += r + 1
-    host = [s.get() for s in stats]
-    return RDMCEResult(
-        count=count,
-        params={**p, "sms": sms, "workers": n_workers, "listing": listing,
-                "regs": kernel.num_regs, "spill_bytes": kernel.local_size_bytes,
-                "build": " ".join(f"{k}={v}" for k, v in sorted(_DEFINES.items())) or "default"},
-        gpu_ms=gpu_ms, prep_s=prep.prep_s, device_bytes=int(device_bytes),
-        worker_count=host[0], worker_nodes=host[1], worker_cycles=host[2],
-        worker_seeds=host[3], worker_steals=host[4], passes=len(plan), cliques=cliques,
-    )
+    extra = {"min_size": min_size, "max_size": max_size, "histogram": bool(histogram), "isolated": isolated}
+    return dev.result(count, gpu_ms, histogram_dict(hist, singles) if histogram else None, extra)
 
 
-def count_maximal_cliques(G: Graph, **params) -> int:
-    """Number of maximal cliques of ``G`` (isolated vertices count as cliques of size 1)."""
-    return prepare(G).run(**params).count
+def _stream(prep, block_size, min_size, max_size, isolated, as_cupy, ring_words, chunk_words,
+            max_buffer_bytes, stats, params):
+    """Generator behind ``Prepared.blocks``: relaunch the kernel on a ring until the search ends."""
+    _check_block_size(block_size)
+    on, lo, hi = size_range(min_size, max_size)
+    dev = _Device(prep, params, max_buffer_bytes, reserve_bytes=3 * RING_BYTES, stream=True)
+    return _stream_gen(prep, dev, int(block_size), on, lo, hi, isolated, as_cupy, ring_words, chunk_words,
+                       stats)
+
+
+def _stream_gen(prep, dev, block_size, on, lo, hi, isolated, as_cupy, ring_words, chunk_words, stats):
+    cupy = dev.cupy
+    order = cupy.asarray(prep.order.astype(np.int32))
+    singles = extra_singletons(prep, isolated, lo, hi)
+    if len(singles):                            # isolated vertices: cliques the kernel never sees
+        for off, ver in split_blocks(np.arange(len(singles) + 1, dtype=np.int64),
+                                     prep.order[singles].astype(np.int32), block_size):
+            yield (cupy.asarray(off), cupy.asarray(ver)) if as_cupy else (off, ver)
+    dev.start()
+    unpack = dev.module.get_function("rdmce_unpack")
+    copy_stream = None if as_cupy else cupy.cuda.Stream(non_blocking=True)
+    flags = dev.flags | FLAG_STREAM | FLAG_SIZES * on
+    launches = 0
+    for _, workers, launch in dev.passes():
+        cw, soft, hard = ring_layout(prep.d, workers, ring_words, chunk_words)
+        ring = dict(ring=cupy.empty(hard * cw, dtype=cupy.int32), chunk_len=cupy.zeros(hard, cupy.int32),
+                    chunk_recs=cupy.zeros(hard, cupy.int32), chunk_next=cupy.zeros(1, cupy.int32),
+                    resume=cupy.zeros(RESUME_INTS * workers, cupy.int32), chunk_words=cw, chunk_soft=soft,
+                    chunk_hard=hard)
+        dev.device_bytes += ring["ring"].nbytes
+        ctrl = launch(flags, lo, hi, ring)
+        while True:
+            launches += 1
+            dev.check(ctrl)
+            stopped = int(ctrl[3]) != 0
+            csr = _unpack(cupy, unpack, ring, min(int(ring["chunk_next"][0]), hard), order)
+            cuts = block_cuts(csr[0], block_size)
+            ready = cupy.cuda.Event()
+            ready.record()
+            if stopped:       # double buffering: relaunch now; the ring is free once unpacked
+                ctrl[3:].fill(0)
+                for key in ("chunk_len", "chunk_recs", "chunk_next"):
+                    ring[key].fill(0)
+                ctrl = launch(flags | FLAG_RESUME, lo, hi, ring)
+            for off, ver in split_blocks(*csr, block_size, cuts, rebase=as_cupy):
+                if as_cupy:
+                    yield off, ver
+                else:         # copied on a side stream while the next launch runs
+                    copy_stream.wait_event(ready)
+                    off = off.get(stream=copy_stream)
+                    yield off - off[0], ver.get(stream=copy_stream)
+            del csr
+            if not stopped:
+                break
+    if stats is not None:
+        stats.update(launches=launches, passes=len(dev.plan), device_bytes=int(dev.device_bytes),
+                     nodes=int(dev.stats[1].sum()), count=int(dev.stats[0].sum()) + len(singles))
+
+
+def _unpack(cupy, kernel, ring, n_chunks, order):
+    """The CSR (offsets int64, vertices int32, graph ids) of one launch's ring, built on the GPU."""
+    rec_base, vert_base, n_recs, n_verts = chunk_bases(cupy, ring["chunk_len"][:n_chunks],
+                                                        ring["chunk_recs"][:n_chunks])
+    offsets = cupy.empty(n_recs + 1, dtype=cupy.int64)
+    vertices = cupy.empty(n_verts, dtype=cupy.int32)
+    offsets[n_recs] = n_verts
+    if n_chunks:
+        kernel((-(-n_chunks // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,),
+               (ring["ring"], ring["chunk_len"], rec_base, vert_base, order, np.int32(n_chunks),
+                np.int32(ring["chunk_words"]), offsets, vertices))
+    return offsets, vertices
+
+
+def count_maximal_cliques(G: Graph, min_size=None, max_size=None, isolated=True, **params) -> int:
+    """Number of maximal cliques of ``G`` with size in [min_size, max_size] (isolated vertices
+    count as cliques of size 1 unless ``isolated=False``); nothing is listed."""
+    return prepare(G).run(min_size=min_size, max_size=max_size, isolated=isolated, **params).count
+
+
+def clique_size_histogram(G: Graph, isolated=True, **params) -> dict[int, int]:
+    """{size: number of maximal cliques}, counted in the kernel (nothing is listed)."""
+    return prepare(G).run(histogram=True, isolated=isolated, **params).histogram
+
+
+def maximal_clique_blocks(G: Graph, block_size: int = 1 << 20, *, min_size=None, max_size=None,
+                          isolated=True, as_cupy=False, **params):
+    """Maximal cliques of ``G`` as CSR blocks ``(offsets, vertices)`` of at most ``block_size``
+    cliques: clique i of a block is ``vertices[offsets[i]:offsets[i + 1]]`` (vertex ids of ``G``)."""
+    return prepare(G).blocks(block_size, min_size=min_size, max_size=max_size, isolated=isolated,
+                             as_cupy=as_cupy, **params)
 
 
 def maximal_cliques(G: Graph, **params) -> list[np.ndarray]:
-    """Every maximal clique of ``G`` as an array of vertex ids (listing mode; small graphs)."""
-    return prepare(G).run(listing=True, **params).cliques
+    """Every maximal clique of ``G`` as an array of vertex ids (small graphs; see maximal_clique_blocks)."""
+    out = []
+    for off, ver in maximal_clique_blocks(G, **params):
+        out.extend(np.split(ver, off[1:-1]))
+    return out

@@ -4,6 +4,8 @@
     viz.plot_tree(tree)                  # matplotlib, for figures/ and no-JS readers
     viz.explore("mce-gpu Figure 1")      # anywidget + ipywidgets explorer (JupyterLab)
     viz.lanes(sim_result)                # simulated workers as lanes over time
+    viz.paper_vs_ours(rows)              # paper / ours / ratio table (every reproduction notebook)
+    viz.mark_paper(ax, 24, "paper's best tau", axis="x")   # the paper's value on a plot
 
 The widget modules import anywidget and ipywidgets only when first used.
 """
@@ -14,7 +16,9 @@ _EXPORTS = {
     "plot_tree": "static", "plot_graph": "static", "plot_bitgrid": "static", "plot_lanes": "static",
     "tree_view": "layout", "graph_layout": "layout",
     "Explorer": "explorer", "explore": "explorer", "lanes": "explorer", "TreeView": "explorer",
-    "LanesView": "explorer", "panel_state": "explorer",
+    "LanesView": "explorer", "panel_state": "explorer", "worker_colour": "static",
+    "paper_vs_ours": "paper", "mark_paper": "paper", "spread": "paper", "inside_spread": "paper",
+    "errorbars": "paper", "run_times": "paper",
 }
 
 __all__ = sorted(_EXPORTS)

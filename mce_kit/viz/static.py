@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from .layout import STATUS_COLOURS, graph_layout, tree_view
 
@@ -19,13 +20,15 @@ def _ax(ax, size=(8, 4)):
 
 
 def plot_tree(tree, ax=None, *, focus: int = 0, max_nodes: int = 400, owner=None, labels: bool | None = None,
-              title: str | None = None, show_skipped: bool = True):
+              title: str | None = None, show_skipped: bool = True, pulls=()):
     """Draw (part of) a search tree: colour = status, ring = output, "+N" = collapsed sub-tree.
 
-    ``owner``: an array (e.g. ``SimResult.owner``) to colour nodes by worker instead.
+    ``owner``: an array (e.g. ``SimResult.owner``) to colour nodes by worker instead; the
+    legend then names the workers. ``pulls``: hand-offs to mark, as ``SimResult.arrows``
+    ((time, from worker, to worker, node)); each taken node gets a star, and "w1→w3" when
+    at most 12 are drawn.
+    Legends sit outside the axes, so they never cover a node.
     """
-    import matplotlib.pyplot as plt
-
     ax = _ax(ax)
     v = tree_view(tree, focus, max_nodes, show_skipped=show_skipped)
     x, y = np.array(v["x"]), np.array(v["y"], dtype=float)
@@ -34,8 +37,7 @@ def plot_tree(tree, ax=None, *, focus: int = 0, max_nodes: int = 400, owner=None
             dashed = v["status"][j] == "skipped"
             ax.plot([x[p], x[j]], [y[p], y[j]], color="#bbbbbb", lw=0.8, ls=":" if dashed else "-", zorder=1)
     if owner is not None:
-        cmap = plt.get_cmap("tab20")
-        col = [cmap(int(owner[i]) % 20) if owner[i] >= 0 else "#dddddd" for i in v["id"]]
+        col = [worker_colour(owner[i]) for i in v["id"]]
     else:
         col = [STATUS_COLOURS[s] for s in v["status"]]
     size = 60 if len(x) <= 80 else max(6, 3000 / len(x))
@@ -50,20 +52,48 @@ def plot_tree(tree, ax=None, *, focus: int = 0, max_nodes: int = 400, owner=None
         if v["hidden"][j] and (stubs <= 40 or v["hidden"][j] >= 20):
             ax.annotate(f"+{v['hidden'][j]}", (x[j], y[j]), xytext=(0, -10), textcoords="offset points",
                         ha="center", fontsize=6, color="#555555")
+    at = {node: j for j, node in enumerate(v["id"])}
+    shown = [a for a in pulls if a[3] in at]
+    for _, src, dst, node in shown:
+        if node in at:
+            j = at[node]
+            ax.scatter(x[j], y[j], s=size * 3.5, marker="*", facecolors="none", edgecolors="k",
+                       linewidths=0.8, zorder=3)
+            if len(shown) <= 12:  # more labels would overlap: the star alone marks the pull
+                ax.annotate(f"w{src}→w{dst}", (x[j], y[j]), xytext=(0, -12), textcoords="offset points",
+                            ha="center", fontsize=6, color="#333333")
     ax.invert_yaxis()
     ax.set_xticks([])
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("depth")
     s = tree.summary()
     ax.set_title(title or f"{tree.algorithm}: {s['nodes']} nodes, {s['outputs']} outputs", fontsize=9)
     for side in ("top", "right", "bottom"):
         ax.spines[side].set_visible(False)
-    if owner is None:
-        from matplotlib.lines import Line2D
+    from matplotlib.lines import Line2D
 
+    if owner is None:
         present = [st for st in STATUS_COLOURS if st in v["status"] and st != "forest"]
         handles = [Line2D([], [], marker="o", ls="", color=STATUS_COLOURS[st], label=st) for st in present]
-        ax.legend(handles=handles, fontsize=7, loc="lower right", frameon=False)
+    else:
+        workers = sorted({int(owner[i]) for i in v["id"] if owner[i] >= 0})
+        handles = [Line2D([], [], marker="o", ls="", color=worker_colour(w), label=f"worker {w}")
+                   for w in workers[:20]]
+        if len(workers) > 20:
+            handles.append(Line2D([], [], ls="", label=f"(+{len(workers) - 20} more, colours repeat)"))
+        if pulls:
+            handles.append(Line2D([], [], marker="*", ls="", mfc="none", mec="k", ms=9,
+                                  label="pulled branch"))
+    ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False,
+              ncol=2 if len(handles) > 12 else 1)
     return ax
+
+
+def worker_colour(w):
+    """The colour of worker ``w`` in every per-worker plot (tab20, repeating after 20)."""
+    import matplotlib.pyplot as plt
+
+    return plt.get_cmap("tab20")(int(w) % 20) if w >= 0 else "#dddddd"
 
 
 def plot_graph(G, ax=None, *, roles: dict | None = None, cliques=(), title: str | None = None, seed: int = 1):

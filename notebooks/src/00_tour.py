@@ -15,17 +15,34 @@
 # to load a graph, look at it, and ask the CPU reference algorithms (the
 # *oracles*) every question the GPU code will later answer faster. Each answer
 # is checked against networkx or igraph.
+#
+# Which calls run on a GPU today, and where each problem's GPU paper is
+# reproduced (in the first code cell below):
+#
+# With `device="auto"` (the default) a call uses the GPU kernel when
+# `mk.has_gpu()` and one exists for its problem, else the oracle; the result
+# says which (`.device`).
 
 # %%
 import igraph as ig
 import matplotlib.pyplot as plt
 import networkx as nx
+import pandas as pd
 
 import mce_kit as mk
 from mce_kit.notebooks import figures_dir
 
 QUICK = mk.quick_mode()  # CI-sized inputs under MCE_KIT_QUICK=1
 print("quick mode:", QUICK, "| GPU:", mk.has_gpu())
+pd.DataFrame([
+    ("maximal cliques", "find_cliques, count_maximal_cliques, clique_size_histogram", "yes (RDMCE)",
+     "10_rdmce; mce-gpu: 20 (coming)"),
+    ("k-cliques", "k_cliques, count_k_cliques, clique_counts", "yes (KCMiner; all-k pivot counts)",
+     "30_kcminer"),
+    ("maximal bicliques", "maximal_bicliques, count_maximal_bicliques", "not yet (CPU oracle)",
+     "GMBE+: 40 (coming)"),
+    ("maximum cliques", "max_cliques", "not yet (CPU oracle)", "Geil et al.: 50 (coming)"),
+], columns=["problem", "mk. calls", "GPU today", "paper notebook"]).set_index("problem")
 
 # %% [markdown]
 # ## A graph small enough to check by eye
@@ -71,12 +88,16 @@ assert ours == sorted(map(sorted, mk.find_cliques(H)))
 G = mk.datasets.load("CA-GrQc")
 H = G.to_networkx()
 print(G.report)  # what the loader cleaned up
-mk.stats(G)
+st = mk.stats(G)
+values = [f"{st['n']:,}", f"{st['m']:,}", st["max_degree"], st["degeneracy"], f"{st['density']:.2e}"]
+names = ["vertices n", "edges m", "max degree delta", "degeneracy d", "density"]
+pd.DataFrame({"value": values}, index=names, dtype=object)
 
 # %% [markdown]
 # ## Maximal cliques
 #
-# The oracle lists every maximal clique with a Bron–Kerbosch search (pivoting,
+# (On a GPU: the RDMCE kernel; notebook [10_rdmce](10_rdmce.ipynb).) The
+# oracle lists every maximal clique with a Bron–Kerbosch search (pivoting,
 # degeneracy order at the top level). Counting and the size histogram come
 # without building the lists.
 
@@ -100,7 +121,8 @@ fig.savefig(figures_dir() / "00_clique_sizes.png", dpi=150)
 # %% [markdown]
 # ## k-cliques
 #
-# A k-clique is any clique of exactly `k` vertices, maximal or not; every
+# (GPU paper: KCMiner, [30_kcminer](30_kcminer.ipynb).) A k-clique is any clique of
+# exactly `k` vertices, maximal or not; every
 # maximal clique of size `s` contains `C(s, k)` of them, so large cliques make
 # these counts explode. igraph can list them for small `k`.
 
@@ -115,7 +137,8 @@ for k in range(3, 5 if QUICK else 6):
 # %% [markdown]
 # ## Maximum cliques
 #
-# The largest clique size is the clique number `omega`. `mk.max_cliques`
+# (GPU paper: Geil et al., notebook 50, coming.) The largest clique size is
+# the clique number `omega`. `mk.max_cliques`
 # finds every clique of that size without enumerating all maximal cliques
 # (branch and bound with a colouring bound).
 
@@ -125,11 +148,22 @@ print(f"omega = {omega}, {len(cliques)} maximum clique(s)")
 assert omega == g.clique_number()
 largest = [[G.label(v) for v in c] for c in g.largest_cliques()]  # igraph answers in 0..n-1
 assert sorted(map(sorted, cliques)) == sorted(map(sorted, largest))
+print(f"degeneracy d = {st['degeneracy']}, so omega <= d + 1 = {st['degeneracy'] + 1}")
+assert omega == st["degeneracy"] + 1
+
+# %% [markdown]
+# Here `omega = d + 1`, the largest it can be: every vertex of a clique of
+# size `omega` has `omega - 1` neighbours inside it, so the degeneracy is at
+# least `omega - 1` in every graph. On CA-GrQc the bound is met: the densest
+# part of the graph is a clique of 44 authors (most likely one paper's author
+# list), and nothing around it is denser. A search whose candidate sets are bounded by `d` (the
+# degeneracy order) therefore cannot be beaten by much here.
 
 # %% [markdown]
 # ## Maximal bicliques
 #
-# In a bipartite graph with sides `U` and `V`, a biclique `(L, R)` is maximal
+# (GPU paper: GMBE+, notebook 40, coming.) In a bipartite graph with sides
+# `U` and `V`, a biclique `(L, R)` is maximal
 # when no vertex of either side can join it. A classical check: make each side
 # a clique; then the maximal cliques that touch both sides are exactly the
 # maximal bicliques. networkx has no biclique function, so that is how we
@@ -152,9 +186,11 @@ assert {frozenset(L + R) for L, R in pairs} == expected
 # %% [markdown]
 # ## Where next
 #
-# - `01_search_trees`: the search tree behind these numbers, step by step.
-# - `1x`–`5x`: one block per GPU paper (RDMCE, mce-gpu, KCMiner, GMBE+,
-#   Geil et al.).
+# - [01_search_trees](01_search_trees.ipynb): the search tree behind these
+#   numbers, step by step.
+# - One notebook per GPU paper: [10_rdmce](10_rdmce.ipynb) (RDMCE),
+#   [30_kcminer](30_kcminer.ipynb) (KCMiner); mce-gpu (20), GMBE+ (40) and
+#   Geil et al. (50) are coming.
 #
 # ## References
 #

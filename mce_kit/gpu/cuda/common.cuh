@@ -28,3 +28,31 @@ __device__ __forceinline__ bool sorted_contains(const int* a, int n, int x) {
 
 __device__ __forceinline__ u64 volatile_load(const u64* p) { return *(volatile const u64*)p; }
 __device__ __forceinline__ int volatile_load(const int* p) { return *(volatile const int*)p; }
+
+__device__ __forceinline__ u32 lanemask_lt() {
+    u32 m;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+    return m;
+}
+
+// 128-bit unsigned counter (two u64 words) for counts that may pass 2^64.
+struct U128 {
+    u64 lo, hi;
+};
+
+__device__ __forceinline__ void add128(U128& a, u64 x) {
+    a.lo += x;
+    a.hi += (a.lo < x);
+}
+
+// Sum of the 32 lanes' U128 values, in every lane.
+__device__ __forceinline__ U128 warp_sum128(U128 a) {
+    for (int o = 16; o > 0; o >>= 1) {
+        u64 lo = __shfl_xor_sync(FULL_MASK, a.lo, o);
+        u64 hi = __shfl_xor_sync(FULL_MASK, a.hi, o);
+        u64 s = a.lo + lo;
+        a.hi += hi + (s < lo);
+        a.lo = s;
+    }
+    return a;
+}

@@ -21,14 +21,45 @@
 //
 // Launch parameters live in the __constant__ struct G (set by rdmce.py before
 // each launch), so the hot loop keeps its registers for the search itself.
+//
+// Size statistics (FLAG_SIZES): a clique of size r is reported only when
+// min_size <= r <= max_size; with FLAG_HIST it is also counted in a per-block
+// histogram in shared memory (sizes < HBINS; larger ones go straight to the
+// global histogram), added to the global histogram once when the block ends.
+//
+// Streaming (FLAG_STREAM): cliques go to a ring of chunks of chunk_words
+// words. Each warp owns one chunk at a time (taken with one atomic) and
+// appends records [r, v1..vr] to it; chunk_len/chunk_recs say how full each
+// chunk is. A warp that takes a chunk at or past chunk_soft raises the stop
+// flag ctrl[3]; every warp then stops at its next safe point (the top of the
+// DFS loop or of the main loop), saves its walk in resume[] and leaves, so
+// the kernel ends with the ring nearly full. Between two safe points a warp
+// reports at most two cliques, and chunk_words >= 2 (omega + 1), so each warp
+// takes at most one chunk past chunk_soft: chunk_hard = chunk_soft + workers
+// never overflows. The host unpacks the ring (rdmce_unpack) and relaunches;
+// everything else the search needs (stacks, exposure, ctrl) stays in global
+// memory between launches.
 
 #include "common.cuh"
 
 #define FLAG_EXPOSE 1
 #define FLAG_AGGRESSIVE 2
-#define FLAG_LIST 4
+#define FLAG_STREAM 4
+#define FLAG_SIZES 8       // min_size / max_size filter
+#define FLAG_HIST 16       // per-size histogram
+#define FLAG_RESUME 32     // this launch continues suspended walks
 
 #define ERR_CAPACITY 1
+#define ERR_RING 2
+
+// The module is built twice: STREAMING=0 for counts, histograms and filters (no streaming code
+// in the hot loop at all) and STREAMING=1 for listing; the host picks the build by the task.
+#ifndef STREAMING
+#define STREAMING 0
+#endif
+
+#define HBINS 64           // sizes kept in the shared-memory histogram of a block
+#define RESUME_INTS 8      // per worker: suspended?, l, c, xptr, lo, frozen_hi, tick
 
 #define WARPS_PER_BLOCK 4
 #define PCACHE 64          // words of P (and of the aggressive set) kept in shared memory per warp
@@ -53,22 +84,35 @@ struct Params {            // one launch; fields must match PARAMS in rdmce.py (
     u64* worker_cycles;
     int* worker_seeds;
     int* worker_steals;
-    int* list;             // listing: [size, v...] records
-    u64* list_pos;
-    int* list_overflow;
+    u64* hist;             // [hist_len] cliques per size (FLAG_HIST)
+    int* ring;             // streaming: chunk_hard chunks of chunk_words words
+    int* chunk_len;        // words used in each chunk
+    int* chunk_recs;       // records in each chunk
+    int* chunk_next;       // [0] next free chunk
+    int* resume;           // RESUME_INTS per worker: a walk suspended by the stop flag
     long long rows_cap;
     long long stack_cap;
-    long long list_cap;
     int n_seeds;
     int tau;
     int flags;
     int n_workers;
+    int min_size;
+    int max_size;
+    int hist_len;
+    int chunk_words;
+    int chunk_soft;
+    int chunk_hard;
 };
 
 __constant__ Params G;
 
+__device__ __forceinline__ bool streaming() { return STREAMING && (G.flags & FLAG_STREAM); }
+
 // Per warp: P of the node being expanded, then its aggressive set.
 __shared__ __align__(16) u32 warp_smem[WARPS_PER_BLOCK][2 * PCACHE];
+// Per block: cliques per size (FLAG_HIST); per warp: current chunk, words and records in it.
+__shared__ u64 block_hist[HBINS];
+__shared__ int warp_chunk[WARPS_PER_BLOCK][3];
 
 __device__ __forceinline__ u32* pcache() { return warp_smem[threadIdx.x >> 5]; }
 __device__ __forceinline__ u32* acache() { return warp_smem[threadIdx.x >> 5] + PCACHE; }
@@ -113,20 +157,62 @@ __device__ __forceinline__ void count_node(int lane) {
     if (lane == 0) atomicAdd(G.worker_nodes + warp_id(), 1ull);
 }
 
-// Record R (R[0..r)) as a maximal clique.
-__device__ __forceinline__ void emit(const int* R, int r, int lane) {
-    if (lane == 0) atomicAdd(G.worker_count + warp_id(), 1ull);
-    if (!(G.flags & FLAG_LIST)) return;
-    long long at = 0;
-    if (lane == 0) at = (long long)atomicAdd(G.list_pos, (u64)(r + 1));
-    at = __shfl_sync(FULL_MASK, at, 0);
-    if (at + r + 1 > G.list_cap) {
-        if (lane == 0) atomicExch(G.list_overflow, 1);
-        return;
+// Close this warp's chunk: publish how full it is (streaming).
+__device__ __forceinline__ void close_chunk(int lane) {
+    int* wc = warp_chunk[threadIdx.x >> 5];
+    if (lane == 0 && wc[0] >= 0 && wc[0] < G.chunk_hard) {
+        G.chunk_len[wc[0]] = wc[1];
+        G.chunk_recs[wc[0]] = wc[2];
     }
-    if (lane == 0) G.list[at] = r;
+    if (lane == 0) wc[0] = -1;
+    __syncwarp();
+}
+
+// Append the record [r, R...] to this warp's chunk, taking a new chunk when it is full.
+__device__ __noinline__ void stream_clique(const int* R, int r, int lane) {
+    int* wc = warp_chunk[threadIdx.x >> 5];
+    long long at = -1;
+    if (lane == 0) {
+        int ch = wc[0], used = wc[1];
+        if (ch < 0 || used + r + 1 > G.chunk_words) {
+            if (ch >= 0 && ch < G.chunk_hard) { G.chunk_len[ch] = used; G.chunk_recs[ch] = wc[2]; }
+            ch = atomicAdd(G.chunk_next, 1);
+            if (ch >= G.chunk_soft) atomicExch(G.ctrl + 3, 1);
+            if (ch >= G.chunk_hard) atomicOr(G.ctrl + 2, ERR_RING);
+            wc[0] = ch; wc[2] = 0; used = 0;
+        }
+        if (ch < G.chunk_hard) {
+            at = (long long)ch * G.chunk_words + used;
+            wc[1] = used + r + 1;
+            wc[2] += 1;
+        }
+    }
+    at = __shfl_sync(FULL_MASK, at, 0);
+    if (at < 0) return;
+    int* out = G.ring + at;
+    if (lane == 0) out[0] = r;
     #pragma unroll 1
-    for (int i = lane; i < r; i += 32) G.list[at + 1 + i] = R[i];
+    for (int i = lane; i < r; i += 32) out[1 + i] = R[i];
+}
+
+// Report R (R[0..r)) as a maximal clique: filter by size, count, histogram, stream.
+__device__ __forceinline__ void emit(const int* R, int r, int lane) {
+    if ((G.flags & FLAG_SIZES) && (r < G.min_size || r > G.max_size)) return;
+    if (lane == 0) {
+        atomicAdd(G.worker_count + warp_id(), 1ull);
+        if (G.flags & FLAG_HIST) {
+            if (r < HBINS) atomicAdd(block_hist + r, 1ull);
+            else atomicAdd(G.hist + (r < G.hist_len ? r : G.hist_len - 1), 1ull);
+        }
+    }
+    if (streaming()) stream_clique(R, r, lane);
+}
+
+// Streaming: has this launch been asked to stop (by any warp, or our own chunk is past the soft mark)?
+__device__ __forceinline__ bool stop_now(int lane) {
+    int stop = 0;
+    if (lane == 0) stop = volatile_load(G.ctrl + 3) != 0 || warp_chunk[threadIdx.x >> 5][0] >= G.chunk_soft;
+    return __shfl_sync(FULL_MASK, stop, 0);
 }
 
 __device__ __forceinline__ int bm_count(const u32* a, int W, int lane) {
@@ -230,7 +316,7 @@ __device__ __forceinline__ bool expand(const Task& t, const Stack& s, int l, int
                     for (int w = lane; w < t.W; w += 32) XP[w] &= rv[w];
                     #pragma unroll 1
                     for (int w = lane; w < t.Wx; w += 32) XX[w] &= cv[w];
-                    if ((G.flags & FLAG_LIST) && lane == 0) R_of(s)[r] = pids_of(t)[v];
+                    if (streaming() && lane == 0) R_of(s)[r] = pids_of(t)[v];
                     r++;
                 }
             }
@@ -494,6 +580,25 @@ __device__ __noinline__ bool build_seed(int me, int seed, Task& t, Stack& s, int
     return true;
 }
 
+// Where a walk stands: saved in resume[] when a streaming launch stops it.
+struct Walk {
+    int l, c, xptr, lo, frozen_hi;   // c: a new node waiting to be expanded
+    unsigned tick;
+};
+
+// Restore the task and walk that a streaming launch suspended; returns the task's origin.
+__device__ __noinline__ int resume_walk(int me, Task& t, Stack& s, Walk& w, int lane) {
+    const int* ti = G.task_info + 8 * me;
+    const int* rs = G.resume + RESUME_INTS * me;
+    t = task_of(ti[0], ti[1], ti[2], ti[3], ti[4]);
+    s = stack_at(G.stack_buf + (long long)me * G.stack_cap, ti[1], ti[3], ti[4]);
+    w.l = rs[1]; w.c = rs[2]; w.xptr = rs[3]; w.lo = rs[4]; w.frozen_hi = rs[5]; w.tick = (unsigned)rs[6];
+    int origin = ti[0];
+    __syncwarp();
+    if (lane == 0) G.resume[RESUME_INTS * me] = 0;
+    return origin;
+}
+
 // Find the shallowest private level in [lo, l] with |P| > tau and branches
 // left, freeze it and publish it. Called when nothing is exposed.
 __device__ int expose(int me, const Task& t, const Stack& s, int& lo, int& frozen_hi, int l, int lane) {
@@ -520,12 +625,21 @@ __device__ void wait_zero(const int* p) {
     __threadfence();
 }
 
-// Depth-first search of a task whose root, at level 0, is set but not yet
-// expanded.
-__device__ __forceinline__ void run_task(int me, const Task t, const Stack s, int lane) {
-    int l = -1, c = 0, xptr = -1, lo = 0, frozen_hi = -1;  // c: a new node waiting to be expanded
-    unsigned tick = 0;
+// Depth-first search of a task: from its root at level 0 (set, not yet
+// expanded: w = {-1, 0, -1, 0, -1, 0}) or from a suspended walk. Returns
+// true when the stop flag suspended it (w then says where it stands).
+__device__ __forceinline__ bool run_task(int me, const Task t, const Stack s, int lane, Walk& w) {
+    int l = w.l, c = w.c, xptr = w.xptr, lo = w.lo, frozen_hi = w.frozen_hi;
+    unsigned tick = w.tick;
     for (;;) {
+        if (streaming() && stop_now(lane)) {   // keep the task, save the walk
+            if (lane == 0) {
+                int* rs = G.resume + RESUME_INTS * me;
+                rs[1] = l; rs[2] = c; rs[3] = xptr; rs[4] = lo; rs[5] = frozen_hi; rs[6] = (int)tick;
+                rs[0] = 1;
+            }
+            return true;
+        }
         if (c >= 0) {
             if (expand(t, s, c, lane)) { l = c; if (lo > c) lo = c; }
             c = -1;
@@ -568,7 +682,7 @@ __device__ __forceinline__ void run_task(int me, const Task t, const Stack s, in
         int r = rlen(s, l);
         if (lane == 0) {
             rlen(s, d) = r + 1;
-            if (G.flags & FLAG_LIST) R_of(s)[r] = pids_of(t)[v];
+            if (streaming()) R_of(s)[r] = pids_of(t)[v];
         }
         int kind = make_child(t, Lv, v, qw, qbits, s, d, lane);
         if (qw < 0 && lane == 0) {                        // private: v moves from P to X
@@ -584,6 +698,7 @@ __device__ __forceinline__ void run_task(int me, const Task t, const Stack s, in
             if (kind == CHILD_MAXIMAL) emit(R_of(s), r + 1, lane);
         }
     }
+    return false;
 }
 
 // Pull a branch from some worker's exposed level into our level 0. Returns
@@ -628,13 +743,13 @@ __device__ __noinline__ int steal(int me, Task& t, Stack& s, int lane, int& star
     const u32* src = P_of(vs, L);
     int v = nth_set_bit(src + 2 * W, W, idx, lane);
     int r = rlen(vs, L);
-    if (G.flags & FLAG_LIST)
+    if (streaming())
         #pragma unroll 1
         for (int i = lane; i < r; i += 32) R_of(s)[i] = R_of(vs)[i];
     if (lane == 0) {
         rlen(s, 0) = r + 1;
         mode(s, 0) = 0;
-        if (G.flags & FLAG_LIST) R_of(s)[r] = pids_of(t)[v];
+        if (streaming()) R_of(s)[r] = pids_of(t)[v];
     }
     int kind = make_child(t, src, v, v >> 5, (1u << (v & 31)) - 1, s, 0, lane);
     __threadfence();
@@ -663,60 +778,105 @@ __device__ void end_task(int me, int origin, int lane) {
 extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) rdmce_kernel() {
     const int lane = threadIdx.x & 31;
     const int me = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (me >= G.n_workers) return;
+    for (int i = threadIdx.x; i < HBINS; i += blockDim.x) block_hist[i] = 0;
+    if (lane == 0) warp_chunk[threadIdx.x >> 5][0] = -1;
+    __syncthreads();
     u64 busy = 0;
     int seeds = 0, steals = 0, start = (me * 7919 + 1) % G.n_workers;
     const bool expo_on = G.flags & FLAG_EXPOSE;
+
+    // A walk suspended by the previous launch of this stream, if any.
+    int pending = 0;
+    if (STREAMING && me < G.n_workers && (G.flags & FLAG_RESUME) && lane == 0) pending = G.resume[RESUME_INTS * me];
+    pending = __shfl_sync(FULL_MASK, pending, 0);
     for (;;) {
+        if (me >= G.n_workers) break;
+        if (streaming() && stop_now(lane)) break;
         Task t;
         Stack s;
+        Walk w = {-1, 0, -1, 0, -1, 0u};
         int kind, origin = me;
-        int seed = -1;                       // -1: none left, -2: our rows are still in use
-        if (lane == 0) {
-            if (volatile_load(G.rows_users + me) != 0) seed = -2;
-            // Once the seeds are gone, idle laps leave ctrl alone: a lap's brief ctrl[1]
-            // increment would hide the zero that ends the kernel, and ctrl[0] would wrap.
-            else if (volatile_load(G.ctrl) < G.n_seeds) {
-                atomicAdd(G.ctrl + 1, 1);
-                seed = atomicAdd(G.ctrl, 1);
-                if (seed >= G.n_seeds) { seed = -1; atomicSub(G.ctrl + 1, 1); }
-            }
-        }
-        seed = __shfl_sync(FULL_MASK, seed, 0);
         long long t0 = clock64();
         bool inner;                          // a task whose root still has to be expanded
-        if (seed >= 0) {
-            __threadfence();
-            seeds++;
-            if (lane == 0) atomicExch(G.rows_users + me, 1);
-            inner = build_seed(me, seed, t, s, lane);
-            if (!inner) {                    // finished at the root: no task to retire
-                if (lane == 0) {
-                    atomicExch(G.rows_users + me, 0);
-                    atomicSub(G.ctrl + 1, 1);
+        if (pending) {                       // resume our suspended walk where it stopped
+            pending = 0;
+            origin = resume_walk(me, t, s, w, lane);
+            inner = true;
+        } else {
+            int seed = -1;                   // -1: none left, -2: our rows are still in use
+            if (lane == 0) {
+                if (volatile_load(G.rows_users + me) != 0) seed = -2;
+                // Once the seeds are gone, idle laps leave ctrl alone: a lap's brief ctrl[1]
+                // increment would hide the zero that ends the kernel, and ctrl[0] would wrap.
+                else if (volatile_load(G.ctrl) < G.n_seeds) {
+                    atomicAdd(G.ctrl + 1, 1);
+                    seed = atomicAdd(G.ctrl, 1);
+                    if (seed >= G.n_seeds) { seed = -1; atomicSub(G.ctrl + 1, 1); }
                 }
-                busy += clock64() - t0;
+            }
+            seed = __shfl_sync(FULL_MASK, seed, 0);
+            if (seed >= 0) {
+                __threadfence();
+                seeds++;
+                if (lane == 0) atomicExch(G.rows_users + me, 1);
+                inner = build_seed(me, seed, t, s, lane);
+                if (!inner) {                // finished at the root: no task to retire
+                    if (lane == 0) {
+                        atomicExch(G.rows_users + me, 0);
+                        atomicSub(G.ctrl + 1, 1);
+                    }
+                    busy += clock64() - t0;
+                    continue;
+                }
+            } else if (expo_on && (kind = steal(me, t, s, lane, start, origin)) >= 0) {
+                steals++;
+                inner = kind == CHILD_INNER;
+            } else {
+                int done = 0;
+                if (lane == 0)
+                    done = seed == -1
+                           && (!expo_on || (volatile_load(G.ctrl) >= G.n_seeds && volatile_load(G.ctrl + 1) == 0));
+                if (__shfl_sync(FULL_MASK, done, 0)) break;
+                __nanosleep(256);
                 continue;
             }
-        } else if (expo_on && (kind = steal(me, t, s, lane, start, origin)) >= 0) {
-            steals++;
-            inner = kind == CHILD_INNER;
-        } else {
-            int done = 0;
-            if (lane == 0)
-                done = seed == -1
-                       && (!expo_on || (volatile_load(G.ctrl) >= G.n_seeds && volatile_load(G.ctrl + 1) == 0));
-            if (__shfl_sync(FULL_MASK, done, 0)) break;
-            __nanosleep(256);
-            continue;
         }
-        if (inner) run_task(me, t, s, lane);  // the one call site: inlined
+        if (inner && run_task(me, t, s, lane, w)) {   // the one call site: inlined
+            busy += clock64() - t0;
+            break;
+        }
         end_task(me, origin, lane);
         busy += clock64() - t0;
     }
-    if (lane == 0) {
+    if (streaming()) close_chunk(lane);
+    if (me < G.n_workers && lane == 0) {
         G.worker_cycles[me] = busy;
         G.worker_seeds[me] = seeds;
         G.worker_steals[me] = steals;
+    }
+    if (G.flags & FLAG_HIST) {                        // add the block's histogram once
+        __syncthreads();
+        for (int i = threadIdx.x; i < HBINS; i += blockDim.x)
+            if (block_hist[i]) atomicAdd(G.hist + (i < G.hist_len ? i : G.hist_len - 1), block_hist[i]);
+    }
+}
+
+// Streaming: turn the ring's chunks into CSR. One warp per chunk; rec_base and
+// vert_base (exclusive prefix sums over chunks) say where its cliques go;
+// vertex ids are mapped through order[] to the graph's own ids.
+extern "C" __global__ void rdmce_unpack(const int* ring, const int* chunk_len, const long long* rec_base,
+                                        const long long* vert_base, const int* order, int n_chunks,
+                                        int chunk_words, long long* offsets, int* vertices) {
+    const int lane = threadIdx.x & 31;
+    const int ch = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (ch >= n_chunks) return;
+    const int* c = ring + (long long)ch * chunk_words;
+    const int len = chunk_len[ch];
+    long long rb = rec_base[ch], vb = vert_base[ch];
+    for (int pos = 0; pos < len;) {
+        const int r = c[pos];
+        if (lane == 0) offsets[rb] = vb;
+        for (int i = lane; i < r; i += 32) vertices[vb + i] = order[c[pos + 1 + i]];
+        vb += r; rb++; pos += r + 1;
     }
 }

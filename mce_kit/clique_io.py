@@ -1,0 +1,66 @@
+"""Clique listings on disk: CSR blocks streamed into one ``.npz``, block by block.
+
+    n = write_blocks(mk.maximal_clique_blocks(G), "cliques.npz")   # peak memory: one block
+    for sizes, vertices in read_blocks("cliques.npz"): ...
+
+Format (a standard NumPy ``.npz``, deflate level 1): members ``sizes_K``
+(uint8, or uint16 when a clique has 256+ vertices) and ``vertices_K`` (int32,
+or int64 labels) for blocks K = 0, 1, ..., and ``count`` (total cliques).
+Clique i of block K is ``vertices_K[o[i]:o[i + 1]]`` with
+``o = concatenate([[0], cumsum(sizes_K)])``. Each block is written as its own
+member, so nothing larger than one block is ever held in memory.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+
+def _npy_bytes(a: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, np.ascontiguousarray(a), allow_pickle=False)
+    return buf.getvalue()
+
+
+def write_blocks(blocks: Iterable[tuple], path, progress=None) -> int:
+    """Write CSR blocks ``(offsets, vertices)`` to ``path`` (.npz); returns the number of cliques.
+
+    ``progress`` is called with the number of cliques of each block written (e.g. a tqdm ``update``).
+    """
+    path = Path(path)
+    if path.suffix != ".npz":
+        raise ValueError(f"{path}: clique files are .npz")
+    count = 0
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1,
+                         allowZip64=True) as z:
+        for k, (offsets, vertices) in enumerate(blocks):
+            offsets = np.asarray(offsets)
+            sizes = np.diff(offsets)
+            sizes = sizes.astype(np.uint8 if sizes.max(initial=0) < 256 else np.uint16)
+            with z.open(f"sizes_{k}.npy", "w", force_zip64=True) as f:
+                f.write(_npy_bytes(sizes))
+            with z.open(f"vertices_{k}.npy", "w", force_zip64=True) as f:
+                f.write(_npy_bytes(np.asarray(vertices)))
+            count += len(sizes)
+            if progress:
+                progress(len(sizes))
+        with z.open("count.npy", "w") as f:
+            f.write(_npy_bytes(np.array(count, dtype=np.int64)))
+    return count
+
+
+def read_blocks(path) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Blocks ``(offsets, vertices)`` of a file written by ``write_blocks``, in order."""
+    with np.load(path) as f:
+        k = 0
+        while f"sizes_{k}" in f.files:
+            sizes = f[f"sizes_{k}"]
+            offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+            np.cumsum(sizes, out=offsets[1:])
+            yield offsets, f[f"vertices_{k}"]
+            k += 1

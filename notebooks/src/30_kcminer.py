@@ -1,0 +1,318 @@
+"""Source of notebooks/30_kcminer.ipynb; rebuild with `python -m mce_kit.notebooks build notebooks/`."""
+
+# %% [markdown]
+# # KCMiner: counting k-cliques with bitmaps on a GPU
+#
+# This notebook follows the KCMiner paper (a bitmap k-clique miner for GPUs;
+# `../shared/papers/kcminer_bitmap_kclique_zh.txt`, in Chinese) as mce_kit
+# implements it in `mce_kit/gpu/cuda/kclique.cu`, and a second, non-listing
+# way to count cliques of every size at once (`mce_kit/gpu/cuda/cliquecount.cu`,
+# after Pivoter). Our measurements of the paper's Table 2 and Figs 7-9 sit
+# beside the paper's numbers and beside KCGPU (the baseline the issue measured
+# on an H200).
+#
+# **Where the numbers come from.** Every table and plot reads
+# `data/results/kcminer_*.csv`, written by
+# `python -m mce_kit.experiments.kcminer` on a lent GPU, one row per
+# measurement with GPU, driver, commit and date. The paper used a V100 and
+# graphs we do not bundle (as-skitter, com-dblp, Orkut, LiveJournal,
+# Friendster): compare shapes and ratios, not absolute seconds. Reference
+# counts (`data/results/kclique_reference.csv`) come from the CPU pivot
+# counter, itself checked against the ordered CPU oracle and networkx.
+
+# %%
+import pandas as pd
+
+import mce_kit as mk
+from mce_kit import reproduction
+from mce_kit.experiments import kcminer as exp
+from mce_kit.notebooks import figures_dir
+from mce_kit.viz import kcminer_figures as fig
+
+QUICK = mk.quick_mode()
+print("quick mode:", QUICK, "| GPU here:", mk.has_gpu())
+
+# %% [markdown]
+# ## At a glance: each of the paper's items
+#
+# One row per item of the paper (`mce_kit.reproduction`, computed from the
+# committed CSVs by `exp.status()`); every item that is not reproduced names
+# what it needs or how ours differs.
+
+# %%
+board = reproduction.scoreboard()
+board[board["paper"] == "kcminer"].drop(columns="paper").set_index("item")
+
+# %% [markdown]
+# Every number of ours that can stand beside a published one (the ratio is
+# ours / paper). The paper ran on a V100 against KCGPU on its own graphs; the
+# KCGPU times here are the issue's, measured on an H200 on our graphs, so the
+# Table 2 rows compare our speed-up over KCGPU with the paper's mean speed-up
+# over KCGPU.
+
+# %%
+exp.comparison()
+
+# %% [markdown]
+# ## The idea
+#
+# 1. **Orient.** Number the vertices by degree (the paper's choice; ties by
+#    id) and keep each edge only from the earlier to the later end. Every
+#    k-clique then has one earliest edge `(u, v)`, and its other `k - 2`
+#    vertices are common *later* neighbours of both: the set `C`.
+# 2. **One warp per edge task.** The warp intersects the two sorted
+#    neighbour lists into `C` and writes one bit row per vertex of `C`
+#    (bit `j` of row `i`: `C[j]` is a later neighbour of `C[i]`). From there
+#    on, every intersection is an AND of `ceil(|C| / 32)` words.
+# 3. **Thread-parallel descent.** The first-level branches are spread over
+#    the 32 lanes and each lane walks its part of the tree alone, with its own
+#    stack of bitmaps. The last level is a popcount, so no clique is listed.
+# 4. **Lane scheduling.** Lanes whose rows have few bits would idle while one
+#    lane has many. Instead, all lanes scan their rows in step; each found
+#    second-level task `(i, j)` goes into a 64-entry shared queue (positions
+#    from `__ballot_sync` / `__popc`); as soon as 32 tasks wait, all 32 lanes
+#    fire one each. Two halves of 32 alternate: a double buffer.
+# 5. **Dynamic bitmap level.** A bitmap over a sparse `C` is mostly zero
+#    words. The warp measures the density `gamma = edges / |C|^2`; when it is
+#    at most `lambda(k)` it builds, per child, a smaller and denser bitmap one
+#    level deeper.
+# 6. **Size specialisation.** A task of at most 32 vertices has one-word rows:
+#    they go to shared memory and each lane keeps its stack in registers.
+#
+# Each of 4-6 is a run-time switch (`scheduling`, `dynamic`, `size`, `lam`),
+# so the ablation is one sweep of one compiled kernel. Where our kernel does
+# something other than the paper describes (`exp.DEVIATIONS`):
+
+# %%
+pd.DataFrame(exp.DEVIATIONS, columns=["aspect", "paper", "ours (kclique.cu)"]).set_index("aspect")
+#
+# ## A tiny graph, step by step
+#
+# The model in `mce_kit.sim.kcminer` records the same search as a tree (edge
+# seeds, degree order, the density test at each level). Two 4-cliques sharing
+# a triangle, plus a pendant triangle:
+
+# %%
+edges = [(0, 1), (0, 2), (1, 2), (0, 3), (1, 3), (2, 3), (0, 4), (1, 4), (2, 4), (4, 5), (2, 5)]
+G_small = mk.Graph.from_edges(6, [a for a, _ in edges], [b for _, b in edges], name="two 4-cliques")
+tree = mk.sim.kcminer(G_small, 4, lam=0.2)
+print(tree.summary())
+print("bitmaps built at levels:", tree.meta["bitmap_levels"])
+ax = mk.viz.plot_tree(tree)
+ax.figure.savefig(figures_dir() / "30_kcminer_example_tree.png", dpi=150)
+
+# %% [markdown]
+# Step through it: each node shows `R` and `P`, the density `gamma` it
+# measured and whether it built a bitmap. Change `k` and `lam` to move the
+# level where the bitmap appears.
+
+# %%
+mk.viz.explore(G_small, "KCMiner k-cliques", k=4, lam=0.2)
+
+# %% [markdown]
+# How the edge tasks spread over workers: 4 simulated warps taking seeds from
+# a shared counter, each walking its seed's sub-tree alone (the lanes view of
+# the search-trees notebook).
+
+# %%
+G_mid = mk.datasets.load("johnson8-4-4")
+t_mid = mk.sim.kcminer(G_mid, 4, lam=0.25, store_sets=False)
+res = mk.sim.simulate(t_mid, "static", p=4)
+mk.viz.lanes(res)
+
+# %% [markdown]
+# ## The library call
+#
+# `count_k_cliques` runs KCMiner on the GPU (`device="auto"` picks it when
+# there is one) and the ordered CPU oracle otherwise; `clique_counts` gives
+# every k at once without listing (pivoting), exact Python ints.
+
+# %%
+G = mk.datasets.load("CA-GrQc")
+c = mk.count_k_cliques(G, 5)
+print(f"{G.name}: {int(c):,} 5-cliques (device: {c.device}, {c.seconds:.3f} s)")
+counts = mk.clique_counts(G, 8)
+counts
+
+# %%
+assert counts[3] == 48_260 and counts[5] == int(c)  # SNAP's triangle count
+
+# %% [markdown]
+# ## Table 2: time for K = 4..8
+#
+# Median of 5 CUDA-event timings from the graph on the host to the count back
+# (orientation on the host excluded, reported as `order_s`); every run's
+# count checked against the reference. The R-MAT rows (Graph500 parameters,
+# seed 1, `mce_kit.generators.rmat`) stand in for the paper's large graphs;
+# their reference is the GPU pivot counter (a different algorithm). KCGPU's
+# times are the issue's, measured on an H200 in KCGPU's listing mode.
+
+# %%
+t2 = exp.load("table2")
+print("measured on", fig.where_measured(t2))
+fig.table2_view(t2)
+
+# %%
+f = fig.plot_table2(t2)
+f.savefig(figures_dir() / "30_kcminer_table2.png", dpi=150)
+
+# %% [markdown]
+# The speed targets of the issue: 1.25x faster than KCGPU where it is right.
+
+# %%
+tgt = t2.dropna(subset=["target_ms"])[["graph", "k", "gpu_ms", "target_ms", "kcgpu_h200_ms", "exact"]]
+tgt = tgt.assign(met=tgt["gpu_ms"] <= tgt["target_ms"], ratio_vs_kcgpu=tgt["kcgpu_h200_ms"] / tgt["gpu_ms"])
+assert tgt["met"].all() and tgt["exact"].all()
+tgt.round(2)
+
+# %% [markdown]
+# What we see (H100, 2026-11-23, commit `e77defe`):
+#
+# - Both targets of the issue are met: **wiki-Vote K = 8 in 5.8 ms** (target
+#   12.7 ms; KCGPU 15.9 ms on an H200) and **socfb-MIT K = 8 in 56 ms**
+#   (target 178 ms; KCGPU 222 ms), 2.8x and 4.0x faster than KCGPU.
+# - At K = 4 and 6 we are *not* 1.25x faster than KCGPU everywhere: wiki-Vote
+#   K = 4 6.1 ms vs 6.3 ms (equal), socfb-MIT K = 4 24 ms vs 11 ms and K = 6
+#   23 ms vs 16 ms. At small K the time goes into building the bitmap rows of
+#   each edge (one warp walks each row's neighbour list, binary-searching the
+#   common-neighbour list), not into the descent.
+# - CA-GrQc K = 8 (27 ms) is load imbalance: its 44-vertex clique puts most
+#   of the 8-cliques into a few edge tasks, each on one warp (the paper's
+#   block-per-task path for tasks over 1024 vertices is not implemented).
+#
+# ## Exact on every run
+#
+# Every row above is the median of 5 timed runs after a warm-up, and each
+# timed run's count was checked against the reference. The test suite
+# (`tests/test_gpu_kclique.py`, on the same H100) checks 300 random graphs of
+# 8 families for every K = 3..8 under 6 switch sets (10,800 runs), the
+# all-k counter on the same 300 graphs (k_max None, 5 and 8), planted cliques
+# of 33, 64, 65 and 200 vertices, K_200 (counts past 2^64), load paths with
+# loops / duplicates / isolated vertices, passes with fewer workers, and
+# listing: all equal to the CPU. The ten-consecutive-runs table
+# (`kcminer_exactness.csv`) was not measured in this session; it appears
+# here once `python -m mce_kit.experiments.kcminer --only exactness` has run.
+
+# %%
+try:
+    ex = exp.load("exactness")
+    display(ex.groupby(["graph", "k"], sort=False).agg(runs=("run", "size"), exact=("exact", "sum")))  # noqa: F821
+except FileNotFoundError as e:
+    print(e)
+
+# %% [markdown]
+# ## Fig 7: what each switch buys
+#
+# The paper (V100, K = 7) reports, against thread-parallel descent alone:
+# 60.3% less time with scheduling, 28.5% with the dynamic bitmap, 22.6% with
+# both and 37.5% with size specialisation on top. Our cumulative K = 7 sweep
+# (`kcminer_ablation.csv`) was not measured in this session; what we have is
+# leave-one-out: the full kernel against the same kernel with one switch off,
+# at K = 4, 6, 8 on wiki-Vote and socfb-MIT (`kcminer_switches.csv`).
+
+# %%
+sw = exp.load("switches")
+fig.switches_view(sw).round(2)
+
+# %%
+f = fig.plot_switches(sw, 8)
+f.savefig(figures_dir() / "30_kcminer_switches_k8.png", dpi=150)
+
+# %% [markdown]
+# At K = 8 on socfb-MIT, without lane scheduling the kernel took 1.36x as
+# long, without size specialisation 1.34x, and with the bitmap always at the
+# edge level 1.48x; on wiki-Vote (small common-neighbour sets) 1.02x, 1.17x
+# and 1.19x. Read these with care: at K = 4 the kernel counts the edges inside
+# each common-neighbour set and never reaches the code the switches change,
+# yet the K = 4 rows differ by up to 1.9x (socfb-MIT, "nosize"). That spread
+# is run-to-run noise of this session's timings (each cell is one median of
+# 5), so only differences well beyond it mean anything; the K = 7 sweep with
+# repeats (`kcminer_ablation.csv`) is still to be measured.
+
+# %%
+try:
+    ab = exp.load("ablation")
+    display(fig.ablation_view(ab))  # noqa: F821
+    fig.plot_ablation(ab, exp.PAPER["fig7_reduction"]).savefig(figures_dir() / "30_kcminer_fig7_ablation.png",
+                                                              dpi=150)
+except FileNotFoundError as e:
+    print(e)
+
+# %% [markdown]
+# ## Fig 8 and Fig 9: active lanes, and the bitmap level by density
+#
+# Both have their measurement code (`experiments.kcminer.lanes`: an
+# instrumented build with `-DKC_ACTIVE_LANES=1` sampling
+# `__popc(__activemask())`; `experiments.kcminer.bitmap_level`: per-task
+# cycles by density bin with the bitmap forced to level 2 or 3) but were not
+# measured in this session. The paper: 2.6x more active lanes with scheduling
+# at K = 7; for K = 6 level 3 wins only below gamma = 25%, for K = 7 always.
+
+# %%
+for name in ("lanes", "bitmap"):
+    try:
+        df = exp.load(name)
+        paper = exp.PAPER["fig8_active_ratio_k7"]
+        f = fig.plot_lanes(df, paper) if name == "lanes" else fig.plot_bitmap(df)
+        f.savefig(figures_dir() / f"30_kcminer_{name}.png", dpi=150)
+    except FileNotFoundError as e:
+        print(e)
+
+# %% [markdown]
+# ## Every k at once, without listing
+#
+# The pivot counter (`mk.clique_counts`) counts the leaves of each edge's
+# succinct clique tree by (held, pivots) and weights them with exact
+# binomials on the host. The issue's target: ego-Facebook, all k <= 8, in
+# 5 s (KCGPU's pivot mode on an H200: 10.9 s for k = 8).
+
+# %%
+cc = exp.load("counts")
+fb8 = cc[(cc["graph"] == "ego-Facebook") & (cc["k_max"].astype(str) == "8")].iloc[0]
+assert fb8["exact"] and fb8["gpu_ms"] <= 5000 and "8:1121740700496" in fb8["counts"]
+cc[["graph", "k_max", "gpu_ms", "runs", "exact", "nodes", "kcgpu_pivot_h200_s", "target_s"]]
+
+# %% [markdown]
+# ego-Facebook, every k <= 8, takes **2.15 s** (target 5 s; KCGPU's pivot
+# mode 10.9 s on an H200 for k = 8 alone), 1,121,740,700,496 8-cliques,
+# equal to KCMiner's listing-free count of the same k (1.77 s for k = 8 alone).
+# Without `k_max` the tree is not cut at 8 held vertices: every k up to the
+# clique number 69 in 31 s (3.1 billion tree nodes); the largest count,
+# about 1.07e24 cliques of 36 vertices, is far past 2^64.
+
+# %%
+print(cc.loc[cc["k_max"] == "all", "counts"].iloc[0][:400], "...")
+
+# %% [markdown]
+# ## Status of the paper's items
+
+# %%
+st = exp.status()
+pd.DataFrame([{"item": k, "state": v.state, "ours": v.ours, "note": v.reason} for k, v in st.items()])
+
+# %% [markdown]
+# ## Re-measure here
+#
+# With a GPU this re-runs a quick subset and checks every count; without one
+# the committed tables above stand.
+
+# %%
+if mk.has_gpu():
+    from pathlib import Path
+
+    fresh = exp.run_all(Path("../build/kcminer_quick"), quick=True, only=["table2"])
+    display(fresh["table2"][["graph", "k", "gpu_ms", "exact"]])  # noqa: F821
+else:
+    print("No GPU here: the tables above are the committed measurements.")
+
+# %% [markdown]
+# ## References
+#
+# - KCMiner: a bitmap-based k-clique miner for GPUs with thread-level task
+#   scheduling and dynamic bitmap construction
+#   (`../shared/papers/kcminer_bitmap_kclique_zh.txt`; Table 2, Figs 7-9).
+# - KCGPU: k-clique counting on GPUs (the baseline; times from issue #10).
+# - S. Jain, C. Seshadhri. *The power of pivoting for exact clique counting.*
+#   WSDM 2020 (Pivoter: the succinct clique tree).
+# - M. Danisch, O. Balalau, M. Sozio. *Listing k-cliques in sparse real-world
+#   graphs.* WWW 2018 (orientation by degeneracy).

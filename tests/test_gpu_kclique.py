@@ -1,0 +1,141 @@
+"""KCMiner and the all-k pivot counter on a real GPU against the CPU oracles: same counts, every run.
+
+Run with ``pytest -m gpu``; every test here skips cleanly without a GPU.
+"""
+
+import functools
+import math
+
+import pytest
+from graph_families import complete, planted_cliques
+from kclique_cases import random_graph
+
+import mce_kit as mk
+from mce_kit import cpu
+from mce_kit.gpu import has_gpu
+
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not has_gpu(), reason="needs a CUDA GPU")]
+
+N_RANDOM = 300
+# every switch of the ablation on its own, together, and with the other orientation;
+# lam=1.0 forces the bitmap one level deeper (gamma <= 1 always), lam=-1 never
+SWITCHES = {
+    "thread": dict(scheduling=False, dynamic=False, size=False),
+    "sched": dict(scheduling=True, dynamic=False, size=False),
+    "level3": dict(scheduling=False, dynamic=True, lam=1.0, size=False),
+    "size": dict(scheduling=False, dynamic=False, size=True),
+    "all-level3": dict(scheduling=True, dynamic=True, lam=1.0, size=True),
+    "default-degeneracy": dict(order="degeneracy"),
+}
+
+
+@functools.cache
+def _case(seed):
+    G = random_graph(seed)
+    return G, cpu.clique_counts(G, 8)  # equal to the ordered oracle on these seeds (test_cpu_kclique)
+
+
+@functools.cache
+def _prep(seed, order):
+    from mce_kit.gpu import kclique
+
+    return kclique.prepare(_case(seed)[0], order)
+
+
+@pytest.mark.parametrize("switches", list(SWITCHES), ids=list(SWITCHES))
+def test_random_graphs_every_k_and_switch_set(switches):
+    params = dict(SWITCHES[switches])
+    order = params.pop("order", "degree")
+    bad = []
+    for seed in range(N_RANDOM):
+        G, ref = _case(seed)
+        prep = _prep(seed, order)
+        for k in range(3, 9):
+            got = prep.run(k=k, **params).answer
+            if got != ref[k]:
+                bad.append((seed, G.name, k, got, ref[k]))
+    assert not bad, bad[:10]
+
+
+def test_clique_counts_on_random_graphs():
+    from mce_kit.gpu import cliquecount
+
+    bad = []
+    for seed in range(N_RANDOM):
+        G, _ = _case(seed)
+        for k_max in (None, 5, 8):
+            got = cliquecount.clique_counts(G, k_max)
+            want = cpu.clique_counts(G, k_max)
+            if got != want:
+                bad.append((seed, k_max, got, want))
+    assert not bad, bad[:5]
+
+
+def test_listing_matches_the_oracle_and_grows_its_buffer(monkeypatch):
+    from mce_kit.gpu import kclique
+
+    monkeypatch.setattr(kclique, "LIST_CAP", 8)
+    for seed in range(0, 120, 3):
+        G, ref = _case(seed)
+        for k in (3, 4, 5, 6):
+            rows = kclique.k_cliques(G, k)
+            assert len(rows) == ref[k]
+            want = sorted(tuple(sorted(c)) for c in cpu.k_cliques(G, k))
+            assert sorted(tuple(sorted(c)) for c in rows.tolist()) == want
+
+
+@pytest.mark.parametrize("size", [33, 64, 65, 200])
+def test_planted_cliques_wider_than_a_word(size):
+    G = planted_cliques(size + 150, 0.03, [size], seed=size)
+    want = cpu.clique_counts(G, 8)
+    for k in range(3, 9 if size < 200 else 7):
+        for params in (dict(), dict(scheduling=False, dynamic=False, size=False), dict(lam=1.0)):
+            assert mk.count_k_cliques(G, k, device="gpu", **params) == want[k], (k, params)
+    assert mk.clique_counts(G, device="gpu") == cpu.clique_counts(G)
+
+
+def test_complete_graph_counts_past_2_to_the_64():
+    # K_200 at k = 30 has C(200, 30) ~ 4e35 cliques: far past 64 bits, one pivot-tree leaf
+    got = mk.clique_counts(complete(200), device="gpu")
+    assert got == {k: math.comb(200, k) for k in range(1, 201)}
+
+
+def test_passes_with_fewer_workers_give_the_same_count():
+    from mce_kit.gpu import kclique
+
+    G = planted_cliques(300, 0.05, [70, 40], seed=3)
+    want = cpu.clique_counts(G, 6)[6]
+    res = kclique.prepare(G).run(k=6, max_buffer_bytes=2_000_000)
+    assert res.passes > 1 and res.answer == want
+    with pytest.raises(MemoryError, match=r"KCMiner: edge \(\d+, \d+\) needs"):
+        kclique.prepare(G).run(k=6, max_buffer_bytes=1000)
+
+
+def test_load_paths_with_isolated_vertices_self_loops_and_duplicates(tmp_path):
+    f = tmp_path / "g.txt"
+    lines = ["# a 5-clique twice over, a loop, a repeated edge, and isolated vertices via DIMACS below"]
+    lines += [f"{a} {b}" for a in range(5) for b in range(5) if a != b]
+    lines += ["3 3", "7 8", "8 7", "7 8", "8 9", "7 9"]
+    f.write_text("\n".join(lines) + "\n")
+    d = tmp_path / "g.clq"
+    d.write_text("p edge 12 4\ne 1 2\ne 2 3\ne 1 3\ne 3 3\n")
+    for path in (f, d):
+        for k in (3, 4, 5, 6):
+            assert mk.count_k_cliques(path, k, device="gpu") == mk.count_k_cliques(path, k, device="cpu")
+        assert mk.clique_counts(path, device="gpu") == mk.clique_counts(path, device="cpu")
+    want = sorted(map(sorted, mk.k_cliques(f, 4, device="cpu")))
+    assert sorted(map(sorted, mk.k_cliques(f, 4, device="gpu"))) == want
+
+
+@pytest.mark.parametrize("name", ["CA-GrQc", "email-Eu-core", "wiki-Vote", "CA-HepTh"])
+def test_bundled_graphs_all_k(name):
+    G = mk.datasets.load(name)
+    want = cpu.clique_counts(G, 8)
+    for k in range(3, 9):
+        assert mk.count_k_cliques(G, k, device="gpu") == want[k], k
+    assert mk.clique_counts(G, 8, device="gpu") == want
+
+
+def test_auto_picks_the_gpu():
+    c = mk.count_k_cliques(complete(10), 4)
+    assert c.device == "gpu" and c == 210

@@ -1,0 +1,72 @@
+"""Host side of the k-clique launchers (no GPU needed): Params layouts, orientation, planning."""
+
+import networkx as nx
+import numpy as np
+import pytest
+from graph_families import complete, erdos_renyi, powerlaw_cluster, star
+
+from mce_kit.gpu import cliquecount, kclique
+from mce_kit.gpu.launch import kernel_struct_fields, plan_passes
+from mce_kit.gpu.loader import read_source
+
+
+@pytest.mark.parametrize("module, source", [(kclique, "kclique.cu"), (cliquecount, "cliquecount.cu")])
+def test_launch_parameters_match_the_kernel_struct(module, source):
+    fields = kernel_struct_fields(read_source(source))
+    assert fields == [(name, module.PARAMS[name].str[1:]) for name in module.PARAMS.names]
+
+
+@pytest.mark.parametrize("order", ["degree", "degeneracy"])
+@pytest.mark.parametrize("G", [erdos_renyi(60, 0.3, 1), powerlaw_cluster(120, 4, 0.5, 2), complete(20),
+                               star(9)], ids=range(4))
+def test_orientation_covers_every_edge_once_and_bounds_the_tasks(G, order):
+    ori = kclique.orient(G, order)
+    assert len(ori.u) == G.m and (ori.u < ori.v).all()
+    o = ori.order
+    assert sorted(map(tuple, np.sort(np.stack([o[ori.u], o[ori.v]], 1), 1).tolist())) == \
+        sorted(map(tuple, G.edges().tolist()))
+    out = [set(ori.out_idx[ori.out_ptr[i]:ori.out_ptr[i + 1]].tolist()) for i in range(G.n)]
+    for a, b, s in zip(ori.u.tolist(), ori.v.tolist(), ori.bound.tolist(), strict=True):
+        assert len(out[a] & out[b]) <= s
+        assert kclique.work_words(s, 8) >= kclique.work_words(len(out[a] & out[b]), 8)
+    if order == "degree":
+        deg = G.degrees()[o]
+        assert (np.diff(deg) >= 0).all()
+    else:
+        core = max(nx.core_number(G.to_networkx()).values(), default=0)
+        assert np.diff(ori.out_ptr).max(initial=0) <= core
+
+
+def test_unknown_and_bad_parameters_are_refused():
+    prep = kclique.prepare(complete(5))
+    with pytest.raises(TypeError, match="unknown KCMiner parameter.*tau"):
+        prep.run(k=4, tau=3)
+    with pytest.raises(ValueError, match="k must be in 3"):
+        prep.run(k=2)
+    with pytest.raises(ValueError, match="order must be"):
+        kclique.prepare(complete(5), order="random")
+    with pytest.raises(TypeError, match="unknown clique-count parameter.*k"):
+        cliquecount.prepare(complete(5)).run(k=4)
+
+
+def test_default_lambda_follows_the_paper():
+    assert kclique.default_lam(5) < 0 and kclique.default_lam(6) == 0.25 and kclique.default_lam(7) >= 0.5
+
+
+def test_planning_never_drops_a_task_and_names_an_oversize_one():
+    need = kclique.work_words(np.array([5, 40, 3000, 10, 2000]), 8)
+    passes = plan_passes({"work": need}, 64, budget=int(need[2]) * 4 * 3, label="KCMiner")
+    assert sorted(np.concatenate([i for i, *_ in passes]).tolist()) == list(range(5))
+    assert passes[-1][2] < 64  # the big tasks run later with fewer workers
+    with pytest.raises(MemoryError, match=r"KCMiner: edge \(1, 2\) needs .* MiB"):
+        plan_passes({"work": need}, 64, budget=1000, label="KCMiner", describe=lambda i: "edge (1, 2)")
+
+
+def test_gpu_run_without_gpu_says_so(monkeypatch):
+    import mce_kit.gpu as gpu
+
+    monkeypatch.setattr(gpu, "_probe", lambda: (False, "no CUDA device found"))
+    with pytest.raises(RuntimeError, match="no usable CUDA GPU"):
+        kclique.prepare(complete(4)).run(k=3)
+    with pytest.raises(RuntimeError, match="no usable CUDA GPU"):
+        cliquecount.prepare(complete(4)).run(k_max=4)
