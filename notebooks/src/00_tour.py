@@ -244,8 +244,8 @@ nx.config.backend_priority.algos = []
 
 # %% [markdown]
 # Draining `find_cliques` on three SNAP graphs (committed rows from
-# `python -m mce_kit.experiments.nxbackend --out data/results`, wall clock,
-# median of 5 runs, every count checked). `convert_s` is building that
+# `python -m mce_kit.experiments.nxbackend --out data/results --repeats 7`, wall
+# clock, median of 7 rounds taking turns, every count checked). `convert_s` is building that
 # library's graph from an `nx.Graph`, timed apart; the end-to-end row pays
 # it inside. On the CPU mce_kit runs igraph's C routines, so the target is to
 # stay within 1.2x of igraph; the GPU rows (when measured) aim at >= 25x
