@@ -423,7 +423,7 @@ def number_of_cliques(G, nodes=None, *, device="auto", **params) -> int | dict:
     an int for one node, else {label: count} (every node when ``nodes`` is None)."""
     G = as_graph(G)
     dev = _device(device, "maximal cliques", _rdmce)
-    params = _check_params(params, _knobs(_rdmce), dev, "number_of_cliques")
+    params = _check_params(params, _mce_knobs(), dev, "number_of_cliques")
     return _per_node(G, nodes, _membership(G, dev, params)[0])
 
 
@@ -432,7 +432,7 @@ def node_clique_number(G, nodes=None, *, device="auto", **params) -> int | dict:
     an int for one node, else {label: size} (every node when ``nodes`` is None)."""
     G = as_graph(G)
     dev = _device(device, "maximal cliques", _rdmce)
-    params = _check_params(params, _knobs(_rdmce), dev, "node_clique_number")
+    params = _check_params(params, _mce_knobs(), dev, "node_clique_number")
     few = nodes is not None and (not isinstance(nodes, list | tuple | set | frozenset) or len(nodes) <= 32)
     if not few:
         return _per_node(G, nodes, _membership(G, dev, params)[1])
@@ -516,19 +516,63 @@ def max_cliques(G, *, device="auto", progress=False, **params) -> tuple[int, lis
 # ---- maximal bicliques ----
 
 
-def maximal_bicliques(B, *, progress=False) -> Iterator[tuple[list, list]]:
+def _gmbe_knobs() -> tuple:
+    return (*_knobs(_gmbe), "max_buffer_bytes", "queue_cap")
+
+
+def _gmbe():
+    """The GMBE+ GPU module, or None while it cannot be imported."""
+    try:
+        from .gpu import gmbe
+    except ImportError:
+        return None
+    return gmbe
+
+
+def _biclique_filter(min_left, min_right) -> Callable[[tuple], bool]:
+    for name, x in (("min_left", min_left), ("min_right", min_right)):
+        if x is not None and (not isinstance(x, int) or x < 1):
+            raise ValueError(f"{name} must be an int >= 1, got {x!r}")
+    lo_l, lo_r = min_left or 1, min_right or 1
+    return lambda pair: len(pair[0]) >= lo_l and len(pair[1]) >= lo_r
+
+
+def maximal_bicliques(
+    B, *, min_left=None, min_right=None, device="auto", progress=False, **params
+) -> Iterator[tuple[list, list]]:
     """Maximal bicliques (L, R), both non-empty: L labels of side U, R of side V
-    (``B.v_labels``; V is the smaller side, ``B.swapped`` says whether it was the file's first column)."""
+    (``B.v_labels``; V is the smaller side, ``B.swapped`` says whether it was the file's first column).
+    ``min_left``/``min_right``: only those with at least that many vertices in L / R."""
     B = as_bipartite(B)
+    keep = _biclique_filter(min_left, min_right)
     left, right = _labeler(B.u_labels), _labeler(B.v_labels)
-    pairs = cpu.maximal_bicliques(B, progress=_progress(progress, "maximal bicliques"))
+    dev = _device(device, "maximal bicliques", _gmbe)
+    params = _check_params(params, _gmbe_knobs(), dev, "maximal_bicliques")
+    if dev == "gpu":
+        sizes = {k: v for k, v in (("min_left", min_left), ("min_right", min_right)) if v is not None}
+        pairs = ((L.tolist(), R.tolist()) for L, R in _gmbe().maximal_bicliques(B, **sizes, **params))
+    else:
+        pairs = filter(keep, cpu.maximal_bicliques(B, progress=_progress(progress, "maximal bicliques")))
     return ((left(L), right(R)) for L, R in pairs)
 
 
-def count_maximal_bicliques(B, *, device="auto", progress=False, **params) -> Count:
-    """Number of maximal bicliques with both sides non-empty (the GMBE+ convention)."""
+def count_maximal_bicliques(
+    B, *, min_left=None, min_right=None, device="auto", progress=False, **params
+) -> Count:
+    """Number of maximal bicliques with both sides non-empty (the GMBE+ convention),
+    optionally only those with at least ``min_left`` / ``min_right`` vertices in L / R."""
     B = as_bipartite(B)
-    dev = _device(device, "maximal bicliques")
-    params = _check_params(params, (), dev, "count_maximal_bicliques")
+    keep = _biclique_filter(min_left, min_right)
+    dev = _device(device, "maximal bicliques", _gmbe)
+    params = _check_params(params, _gmbe_knobs(), dev, "count_maximal_bicliques")
     bar = _progress(progress, "maximal bicliques")
-    return _timed(lambda: cpu.count_maximal_bicliques(B, progress=bar), dev, params)
+
+    def run() -> int:
+        if dev == "gpu":
+            sizes = {k: v for k, v in (("min_left", min_left), ("min_right", min_right)) if v is not None}
+            return _gmbe().count_maximal_bicliques(B, **sizes, **params)
+        if min_left is None and min_right is None:
+            return cpu.count_maximal_bicliques(B, progress=bar)
+        return sum(1 for pair in cpu.maximal_bicliques(B, progress=bar) if keep(pair))
+
+    return _timed(run, dev, {"min_left": min_left, "min_right": min_right, **params})

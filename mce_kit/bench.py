@@ -39,6 +39,8 @@ class Algorithm:
 ALGORITHMS = {a.name: a for a in [
     Algorithm("rdmce", "mce", "mce_kit.gpu.rdmce", "maximal cliques, RDMCE (root-down exposure)"),
     Algorithm("kcminer", "kclique", "mce_kit.gpu.kclique", "k-cliques, KCMiner (bitmaps, lane scheduling)"),
+    Algorithm("gmbe", "mbe", "mce_kit.gpu.gmbe", "maximal bicliques, GMBE+ (node reuse, load-aware split)",
+              bipartite=True),
 ]}
 
 

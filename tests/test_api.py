@@ -82,6 +82,56 @@ def test_bicliques_use_side_labels():
     assert mk.count_maximal_bicliques(H) == 3
 
 
+def test_biclique_size_filters_on_cpu():
+    from graph_families import random_bipartite
+
+    B = random_bipartite(12, 9, 0.4, seed=3)
+    every = list(mk.maximal_bicliques(B, device="cpu"))
+    for lo_l, lo_r in [(None, None), (2, None), (None, 3), (2, 2), (50, 1)]:
+        want = [p for p in every if len(p[0]) >= (lo_l or 1) and len(p[1]) >= (lo_r or 1)]
+        got = list(mk.maximal_bicliques(B, device="cpu", min_left=lo_l, min_right=lo_r))
+        assert sorted(map(repr, got)) == sorted(map(repr, want))
+        c = mk.count_maximal_bicliques(B, device="cpu", min_left=lo_l, min_right=lo_r)
+        assert c == len(want) and c.device == "cpu"
+    with pytest.raises(ValueError, match="min_left must be an int >= 1"):
+        mk.count_maximal_bicliques(B, min_left=0)
+
+
+class FakeGMBE:
+    """Stands in for mce_kit.gpu.gmbe: the CPU oracle in the kernel's types, with its size filters."""
+
+    calls = []
+
+    @classmethod
+    def _pairs(cls, B, min_left=1, min_right=1):
+        return [(np.array(L), np.array(R)) for L, R in cpu.maximal_bicliques(B)
+                if len(L) >= min_left and len(R) >= min_right]
+
+    @classmethod
+    def count_maximal_bicliques(cls, B, **params):
+        cls.calls.append(("count", params))
+        return len(cls._pairs(B, params.get("min_left", 1), params.get("min_right", 1)))
+
+    @classmethod
+    def maximal_bicliques(cls, B, **params):
+        cls.calls.append(("list", params))
+        return cls._pairs(B, params.get("min_left", 1), params.get("min_right", 1))
+
+
+def test_biclique_gpu_path_with_a_stand_in_kernel(monkeypatch):
+    from graph_families import random_bipartite
+
+    monkeypatch.setattr("mce_kit.gpu.has_gpu", lambda: True)
+    monkeypatch.setattr(api, "_gmbe", lambda: FakeGMBE)
+    FakeGMBE.calls.clear()
+    B = random_bipartite(10, 8, 0.4, seed=5)
+    c = mk.count_maximal_bicliques(B, tau=16, min_left=2)
+    assert c.device == "gpu" and FakeGMBE.calls == [("count", {"min_left": 2, "tau": 16})]
+    assert c == mk.count_maximal_bicliques(B, device="cpu", min_left=2)
+    got = sorted(map(repr, mk.maximal_bicliques(B, min_right=2)))
+    assert got == sorted(map(repr, mk.maximal_bicliques(B, device="cpu", min_right=2)))
+
+
 @pytest.fixture
 def no_gpu(monkeypatch):
     monkeypatch.setattr("mce_kit.gpu.has_gpu", lambda: False)
@@ -103,10 +153,11 @@ def test_device_errors(no_gpu):
         mk.clique_counts(G, device="gpu")
     for call in (
         lambda d: mk.max_cliques(G, device=d),
-        lambda d: mk.count_maximal_bicliques(datasets.load("MovieLens"), device=d),
     ):
         with pytest.raises(NotImplementedError, match="no GPU kernel for .* yet; use device='cpu'"):
             call("gpu")
+    with pytest.raises(RuntimeError, match="no usable CUDA GPU"):
+        mk.count_maximal_bicliques(datasets.load("MovieLens"), device="gpu")
     assert mk.count_maximal_cliques(G).device == "cpu"  # auto falls back
     assert mk.count_k_cliques(G, 2, device="auto").device == "cpu"
 

@@ -1,0 +1,943 @@
+// GMBE+: maximal biclique enumeration on the GPU (after the GMBE+ paper; see notebooks/40_gmbe).
+//
+// V (the smaller side) is numbered by ascending degree; a vertex's number is its rank. A task
+// is a subtree of the set-enumeration tree over V:
+//   seed s      L* = N(s), R* = the 2-hop vertices covering L*, C* = later 2-hop vertices, X* = earlier
+//               ones (skipped when an earlier vertex covers L*: found from that vertex);
+//   sub-task    (s, c): the seed's child through candidate c, with every earlier candidate traversed
+//               (the load-aware split of a large seed; pushed to the block's queue, then the global one).
+//
+// Node reuse: a worker (warp, or block for the BLOCK variant) keeps one node_buf per task, laid out
+// once from the seed's sizes. The task's 2-hop set W (a group-wide merge-path set union of the
+// N(u), u in L*) holds every V vertex that can matter; each w in W keeps its local neighbourhood
+// adj(w) = N(w) ∩ L* (local ids) and per-vertex depth fields:
+//   depthL[i]  u_i is in L of the node at depth D iff depthL[i] >= D;
+//   st[j]      INF while w_j is open (a candidate), else (depth << 2 | kind): kind R (joined R at that
+//              depth) or X (traversed at that depth, or excluded at the root);
+//   dz[j]      depth from which adj(w_j) ∩ L is empty (w_j is out of every set below);
+//   pm[j]      bit D: pruned at depth D by local neighbourhood size (GMBE+'s pruning).
+// A child at depth D+1 (candidate q of the node at depth D) rewrites only depths; popping it resets
+// the fields equal to D+1. The child is maximal iff no X vertex covers its L; a non-maximal child is
+// not expanded (every node below it has the same covering X vertex).
+// Bitmaps: at the first node on a path with |L| <= tau, each local neighbourhood becomes an |L|-bit
+// row and the L of each level a row too; below it an intersection is ceil(|L|/32) ANDs.
+//
+// Builds: the default scans all of W at every node (next candidate, the child's sets, the undo) and
+// lets a vertex pruned at depth D reach later children of that node as a candidate (extra nodes that
+// fail the check; the counts stay exact). GMBE_COMPACT=1 keeps each depth's vertex set (its
+// candidates and excluded vertices) as a prefix of the permutation Wt, partitioned in place when a
+// child is made, so a node scans only its own set and pruned vertices stay out of later children.
+//
+// Launch parameters live in the __constant__ struct G (set by gmbe.py before each launch).
+
+#include "common.cuh"
+
+#define F_PRUNE 1
+#define F_BITMAP 2
+#define F_SPLIT 4
+#define F_UNION 8
+#define F_LIST 16
+
+#define ERR_QUEUE 1
+
+#define WARPS_PER_BLOCK 4
+#ifndef GMBE_COMPACT
+#define GMBE_COMPACT 0     // 1: each depth scans only its own vertex set (a prefix of the permutation Wt)
+#endif
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 8       // 8 x 128 threads per SM: at most 64 registers, up to 32 warps/SM
+#endif
+#define SQ_CAP 64           // per-block task queue (shared memory)
+#define SQ_SHARE 8          // at most this many sub-tasks of one split go to the block's queue
+#define INF_ST 0x7fffffff
+#define K_R 1
+#define K_X 2
+#define EMPTY_TASK 0xffffffffffffffffull
+#define NOOP_TASK 0xfffffffffffffffeull
+
+// per-worker statistics (u64 each), NSTAT per worker
+#define S_COUNT 0
+#define S_NODES 1
+#define S_FAILED 2
+#define S_PRUNED 3
+#define S_SEEDS 4
+#define S_SUBTASKS 5
+#define S_SPLITS 6
+#define S_CYCLES 7
+#define S_T0 8
+#define S_T1 9
+#define S_SM 10
+#define S_BITMAPS 11
+#define NSTAT 12
+
+struct Params {            // one launch; fields must match PARAMS in gmbe.py (a CPU test checks)
+    const int* u_indptr;   // U -> V (V ids are ranks)
+    const int* u_indices;
+    const int* v_indptr;   // V -> U
+    const int* v_indices;
+    const int* seeds;      // seed vertex of each task of this pass
+    const int* seed_nw;    // |N2(s) ∪ {s}|: bounds the 2-hop set of the seed and of its sub-tasks
+    const long long* seed_p2;  // 2-paths from s: bounds the local neighbourhoods
+    u32* buf;              // buf_cap words per worker (node_buf)
+    u64* gq;               // global task queue: (seed index << 32 | candidate), EMPTY_TASK until written
+    int* ctrl;             // [0] next seed, [1] gq tail, [2] gq head, [3] seeds being split, [4] errors
+    u64* stats;            // NSTAT per worker
+    int* list;             // listing: [|L|, |R|, L..., R...] records
+    u64* list_pos;
+    int* list_overflow;
+    long long buf_cap;
+    long long gq_cap;
+    long long list_cap;
+    long long bound_size;
+    int n_seeds;
+    int tau;
+    int tw;                // words of a bitmap row: ceil(tau / 32)
+    int flags;
+    int n_workers;
+    int bound_height;
+    int min_left;
+    int min_right;
+};
+
+__constant__ Params G;
+
+__device__ __forceinline__ int mk_st(int d, int k) { return (d << 2) | k; }
+__device__ __forceinline__ int lo32(long long x) { return (int)(x & 0xffffffff); }
+
+__device__ __forceinline__ u64 globaltimer() {
+    u64 t;
+    asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+    return t;
+}
+
+__device__ __forceinline__ int smid() {
+    int s;
+    asm volatile("mov.u32 %0, %smid;" : "=r"(s));
+    return s;
+}
+
+// ---- worker groups: a warp, or a whole block (the BLOCK variant) ----
+
+struct Warp {
+    static constexpr int size = 32;
+    static constexpr bool is_block = false;
+    __device__ int rank() const { return threadIdx.x & 31; }
+    __device__ int worker() const { return (blockIdx.x * blockDim.x + threadIdx.x) >> 5; }
+    __device__ void sync() const { __syncwarp(); }
+    __device__ int sum(int v) const { return __reduce_add_sync(FULL_MASK, v); }
+    __device__ int vmin(int v) const { return __reduce_min_sync(FULL_MASK, v); }
+    __device__ bool any(bool p) const { return __any_sync(FULL_MASK, p); }
+    // exclusive count of set flags before this thread; total in tot
+    __device__ int scan1(bool f, int& tot) const {
+        u32 b = __ballot_sync(FULL_MASK, f);
+        tot = __popc(b);
+        return __popc(b & ((1u << rank()) - 1u));
+    }
+    __device__ int scan(int v, int& tot) const {  // exclusive sum
+        int x = v;
+        #pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            int y = __shfl_up_sync(FULL_MASK, x, o);
+            if (rank() >= o) x += y;
+        }
+        tot = __shfl_sync(FULL_MASK, x, 31);
+        return x - v;
+    }
+    __device__ long long bcast(long long v, int src) const { return __shfl_sync(FULL_MASK, v, src); }
+    __device__ int prev(int v, int carry) const {  // value of the previous thread; carry for rank 0
+        int p = __shfl_up_sync(FULL_MASK, v, 1);
+        return rank() == 0 ? carry : p;
+    }
+};
+
+__shared__ int blk_red[WARPS_PER_BLOCK + 1];
+__shared__ long long blk_b64;
+__shared__ int blk_vals[WARPS_PER_BLOCK * 32];
+
+struct Block {
+    static constexpr int size = WARPS_PER_BLOCK * 32;
+    static constexpr bool is_block = true;
+    __device__ int rank() const { return threadIdx.x; }
+    __device__ int worker() const { return blockIdx.x; }
+    __device__ void sync() const { __syncthreads(); }
+    __device__ int sum(int v) const {
+        int w = __reduce_add_sync(FULL_MASK, v);
+        if ((threadIdx.x & 31) == 0) blk_red[threadIdx.x >> 5] = w;
+        __syncthreads();
+        int t = 0;
+        #pragma unroll
+        for (int i = 0; i < WARPS_PER_BLOCK; ++i) t += blk_red[i];
+        __syncthreads();
+        return t;
+    }
+    __device__ int vmin(int v) const {
+        int w = __reduce_min_sync(FULL_MASK, v);
+        if ((threadIdx.x & 31) == 0) blk_red[threadIdx.x >> 5] = w;
+        __syncthreads();
+        int t = blk_red[0];
+        #pragma unroll
+        for (int i = 1; i < WARPS_PER_BLOCK; ++i) t = min(t, blk_red[i]);
+        __syncthreads();
+        return t;
+    }
+    __device__ bool any(bool p) const { return sum(p ? 1 : 0) > 0; }
+    __device__ int scan(int v, int& tot) const {
+        int lane = threadIdx.x & 31, wp = threadIdx.x >> 5;
+        int x = v;
+        #pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            int y = __shfl_up_sync(FULL_MASK, x, o);
+            if (lane >= o) x += y;
+        }
+        if (lane == 31) blk_red[wp] = x;
+        __syncthreads();
+        int before = 0;
+        tot = 0;
+        #pragma unroll
+        for (int i = 0; i < WARPS_PER_BLOCK; ++i) {
+            if (i < wp) before += blk_red[i];
+            tot += blk_red[i];
+        }
+        __syncthreads();
+        return before + x - v;
+    }
+    __device__ int scan1(bool f, int& tot) const { return scan(f ? 1 : 0, tot); }
+    __device__ long long bcast(long long v, int src) const {
+        if ((int)threadIdx.x == src) blk_b64 = v;
+        __syncthreads();
+        long long r = blk_b64;
+        __syncthreads();
+        return r;
+    }
+    __device__ int prev(int v, int carry) const {
+        blk_vals[threadIdx.x] = v;
+        __syncthreads();
+        int p = threadIdx.x == 0 ? carry : blk_vals[threadIdx.x - 1];
+        __syncthreads();
+        return p;
+    }
+};
+
+// ---- the node_buf of one task, carved from the worker's region by the seed's sizes ----
+
+struct Buf {
+    u64* pm;
+    int *Lids, *depthL, *pos, *posinv;
+    int *W, *Wt, *st, *dz, *off;
+    u32* rows;
+    int* adj;
+    int *trav, *cnt, *nRD;  // per depth: traversed vertex, size of the vertex set (GMBE_COMPACT), |R|
+    u32* Lb;
+};
+
+__device__ __forceinline__ Buf carve(u32* base, int nLc, int nWc, long long p2c, int tw) {
+    Buf b;
+    int lcap = min(nLc, nWc) + 2;
+    b.pm = (u64*)base;
+    int* p = (int*)(base + 2LL * nWc);
+    b.Lids = p; p += nLc;
+    b.depthL = p; p += nLc;
+    b.pos = p; p += nLc;
+    b.posinv = p; p += nLc;
+    b.W = p; p += nWc;
+    b.Wt = p; p += nWc;
+    b.st = p; p += nWc;
+    b.dz = p; p += nWc;
+    b.off = p; p += nWc + 1;
+    b.rows = (u32*)p; p += (long long)nWc * tw;
+    b.adj = p; p += p2c;
+    b.trav = p; p += lcap;
+    b.cnt = p; p += lcap;
+    b.nRD = p; p += lcap;
+    b.Lb = (u32*)p;
+    return b;
+}
+
+// ---- set union of two sorted lists (no duplicates inside either) ----
+
+// Merge path: thread d of a window takes step d of the merged sequence (ties: A first) and keeps
+// it unless it equals step d-1. Windows of g.size steps; the last value is carried across.
+template <class Grp>
+__device__ int group_union(const Grp& g, const int* A, int na, const int* B, int nb, int* out) {
+    int n = na + nb, outn = 0, carry = -1;
+    #pragma unroll 1
+    for (int base = 0; base < n; base += Grp::size) {
+        int d = base + g.rank();
+        bool valid = d < n;
+        int val = -1;
+        if (valid) {
+            int lo = max(0, d - nb), hi = min(d, na);
+            while (lo < hi) {
+                int mid = (lo + hi) >> 1;
+                if (A[mid] <= B[d - 1 - mid]) lo = mid + 1; else hi = mid;
+            }
+            int x = lo, y = d - lo;
+            val = (x < na && (y >= nb || A[x] <= B[y])) ? A[x] : B[y];
+        }
+        int pv = g.prev(val, carry);
+        bool keep = valid && val != pv;
+        int tot, k = g.scan1(keep, tot);
+        if (keep) out[outn + k] = val;
+        outn += tot;
+        carry = (int)g.bcast(val, min(Grp::size, n - base) - 1);
+    }
+    g.sync();
+    return outn;
+}
+
+// The w/o-UNION variant: one thread merges.
+template <class Grp>
+__device__ int serial_union(const Grp& g, const int* A, int na, const int* B, int nb, int* out) {
+    int outn = 0;
+    if (g.rank() == 0) {
+        int x = 0, y = 0;
+        while (x < na || y < nb) {
+            int v;
+            if (y >= nb || (x < na && A[x] < B[y])) v = A[x++];
+            else if (x >= na || B[y] < A[x]) v = B[y++];
+            else { v = A[x++]; y++; }
+            out[outn++] = v;
+        }
+    }
+    outn = (int)g.bcast(outn, 0);
+    return outn;
+}
+
+// ---- task queues ----
+
+__shared__ u64 sq[SQ_CAP];
+__shared__ int sq_lock, sq_head, sq_tail;
+
+__device__ __forceinline__ void sq_acquire() {
+    while (atomicCAS(&sq_lock, 0, 1) != 0) __nanosleep(32);
+    __threadfence_block();
+}
+
+__device__ __forceinline__ void sq_release() {
+    __threadfence_block();
+    atomicExch(&sq_lock, 0);
+}
+
+__device__ u64 sq_pop() {  // lane 0 only
+    u64 e = EMPTY_TASK;
+    if (*(volatile int*)&sq_head == *(volatile int*)&sq_tail) return e;
+    sq_acquire();
+    int h = *(volatile int*)&sq_head;
+    if (h < *(volatile int*)&sq_tail) {
+        e = ((volatile u64*)sq)[h % SQ_CAP];
+        *(volatile int*)&sq_head = h + 1;
+    }
+    sq_release();
+    return e;
+}
+
+__device__ u64 gq_pop() {  // lane 0 only
+    int* ctrl = G.ctrl;
+    while (true) {
+        int h = volatile_load(ctrl + 2);
+        long long t = min((long long)volatile_load(ctrl + 1), G.gq_cap);
+        if (h >= t) return EMPTY_TASK;
+        if (atomicCAS(ctrl + 2, h, h + 1) == h) {
+            u64 e;
+            while ((e = volatile_load(G.gq + h)) == EMPTY_TASK) __nanosleep(64);
+            return e;
+        }
+    }
+}
+
+// Next task for this worker: (seed index << 32 | candidate), candidate -1 for the seed itself;
+// -1 when everything is done. Lane 0 / thread 0 only.
+template <class Grp>
+__device__ long long fetch_task() {
+    int* ctrl = G.ctrl;
+    bool split = !Grp::is_block && (G.flags & F_SPLIT);
+    while (true) {
+        if (split) {
+            u64 e = sq_pop();
+            if (e == EMPTY_TASK) e = gq_pop();
+            if (e == NOOP_TASK) continue;
+            if (e != EMPTY_TASK) return (long long)e;
+        }
+        if (volatile_load(ctrl) < G.n_seeds) {
+            if (split) atomicAdd(ctrl + 3, 1);  // announce before taking: nobody exits while we may push
+            int s = atomicAdd(ctrl, 1);
+            if (s < G.n_seeds) return ((long long)s << 32) | 0xffffffffll;
+            if (split) atomicSub(ctrl + 3, 1);
+        }
+        if (!split) return -1;
+        if (volatile_load(ctrl + 3) == 0) {
+            __threadfence();
+            bool gq_empty = volatile_load(ctrl + 2) >= min((long long)volatile_load(ctrl + 1), G.gq_cap);
+            bool sq_empty = *(volatile int*)&sq_head == *(volatile int*)&sq_tail;
+            if (gq_empty && sq_empty && volatile_load(ctrl + 3) == 0) return -1;
+        }
+        __nanosleep(200);
+    }
+}
+
+// ---- one task ----
+
+struct Task {
+    Buf b;
+    int nL, nW, tw, bm, bmW;  // bm: depth where bitmap mode began (-1: list mode)
+};
+
+template <class Grp>
+__device__ __forceinline__ void add_stat(const Grp& g, int which, u64 v) {
+    if (g.rank() == 0 && v) atomicAdd(G.stats + (long long)g.worker() * NSTAT + which, v);
+}
+
+// |adj(w_j) ∩ L_D| for D = Dl (c0) and Dl + 1 (c1) in list mode.
+__device__ __forceinline__ void overlap2(const Task& t, int j, int Dl, int& c0, int& c1) {
+    const Buf& b = t.b;
+    c0 = c1 = 0;
+    #pragma unroll 1
+    for (int k = b.off[j]; k < b.off[j + 1]; ++k) {
+        int d = b.depthL[b.adj[k]];
+        c0 += d >= Dl;
+        c1 += d > Dl;
+    }
+}
+
+__device__ __forceinline__ int overlap_bm(const Task& t, int j, int Dl) {
+    int c = 0;
+    for (int w = 0; w < t.bmW; ++w) c += __popc(t.b.rows[(long long)j * t.tw + w] & t.b.Lb[Dl * t.tw + w]);
+    return c;
+}
+
+// Bitmap mode from depth D on: L_D's members get bit positions; every vertex still in play gets its row.
+template <class Grp>
+__device__ void enter_bitmap(const Grp& g, Task& t, int D) {
+    Buf& b = t.b;
+    int run = 0;
+    #pragma unroll 1
+    for (int base = 0; base < t.nL; base += Grp::size) {
+        int i = base + g.rank();
+        bool in = i < t.nL && b.depthL[i] >= D;
+        int tot, k = g.scan1(in, tot);
+        if (in) { b.pos[i] = run + k; b.posinv[run + k] = i; }
+        run += tot;
+    }
+    g.sync();
+    t.bmW = (run + 31) >> 5;
+#if GMBE_COMPACT
+    const int n_rows = b.cnt[D];
+#else
+    const int n_rows = t.nW;
+#endif
+    #pragma unroll 1
+    for (int k = g.rank(); k < n_rows; k += Grp::size) {
+#if GMBE_COMPACT
+        const int j = b.Wt[k];
+#else
+        const int j = k;
+#endif
+        u32* row = b.rows + (long long)j * t.tw;
+        for (int w = 0; w < t.tw; ++w) row[w] = 0;
+#if !GMBE_COMPACT
+        if (b.dz[j] <= D) continue;
+#endif
+        int s = b.st[j];
+        if (s != INF_ST && (s & 3) == K_R) continue;
+        #pragma unroll 1
+        for (int k = b.off[j]; k < b.off[j + 1]; ++k) {
+            int i = b.adj[k];
+            if (b.depthL[i] >= D) row[b.pos[i] >> 5] |= 1u << (b.pos[i] & 31);
+        }
+    }
+    for (int w = g.rank(); w < t.tw; w += Grp::size) {
+        int bits = run - 32 * w;
+        b.Lb[D * t.tw + w] = bits >= 32 ? FULL_MASK : (bits <= 0 ? 0u : ((1u << bits) - 1u));
+    }
+    t.bm = D;
+    g.sync();
+}
+
+// Undo depth Dc: every field equal to Dc goes back to the parent's value.
+template <class Grp>
+__device__ void pop_level(const Grp& g, Task& t, int Dc) {
+    Buf& b = t.b;
+    u64 clear = Dc < 64 ? ~(1ull << Dc) : ~0ull;
+#if GMBE_COMPACT
+    const int n_set = b.cnt[Dc - 1];  // the parent's set holds every vertex that changed at depth Dc
+    #pragma unroll 1
+    for (int k = g.rank(); k < n_set; k += Grp::size) {
+        const int j = b.Wt[k];
+        int s = b.st[j];
+        if (s != INF_ST && (s >> 2) == Dc) b.st[j] = INF_ST;
+        if (Dc < 64) b.pm[j] &= clear;
+    }
+#else
+    #pragma unroll 1
+    for (int j = g.rank(); j < t.nW; j += Grp::size) {
+        int s = b.st[j];
+        if (s != INF_ST && (s >> 2) == Dc) b.st[j] = INF_ST;
+        if (b.dz[j] == Dc) b.dz[j] = INF_ST;
+        if (Dc < 64) b.pm[j] &= clear;
+    }
+#endif
+    if (t.bm < 0 || t.bm == Dc) {
+        #pragma unroll 1
+        for (int i = g.rank(); i < t.nL; i += Grp::size)
+            if (b.depthL[i] == Dc) b.depthL[i] = Dc - 1;
+    }
+    if (t.bm == Dc) t.bm = -1;
+    g.sync();
+}
+
+// Listing: write [|L|, |R|, L (U ids), R (V ranks)] of the node at depth Dl.
+template <class Grp>
+__device__ void emit(const Grp& g, const Task& t, int Dl, int nl, int nr) {
+    const Buf& b = t.b;
+    long long at = 0;
+    if (g.rank() == 0) at = (long long)atomicAdd(G.list_pos, (u64)(nl + nr + 2));
+    at = g.bcast(at, 0);
+    if (at + nl + nr + 2 > G.list_cap) {
+        if (g.rank() == 0) atomicExch(G.list_overflow, 1);
+        return;
+    }
+    if (g.rank() == 0) { G.list[at] = nl; G.list[at + 1] = nr; }
+    int* out = G.list + at + 2;
+    int run = 0;
+    if (t.bm >= 0) {
+        #pragma unroll 1
+        for (int base = 0; base < 32 * t.bmW; base += Grp::size) {
+            int k = base + g.rank();
+            bool in = k < 32 * t.bmW && ((t.b.Lb[Dl * t.tw + (k >> 5)] >> (k & 31)) & 1);
+            int tot, x = g.scan1(in, tot);
+            if (in) out[run + x] = b.Lids[b.posinv[k]];
+            run += tot;
+        }
+    } else {
+        #pragma unroll 1
+        for (int base = 0; base < t.nL; base += Grp::size) {
+            int i = base + g.rank();
+            bool in = i < t.nL && b.depthL[i] >= Dl;
+            int tot, x = g.scan1(in, tot);
+            if (in) out[run + x] = b.Lids[i];
+            run += tot;
+        }
+    }
+    out += nl;
+    run = 0;
+    #pragma unroll 1
+    for (int base = 0; base < t.nW; base += Grp::size) {
+        int j = base + g.rank();
+        int s = j < t.nW ? b.st[j] : INF_ST;
+        bool in = s != INF_ST && (s & 3) == K_R && (s >> 2) <= Dl;
+        int tot, x = g.scan1(in, tot);
+        if (in) out[run + x] = b.W[j];
+        run += tot;
+    }
+}
+
+__device__ __forceinline__ bool contains_all(const int* a, int na, const int* b, int nb) {
+    if (na < nb) return false;
+    for (int k = 0; k < nb; ++k)
+        if (!sorted_contains(a, na, b[k])) return false;
+    return true;
+}
+
+template <class Grp>
+__device__ __forceinline__ void count_found(const Grp& g, const Task& t, int Dl, int nl, int nr) {
+    if (nl < G.min_left || nr < G.min_right) return;
+    add_stat(g, S_COUNT, 1);
+    if (G.flags & F_LIST) emit(g, t, Dl, nl, nr);
+}
+
+template <class Grp>
+__device__ void run_task(const Grp& g, u32* region, int si, int ct) {
+    const int s = G.seeds[si];
+    const int* Ns = G.v_indices + G.v_indptr[s];
+    const int ds = G.v_indptr[s + 1] - G.v_indptr[s];
+    Task t;
+    t.tw = G.tw;
+    t.bm = -1;
+    t.bmW = 0;
+    t.b = carve(region, ds, G.seed_nw[si], G.seed_p2[si], t.tw);
+    Buf& b = t.b;
+
+    // L* = N(s), or N(s) ∩ N(ct) for a sub-task
+    if (ct < 0) {
+        for (int i = g.rank(); i < ds; i += Grp::size) b.Lids[i] = Ns[i];
+        t.nL = ds;
+    } else {
+        const int* Nc = G.v_indices + G.v_indptr[ct];
+        int dc = G.v_indptr[ct + 1] - G.v_indptr[ct], run = 0;
+        #pragma unroll 1
+        for (int base = 0; base < ds; base += Grp::size) {
+            int i = base + g.rank();
+            bool in = i < ds && sorted_contains(Nc, dc, Ns[i]);
+            int tot, k = g.scan1(in, tot);
+            if (in) b.Lids[run + k] = Ns[i];
+            run += tot;
+        }
+        t.nL = run;
+    }
+    g.sync();
+    if (t.nL == 0) {  // never for a seed (degree > 0) or a candidate (it meets L*); kept for safety
+        if (ct < 0 && !Grp::is_block && (G.flags & F_SPLIT) && g.rank() == 0) atomicSub(G.ctrl + 3, 1);
+        return;
+    }
+
+    // W = union of N(u), u in L*, ping-pong between W and Wt
+    int* a = b.W;
+    int* o = b.Wt;
+    int na = 0;
+    #pragma unroll 1
+    for (int i = 0; i < t.nL; ++i) {
+        int u = b.Lids[i];
+        const int* Nu = G.u_indices + G.u_indptr[u];
+        int du = G.u_indptr[u + 1] - G.u_indptr[u];
+        na = (G.flags & F_UNION) ? group_union(g, a, na, Nu, du, o) : serial_union(g, a, na, Nu, du, o);
+        int* tmp = a; a = o; o = tmp;
+    }
+    if (a != b.W)
+        for (int j = g.rank(); j < na; j += Grp::size) b.W[j] = a[j];
+    t.nW = na;
+    g.sync();
+
+    // local neighbourhoods: counts, offsets, then fill (u by u: no two threads touch one w at once)
+    for (int j = g.rank(); j <= t.nW; j += Grp::size) b.off[j] = 0;
+    g.sync();
+    #pragma unroll 1
+    for (int i = 0; i < t.nL; ++i) {
+        int u = b.Lids[i];
+        const int* Nu = G.u_indices + G.u_indptr[u];
+        int du = G.u_indptr[u + 1] - G.u_indptr[u];
+        for (int k = g.rank(); k < du; k += Grp::size) b.off[lower_bound(b.W, t.nW, Nu[k])]++;
+        g.sync();
+    }
+    int carry = 0;
+    #pragma unroll 1
+    for (int base = 0; base <= t.nW; base += Grp::size) {
+        int j = base + g.rank();
+        int v = j <= t.nW ? b.off[j] : 0;
+        int tot, x = g.scan(v, tot);
+        if (j <= t.nW) b.off[j] = carry + x;
+        carry += tot;
+        g.sync();
+    }
+    for (int j = g.rank(); j < t.nW; j += Grp::size) b.dz[j] = b.off[j];  // fill cursors
+    g.sync();
+    #pragma unroll 1
+    for (int i = 0; i < t.nL; ++i) {
+        int u = b.Lids[i];
+        const int* Nu = G.u_indices + G.u_indptr[u];
+        int du = G.u_indptr[u + 1] - G.u_indptr[u];
+        for (int k = g.rank(); k < du; k += Grp::size) {
+            int j = lower_bound(b.W, t.nW, Nu[k]);
+            b.adj[b.dz[j]++] = i;
+        }
+        g.sync();
+    }
+
+    // the root: classify W
+    int nC = 0, nR = 0;
+    bool bad = false;  // seed: an earlier vertex covers L*; sub-task: a traversed one does
+    #pragma unroll 1
+    for (int j = g.rank(); j < t.nW; j += Grp::size) {
+        int w = b.W[j];
+        bool covers = b.off[j + 1] - b.off[j] == t.nL;
+        int st;
+        if (ct < 0) {
+            if (covers) { st = mk_st(0, K_R); bad |= w < s; }
+            else st = w > s ? INF_ST : mk_st(0, K_X);
+        } else if (covers) {
+            if (w >= ct || w == s) st = mk_st(0, K_R);
+            else {
+                const int* Nw = G.v_indices + G.v_indptr[w];
+                bool in_seed_R = contains_all(Nw, G.v_indptr[w + 1] - G.v_indptr[w], Ns, ds);
+                st = in_seed_R ? mk_st(0, K_R) : mk_st(0, K_X);
+                bad |= !in_seed_R;
+            }
+        } else {
+            st = w > ct ? INF_ST : mk_st(0, K_X);
+        }
+        b.st[j] = st;
+        b.dz[j] = INF_ST;
+        b.pm[j] = 0;
+        nC += st == INF_ST;
+        nR += st != INF_ST && (st & 3) == K_R;
+    }
+    for (int i = g.rank(); i < t.nL; i += Grp::size) b.depthL[i] = 0;
+    nC = g.sum(nC);
+    nR = g.sum(nR);
+    bad = g.any(bad);
+    g.sync();
+    add_stat(g, ct < 0 ? S_SEEDS : S_SUBTASKS, 1);
+    add_stat(g, S_NODES, 1);
+    const bool announced = !Grp::is_block && ct < 0 && (G.flags & F_SPLIT);
+    long long h = min(t.nL, nC);
+    const bool split = announced && !bad && h > G.bound_height && h * nC > G.bound_size;
+    if (announced && !split && g.rank() == 0) atomicSub(G.ctrl + 3, 1);  // this seed pushes nothing
+    if (bad) {
+        if (ct >= 0) add_stat(g, S_FAILED, 1);
+        return;
+    }
+    count_found(g, t, 0, t.nL, nR);
+    if (nC == 0) return;
+
+    // load-aware split of a large seed: one sub-task per candidate
+    if (split) {
+        {
+            int n_sh = 0, at = 0;
+            if (g.rank() == 0) {
+                sq_acquire();
+                int hd = *(volatile int*)&sq_head, tl = *(volatile int*)&sq_tail;
+                n_sh = min(min(nC, SQ_SHARE), SQ_CAP - (tl - hd));
+                at = tl;
+            }
+            n_sh = (int)g.bcast(n_sh, 0);
+            at = (int)g.bcast(at, 0);
+            int n_gl = nC - n_sh;
+            long long gat = 0;
+            if (g.rank() == 0 && n_gl > 0) gat = atomicAdd(G.ctrl + 1, n_gl);
+            gat = g.bcast(gat, 0);
+            bool fits = gat + n_gl <= G.gq_cap;
+            int run = 0;
+            #pragma unroll 1
+            for (int base = 0; base < t.nW; base += Grp::size) {
+                int j = base + g.rank();
+                bool c = j < t.nW && b.st[j] == INF_ST;
+                int tot, k = g.scan1(c, tot);
+                int r = run + k;
+                if (c) {
+                    u64 e = ((u64)si << 32) | (u32)b.W[j];
+                    if (r < n_sh) ((volatile u64*)sq)[(at + r) % SQ_CAP] = e;
+                    else if (fits) ((volatile u64*)G.gq)[gat + r - n_sh] = e;
+                }
+                run += tot;
+            }
+            if (!fits)  // no room: fill our reserved slots with no-ops and run the rest here
+                for (long long k = gat + g.rank(); k < G.gq_cap; k += Grp::size) ((volatile u64*)G.gq)[k] = NOOP_TASK;
+            __threadfence();
+            g.sync();
+            if (g.rank() == 0) {
+                *(volatile int*)&sq_tail = at + n_sh;
+                sq_release();
+                if (!fits) atomicOr(G.ctrl + 4, ERR_QUEUE);
+                __threadfence();
+                atomicSub(G.ctrl + 3, 1);  // pushed: idle workers may now judge the queues
+            }
+            if (fits) {
+                add_stat(g, S_SPLITS, 1);
+                return;
+            }
+            // the queue was full: the sub-tasks beyond the block queue run below, un-split,
+            // but the first n_sh candidates were queued: mark them traversed at the root
+            run = 0;
+            #pragma unroll 1
+            for (int base = 0; base < t.nW; base += Grp::size) {
+                int j = base + g.rank();
+                bool c = j < t.nW && b.st[j] == INF_ST;
+                int tot, k = g.scan1(c, tot);
+                if (c && run + k < n_sh) b.st[j] = mk_st(0, K_X);
+                run += tot;
+            }
+            g.sync();
+        }
+    }
+
+    // iterative search with node reuse
+    int D = 0;
+#if GMBE_COMPACT
+    {  // the root's vertex set: candidates and excluded vertices (R never changes below)
+        int run = 0;
+        #pragma unroll 1
+        for (int base = 0; base < t.nW; base += Grp::size) {
+            int j = base + g.rank();
+            int s = j < t.nW ? b.st[j] : mk_st(0, K_R);
+            bool in = s == INF_ST || (s & 3) == K_X;
+            int tot, k = g.scan1(in, tot);
+            if (in) b.Wt[run + k] = j;
+            run += tot;
+        }
+        if (g.rank() == 0) b.cnt[0] = run;
+    }
+#endif
+    if (g.rank() == 0) { b.trav[0] = -1; b.nRD[0] = nR; }
+    g.sync();
+    if ((G.flags & F_BITMAP) && t.nL <= G.tau) { enter_bitmap(g, t, 0); add_stat(g, S_BITMAPS, 1); }
+    const bool prune = G.flags & F_PRUNE;
+    #pragma unroll 1
+    while (true) {
+        // next candidate of the node at depth D
+        int q = INF_ST;
+        u64 bit = D < 64 ? 1ull << D : 0ull;
+#if GMBE_COMPACT
+        const int n_set = b.cnt[D], after = b.trav[D];
+        #pragma unroll 1
+        for (int k = g.rank(); k < n_set; k += Grp::size) {
+            int j = b.Wt[k];
+            if (j > after && j < q && b.st[j] == INF_ST && !(b.pm[j] & bit)) q = j;
+        }
+        q = g.vmin(q);
+#else
+        #pragma unroll 1
+        for (int base = b.trav[D] + 1; base < t.nW; base += Grp::size) {
+            int j = base + g.rank();
+            bool c = j < t.nW && b.st[j] == INF_ST && b.dz[j] > D && !(b.pm[j] & bit);
+            q = g.vmin(c ? j : INF_ST);
+            if (q != INF_ST) break;
+        }
+#endif
+        if (q == INF_ST) {
+            if (D == 0) break;
+            pop_level(g, t, D);
+            --D;
+            if (g.rank() == 0) b.st[b.trav[D]] = mk_st(D, K_X);
+            g.sync();
+            continue;
+        }
+        if (g.rank() == 0) { b.trav[D] = q; b.st[q] = mk_st(D + 1, K_R); }
+        g.sync();
+        // L' = L ∩ N(w_q)
+        int nl1 = 0;
+        if (t.bm >= 0) {
+            for (int w = g.rank(); w < t.tw; w += Grp::size) {
+                u32 x = w < t.bmW ? b.Lb[D * t.tw + w] & b.rows[(long long)q * t.tw + w] : 0u;
+                b.Lb[(D + 1) * t.tw + w] = x;
+                nl1 += __popc(x);
+            }
+        } else {
+            #pragma unroll 1
+            for (int k = b.off[q] + g.rank(); k < b.off[q + 1]; k += Grp::size) {
+                int i = b.adj[k];
+                if (b.depthL[i] >= D) { b.depthL[i] = D + 1; ++nl1; }
+            }
+        }
+        nl1 = g.sum(nl1);
+        g.sync();
+        // the child's R and C, the maximality check, pruning marks for the node at depth D
+        int nr_new = 0, nc_new = 0, n_pruned = 0;
+        bool fail = false;
+#if GMBE_COMPACT
+        // the same pass over the node's vertex set; the child's set (excluded vertices and candidates
+        // still meeting L') moves to the front of the permutation, through dz as scratch
+        const int n_cur = b.cnt[D];
+        int rel_run = 0, oth_run = 0;
+        #pragma unroll 1
+        for (int base = 0; base < n_cur; base += Grp::size) {
+            const int k = base + g.rank();
+            const bool valid = k < n_cur;
+            const int j = valid ? b.Wt[k] : -1;
+            bool rel = false;
+            if (valid && j != q) {
+                int s = b.st[j];
+                bool cand = s == INF_ST && !(b.pm[j] & bit);
+                bool xv = s != INF_ST && (s & 3) == K_X;
+                if (cand || xv) {
+                    int c0, c1;
+                    if (t.bm >= 0) {
+                        c1 = overlap_bm(t, j, D + 1);
+                        c0 = cand && prune ? overlap_bm(t, j, D) : -1;
+                    } else {
+                        overlap2(t, j, D, c0, c1);
+                    }
+                    if (c1 > 0) {
+                        if (xv) { fail |= c1 == nl1; rel = true; }
+                        else {
+                            if (c1 == nl1) { b.st[j] = mk_st(D + 1, K_R); ++nr_new; }
+                            else { ++nc_new; rel = true; }
+                            if (prune && c1 == c0 && D < 64) { b.pm[j] |= bit; ++n_pruned; }
+                        }
+                    }
+                }
+            }
+            int tot, r = g.scan1(rel, tot);
+            if (valid) {
+                if (rel) b.dz[rel_run + r] = j;
+                else b.dz[n_cur - 1 - (oth_run + (k - base) - r)] = j;
+            }
+            int n_valid = min(Grp::size, n_cur - base);
+            rel_run += tot;
+            oth_run += n_valid - tot;
+        }
+        g.sync();
+        for (int k = g.rank(); k < n_cur; k += Grp::size) b.Wt[k] = b.dz[k];
+        g.sync();
+#else
+        #pragma unroll 1
+        for (int j = g.rank(); j < t.nW; j += Grp::size) {
+            if (j == q || b.dz[j] <= D) continue;
+            int s = b.st[j];
+            bool cand = s == INF_ST && !(b.pm[j] & bit);
+            bool xv = s != INF_ST && (s & 3) == K_X;
+            if (!cand && !xv) continue;
+            int c0, c1;
+            if (t.bm >= 0) {
+                c1 = overlap_bm(t, j, D + 1);
+                c0 = cand && prune ? overlap_bm(t, j, D) : -1;
+            } else {
+                overlap2(t, j, D, c0, c1);
+            }
+            if (c1 == 0) { b.dz[j] = D + 1; continue; }
+            if (xv) { fail |= c1 == nl1; continue; }
+            if (c1 == nl1) { b.st[j] = mk_st(D + 1, K_R); ++nr_new; }
+            else ++nc_new;
+            if (prune && c1 == c0 && D < 64) { b.pm[j] |= bit; ++n_pruned; }
+        }
+#endif
+        fail = g.any(fail);
+        nr_new = g.sum(nr_new);
+        nc_new = g.sum(nc_new);
+        n_pruned = g.sum(n_pruned);
+        add_stat(g, S_NODES, 1);
+        add_stat(g, S_PRUNED, n_pruned);
+        int nr1 = b.nRD[D] + 1 + nr_new;
+        if (fail) add_stat(g, S_FAILED, 1);
+        else count_found(g, t, D + 1, nl1, nr1);
+        if (fail || nc_new == 0) {  // nothing below: undo the child at once
+            pop_level(g, t, D + 1);
+            if (g.rank() == 0) b.st[q] = mk_st(D, K_X);
+            g.sync();
+            continue;
+        }
+        ++D;
+#if GMBE_COMPACT
+        if (g.rank() == 0) { b.trav[D] = -1; b.cnt[D] = rel_run; b.nRD[D] = nr1; }
+#else
+        if (g.rank() == 0) { b.trav[D] = -1; b.nRD[D] = nr1; }
+#endif
+        g.sync();
+        if ((G.flags & F_BITMAP) && t.bm < 0 && nl1 <= G.tau) { enter_bitmap(g, t, D); add_stat(g, S_BITMAPS, 1); }
+    }
+}
+
+template <class Grp>
+__device__ void worker_main(const Grp& g) {
+    int wid = g.worker();
+    if (wid >= G.n_workers) return;
+    u64* S = G.stats + (long long)wid * NSTAT;
+    u32* region = G.buf + (long long)wid * G.buf_cap;
+    if (g.rank() == 0) { S[S_T0] = globaltimer(); S[S_SM] = smid(); }
+    #pragma unroll 1
+    while (true) {
+        long long task = 0;
+        if (g.rank() == 0) task = fetch_task<Grp>();
+        task = g.bcast(task, 0);
+        if (task < 0) break;
+        long long c0 = clock64();
+        int si = (int)(task >> 32), ct = lo32(task);
+        run_task(g, region, si, ct);
+        g.sync();
+        if (g.rank() == 0) S[S_CYCLES] += clock64() - c0;
+    }
+    if (g.rank() == 0) S[S_T1] = globaltimer();
+}
+
+__device__ void init_block_queue() {
+    if (threadIdx.x == 0) { sq_lock = 0; sq_head = 0; sq_tail = 0; }
+    __syncthreads();
+}
+
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, MIN_BLOCKS) gmbe_warp_kernel() {
+    init_block_queue();
+    worker_main(Warp());
+}
+
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32) gmbe_block_kernel() {
+    init_block_queue();
+    worker_main(Block());
+}

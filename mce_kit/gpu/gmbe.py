@@ -1,0 +1,300 @@
+"""GMBE+ on the GPU: launcher for ``cuda/gmbe.cu`` (maximal bicliques).
+
+    prep = prepare(B)                        # V in degree order, 2-hop sizes, node_buf bounds (CPU)
+    res = prep.run(tau=32, warps_per_sm=16)  # H2D graph, kernel, count back (timed phase)
+    res.answer, res.gpu_ms, res.row()
+
+Every option is a run-time argument (the module is compiled once):
+``level`` "gmbe+" (warp workers with load-aware task splitting on the two-level queue),
+"warp" (one warp per seed) or "block" (one block per seed); ``prune``, ``bitmap``, ``union``
+switch the paper's techniques off for its ablations; ``tau`` is the bitmap threshold,
+``bound_height``/``bound_size`` the split thresholds, ``min_left``/``min_right`` count only
+bicliques with at least that many vertices in U / V. Unknown names raise TypeError.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..graph import BipartiteGraph, positions
+from . import require_gpu
+from .launch import free_bytes, params_dtype, plan_passes, set_params
+from .loader import load_module
+
+F_PRUNE, F_BITMAP, F_SPLIT, F_UNION, F_LIST = 1, 2, 4, 8, 16
+ERR_QUEUE = 1
+WARPS_PER_BLOCK = 4
+LEVELS = ("gmbe+", "warp", "block")
+STATS = ("count", "nodes", "failed", "pruned", "seeds", "subtasks", "splits", "cycles", "t0", "t1", "sm",
+         "bitmaps")
+NSTAT = len(STATS)
+_DEFINES: dict = {}  # compile-time settings (kept empty in normal use; benchmarks may probe)
+DEFAULTS = dict(level="gmbe+", tau=32, bound_height=20, bound_size=1500, warps_per_sm=16, prune=True,
+                bitmap=True, union=True, min_left=1, min_right=1)
+
+# The kernel's launch parameters, ``struct Params`` in gmbe.cu (same fields, same order).
+PARAMS = params_dtype(
+    pointers=("u_indptr", "u_indices", "v_indptr", "v_indices", "seeds", "seed_nw", "seed_p2", "buf", "gq",
+              "ctrl", "stats", "list", "list_pos", "list_overflow"),
+    i8=("buf_cap", "gq_cap", "list_cap", "bound_size"),
+    i4=("n_seeds", "tau", "tw", "flags", "n_workers", "bound_height", "min_left", "min_right"))
+
+
+def node_buf_words(nL, nW, p2, tw):
+    """Words of one task's node_buf for a seed with |L*| = nL, |N2 ∪ {s}| = nW, 2-paths p2 (as gmbe.cu)."""
+    nL, nW, p2 = (np.asarray(x, dtype=np.int64) for x in (nL, nW, p2))
+    lcap = np.minimum(nL, nW) + 2
+    return 4 * nL + 7 * nW + 1 + nW * tw + p2 + lcap * (3 + tw)
+
+
+def no_reuse_words(nL, nW, depth):
+    """Words held by a search that allocates every node on its path: depth x (|L*| + |W|) (Sec III-A)."""
+    return (np.asarray(depth, dtype=np.int64) + 1) * (np.asarray(nL, dtype=np.int64) + np.asarray(nW))
+
+
+@dataclass
+class GMBEResult:
+    answer: int
+    params: dict
+    gpu_ms: float
+    prep_s: float
+    device_bytes: int
+    stats: np.ndarray  # workers x NSTAT (u64)
+    passes: int = 1
+    queue_full: bool = False
+    bicliques: list | None = None
+
+    @property
+    def count(self) -> int:
+        return self.answer
+
+    def totals(self) -> dict:
+        s = self.stats.astype(np.float64)
+        sums = {k: int(self.stats[:, i].sum()) for i, k in enumerate(STATS) if k not in ("t0", "t1", "sm")}
+        busy = s[:, 7]
+        return sums | {"max_over_mean_cycles": float(busy.max() / busy.mean()) if busy.mean() else 1.0}
+
+    def sm_activity(self) -> tuple[np.ndarray, np.ndarray]:
+        """(SM id, [first start, last end] in ns from the kernel's first start) of each SM's workers."""
+        t0, t1, sm = self.stats[:, 8], self.stats[:, 9], self.stats[:, 10].astype(np.int64)
+        used = t1 > 0
+        base = t0[used].min() if used.any() else 0
+        ids = np.unique(sm[used])
+        span = np.array([[t0[used & (sm == i)].min() - base, t1[used & (sm == i)].max() - base]
+                         for i in ids], dtype=np.int64).reshape(-1, 2)
+        return ids, span
+
+    def row(self) -> dict:
+        t = self.totals()
+        keys = ("nodes", "failed", "pruned", "seeds", "subtasks", "splits", "bitmaps")
+        return {**{k: t[k] for k in keys},
+                "max_over_mean_cycles": round(t["max_over_mean_cycles"], 3),
+                "device_bytes": self.device_bytes,
+                "passes": self.passes, "queue_full": self.queue_full}
+
+
+@dataclass
+class Prepared:
+    """A bipartite graph with V in ascending degree order and the per-seed node_buf bounds (host)."""
+
+    B: BipartiteGraph
+    order: np.ndarray  # order[rank] = original V index
+    u_indptr: np.ndarray
+    u_indices: np.ndarray
+    v_indptr: np.ndarray
+    v_indices: np.ndarray
+    seeds: np.ndarray  # V ranks with degree > 0
+    nw: np.ndarray     # |N2(s) ∪ {s}| per seed
+    p2: np.ndarray     # 2-paths from s per seed
+    prep_s: float = 0.0
+    _cache: dict = field(default_factory=dict)
+
+    def need_words(self, tau: int) -> np.ndarray:
+        deg = np.diff(self.v_indptr)[self.seeds]
+        return node_buf_words(deg, self.nw, self.p2, _tw(tau))
+
+    def run(self, *, listing=False, max_buffer_bytes=None, queue_cap=None, **params) -> GMBEResult:
+        """One timed launch. ``max_buffer_bytes`` caps the node_bufs (more passes / fewer workers);
+        ``queue_cap`` caps the global task queue (a seed that finds it full runs its sub-tasks in place)."""
+        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, queue_cap=queue_cap, **params)
+
+
+def _tw(tau: int) -> int:
+    return max(1, -(-int(tau) // 32))
+
+
+def prepare(B: BipartiteGraph) -> Prepared:
+    """Number V by (degree, id), build both CSRs and each seed's 2-hop size (not part of the timed phase)."""
+    import scipy.sparse as sp
+
+    if not isinstance(B, BipartiteGraph):
+        raise TypeError(f"gmbe.prepare needs a BipartiteGraph, got {type(B).__name__}")
+    t0 = time.perf_counter()
+    deg_v = np.diff(B.v_indptr)
+    order = np.lexsort((np.arange(B.n_v), deg_v))
+    rank = positions(order)
+    # U -> V with V as ranks, each list sorted
+    u_rows = np.repeat(np.arange(B.n_u, dtype=np.int64), np.diff(B.u_indptr))
+    v_cols = rank[B.u_indices]
+    o = np.lexsort((v_cols, u_rows))
+    u_indices = v_cols[o].astype(np.int32)
+    u_indptr = np.asarray(B.u_indptr, dtype=np.int64)
+    # V (by rank) -> U, sorted
+    deg_r = deg_v[order]
+    v_indptr = np.zeros(B.n_v + 1, dtype=np.int64)
+    np.cumsum(deg_r, out=v_indptr[1:])
+    v_indices = np.concatenate([B.v_neighbors(v) for v in order]).astype(np.int32) if B.m else \
+        np.zeros(0, np.int32)
+    if B.m >= 2**31:
+        raise ValueError(f"gmbe: {B.m} edges; the kernel indexes edges with 32-bit ints")
+    A = sp.csr_matrix((np.ones(B.m, dtype=np.int32), u_indices, u_indptr), shape=(B.n_u, B.n_v))
+    deg_u = np.diff(u_indptr)
+    p2_all = A.T @ deg_u  # sum of deg(u) over N(v), by rank
+    two_hop = (A.T @ A).tocsr()
+    nw_all = np.diff(two_hop.indptr)
+    seeds = np.flatnonzero(deg_r > 0).astype(np.int32)
+    return Prepared(B, order, u_indptr.astype(np.int32), u_indices, v_indptr.astype(np.int32), v_indices,
+                    seeds, nw_all[seeds].astype(np.int32), np.asarray(p2_all)[seeds].astype(np.int64),
+                    prep_s=time.perf_counter() - t0)
+
+
+def _check(params: dict) -> dict:
+    unknown = set(params) - set(DEFAULTS)
+    if unknown:
+        raise TypeError(f"unknown GMBE+ parameter(s): {', '.join(sorted(unknown))}")
+    p = {**DEFAULTS, **params}
+    if p["level"] not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {p['level']!r}")
+    for k in ("tau", "bound_height", "bound_size", "min_left", "min_right"):
+        if int(p[k]) < 0:
+            raise ValueError(f"{k} must be >= 0, got {p[k]}")
+    if not 1 <= int(p["tau"]) <= 1024 and p["bitmap"]:
+        raise ValueError(f"tau must be in 1..1024, got {p['tau']}")
+    if not 1 <= int(p["warps_per_sm"]) <= 64:
+        raise ValueError(f"warps_per_sm must be in 1..64, got {p['warps_per_sm']}")
+    return p
+
+
+def plan(prep: Prepared, p: dict, n_workers: int, budget: int):
+    """[(seed indices, words per worker, workers)]: passes whose node_bufs fit ``budget`` bytes."""
+    need = prep.need_words(p["tau"])
+    passes = plan_passes({"buf": need}, n_workers, budget, "GMBE+",
+                         lambda i: f"seed v={int(prep.order[prep.seeds[i]])} (|N(v)|="
+                                   f"{int(np.diff(prep.v_indptr)[prep.seeds[i]])}, |N2|={int(prep.nw[i])})")
+    return [(idx, caps["buf"], workers) for idx, caps, workers in passes]
+
+
+def queue_bound(prep: Prepared, idx: np.ndarray, p: dict) -> int:
+    """Most sub-tasks the seeds ``idx`` can push (|C| <= |N2| - 1 for each seed that may split)."""
+    if p["level"] != "gmbe+" or not len(idx):
+        return 1
+    deg = np.diff(prep.v_indptr)[prep.seeds[idx]].astype(np.int64)
+    c = prep.nw[idx].astype(np.int64) - 1
+    h = np.minimum(deg, c)
+    may = (h > p["bound_height"]) & (h * c > p["bound_size"])
+    return int(c[may].sum()) + 1
+
+
+def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, **params) -> GMBEResult:
+    require_gpu()
+    import cupy
+
+    p = _check(params)
+    block = p["level"] == "block"
+    flags = (F_PRUNE * bool(p["prune"]) | F_BITMAP * bool(p["bitmap"]) | F_SPLIT * (p["level"] == "gmbe+")
+             | F_UNION * bool(p["union"]) | F_LIST * bool(listing))
+    tw = _tw(p["tau"])
+    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+    n_blocks = max(1, sms * int(p["warps_per_sm"]) // WARPS_PER_BLOCK)
+    n_workers = n_blocks if block else n_blocks * WARPS_PER_BLOCK
+    budget = int(max_buffer_bytes or 0.4 * free_bytes())
+    passes = plan(prep, p, n_workers, budget)
+    module = load_module("gmbe.cu", defines=_DEFINES)
+    kernel = module.get_function("gmbe_block_kernel" if block else "gmbe_warp_kernel")
+
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    start.record()
+    g = {k: cupy.asarray(getattr(prep, k)) for k in ("u_indptr", "u_indices", "v_indptr", "v_indices")}
+    graph_bytes = sum(a.nbytes for a in g.values())
+    stats = np.zeros((n_workers, NSTAT), dtype=np.uint64)
+    list_cap = max(4096, 16 * len(prep.seeds)) if listing else 1
+    device_bytes, records, queue_full = graph_bytes, [], False
+    for idx, cap, workers in passes:
+        order = idx[np.argsort(-prep.p2[idx], kind="stable")]  # heaviest seeds first
+        seeds = cupy.asarray(prep.seeds[order])
+        nw = cupy.asarray(prep.nw[order])
+        p2 = cupy.asarray(prep.p2[order])
+        gq_cap = queue_bound(prep, order, p)
+        if gq_cap * 8 > budget // 4:
+            gq_cap = max(1, budget // 32)  # a full queue makes the kernel run sub-tasks in place
+        if queue_cap is not None:
+            gq_cap = max(1, min(gq_cap, int(queue_cap)))
+        buf = cupy.empty(workers * cap, dtype=cupy.uint32)
+        gq = cupy.empty(gq_cap, dtype=cupy.uint64)
+        blocks = workers if block else -(-workers // WARPS_PER_BLOCK)
+        while True:
+            gq.fill(np.uint64(0xFFFFFFFFFFFFFFFF))
+            ctrl = cupy.zeros(8, dtype=cupy.int32)
+            st = cupy.zeros(workers * NSTAT, dtype=cupy.uint64)
+            lst = cupy.empty(list_cap, dtype=cupy.int32)
+            pos = cupy.zeros(1, dtype=cupy.uint64)
+            overflow = cupy.zeros(1, dtype=cupy.int32)
+            set_params(module, PARAMS, **g, seeds=seeds, seed_nw=nw, seed_p2=p2, buf=buf, gq=gq, ctrl=ctrl,
+                       stats=st, list=lst, list_pos=pos, list_overflow=overflow, buf_cap=cap, gq_cap=gq_cap,
+                       list_cap=list_cap, bound_size=p["bound_size"], n_seeds=len(order), tau=p["tau"], tw=tw,
+                       flags=flags, n_workers=workers, bound_height=p["bound_height"],
+                       min_left=p["min_left"], min_right=p["min_right"])
+            kernel((blocks,), (32 * WARPS_PER_BLOCK,), ())
+            if not listing or int(overflow[0]) == 0:
+                break
+            list_cap = int(pos[0]) + 1  # the kernel counted what it needed
+        device_bytes = max(device_bytes, graph_bytes + buf.nbytes + gq.nbytes + st.nbytes + seeds.nbytes * 4
+                           + lst.nbytes)
+        host = st.get().reshape(workers, NSTAT)
+        if len(passes) == 1:
+            stats[:workers] = host
+        else:  # sums of the counters; times and SMs of the last pass
+            summed = [i for i, k in enumerate(STATS) if k not in ("t0", "t1", "sm")]
+            stats[:workers, summed] += host[:, summed]
+            stats[:workers, 8:11] = host[:, 8:11]
+        queue_full |= bool(int(ctrl[4]) & ERR_QUEUE)
+        if listing:
+            records.append(lst[: int(pos[0])].get())
+        del buf, gq
+    answer = int(stats[:, 0].sum())
+    stop.record()
+    stop.synchronize()
+    gpu_ms = cupy.cuda.get_elapsed_time(start, stop)
+
+    bicliques = None
+    if listing:
+        bicliques = []
+        for rec in records:
+            i = 0
+            while i < len(rec):
+                nl, nr = int(rec[i]), int(rec[i + 1])
+                L = np.sort(rec[i + 2 : i + 2 + nl])
+                R = np.sort(prep.order[rec[i + 2 + nl : i + 2 + nl + nr]])
+                bicliques.append((L, R))
+                i += 2 + nl + nr
+    return GMBEResult(
+        answer=answer,
+        params={**p, "sms": sms, "workers": n_workers, "listing": listing, "regs": kernel.num_regs,
+                "spill_bytes": kernel.local_size_bytes,
+                "build": " ".join(f"{k}={v}" for k, v in sorted(_DEFINES.items())) or "default"},
+        gpu_ms=gpu_ms, prep_s=prep.prep_s, device_bytes=int(device_bytes), stats=stats, passes=len(passes),
+        queue_full=queue_full, bicliques=bicliques,
+    )
+
+
+def count_maximal_bicliques(B: BipartiteGraph, **params) -> int:
+    """Number of maximal bicliques with both sides non-empty."""
+    return prepare(B).run(**params).answer
+
+
+def maximal_bicliques(B: BipartiteGraph, **params) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Every maximal biclique as (U ids, V ids), both sorted (listing mode)."""
+    return prepare(B).run(listing=True, **params).bicliques

@@ -1,0 +1,131 @@
+"""Figures of notebook 40 (GMBE+) from the ``gmbe_*.csv`` tables; the paper's values marked."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+
+def where_measured(df: pd.DataFrame) -> str:
+    """'GPU, SMs, date' of the first row (every row carries its provenance)."""
+    if df.empty:
+        return "no rows"
+    row = df.iloc[0]
+    return f"{row['gpu']}, {row['sms']} SMs, {str(row['date'])[:10]}, commit {row['commit']}"
+
+
+def speed_table(table1: pd.DataFrame) -> pd.DataFrame:
+    """Ours beside the authors' GMBE on an H200 and the 1.25x target, per graph."""
+    t = table1.set_index("graph")
+    return pd.DataFrame({
+        "maximal bicliques": t["count"], "GMBE (authors, H200) ms": t["gmbe_h200_ms"],
+        "target ms": t["target_ms"], "ours ms": t["median_ms"].round(2),
+        "speed-up vs GMBE": (t["gmbe_h200_ms"] / t["median_ms"]).round(2),
+        "target met": t["median_ms"] <= t["target_ms"],
+    })
+
+
+def ablation_table(ab: pd.DataFrame) -> pd.DataFrame:
+    """Time of each variant relative to GMBE+ (>1: the variant is slower), per graph."""
+    piv = ab.pivot(index="graph", columns="variant", values="median_ms")
+    cols = [c for c in ["GMBE+", "w/o PRUNE", "w/o BITMAP", "w/o UNION", "WARP", "BLOCK"] if c in piv]
+    return piv[cols].div(piv["GMBE+"], axis=0)
+
+
+def plot_ablations(ab: pd.DataFrame, paper: dict):
+    rel = ablation_table(ab)
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    rel.plot.bar(ax=ax, logy=True, rot=0)
+    ax.axhline(1, color="k", lw=0.8)
+    ax.axhline(paper["over_warp"], color="tab:purple", ls=":", label=f"paper: WARP {paper['over_warp']}x")
+    ax.axhline(paper["over_block"], color="tab:brown", ls=":", label=f"paper: BLOCK {paper['over_block']}x")
+    ax.set_ylabel("time / GMBE+ time")
+    ax.set_title("Fig 10: ablations (ours; dotted: the paper's mean slow-downs)")
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def table2(ab: pd.DataFrame, paper: dict) -> pd.DataFrame:
+    """Non-maximal / maximal nodes with and without pruning (Table II), ours and the paper's (Mti)."""
+    piv = ab.pivot(index="graph", columns="variant", values="nonmax_per_max")
+    out = pd.DataFrame({"GMBE+ (ours)": piv["GMBE+"], "w/o PRUNE (ours)": piv["w/o PRUNE"]})
+    out["avoided %"] = (100 * (1 - out["GMBE+ (ours)"] / out["w/o PRUNE (ours)"])).round(1)
+    mti = [g == "MovieLens" for g in out.index]
+    out["GMBE+ (paper)"] = [paper["table2_movielens"][0] if m else np.nan for m in mti]
+    out["w/o PRUNE (paper)"] = [paper["table2_movielens"][1] if m else np.nan for m in mti]
+    return out
+
+
+def plot_memory(mem: pd.DataFrame, paper: dict):
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    x = np.arange(len(mem))
+    ax.bar(x - 0.2, mem["reuse_bytes_per_worker"] / 2**10, 0.4, label="node reuse (ours)")
+    ax.bar(x + 0.2, mem["no_reuse_bytes_per_worker"] / 2**10, 0.4, label="no reuse (from tree bounds)")
+    ax.set_xticks(x, mem["graph"])
+    ax.set_yscale("log")
+    ax.set_ylabel("KiB per worker (largest seed)")
+    lo, hi = paper["reuse_saving"]
+    ax.set_title(f"Fig 12: memory per worker (paper: {lo}-{hi:,}x less with reuse)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def active_sms(act: pd.DataFrame, points: int = 200) -> pd.DataFrame:
+    """Number of SMs still busy at each time (fraction of the longest run), per variant."""
+    out = {}
+    for variant, d in act.groupby("variant", sort=False):
+        t = np.linspace(0, d["end_ns"].max(), points)
+        out[variant] = pd.Series([(d["end_ns"] >= x).sum() for x in t], index=t / 1e6)
+    return pd.DataFrame(out)
+
+
+def plot_sm_activity(act: pd.DataFrame):
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    for variant, d in act.groupby("variant", sort=False):
+        t = np.sort(d["end_ns"].to_numpy()) / 1e6
+        ax.step(np.concatenate([[0], t]), np.concatenate([[len(t)], len(t) - np.arange(1, len(t) + 1)]),
+                where="post", label=variant)
+    ax.set_xlabel("ms since the kernel's first worker started")
+    ax.set_ylabel("active SMs")
+    ax.set_title(f"Fig 13: active SMs over time ({act['graph'].iloc[0]})")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_sweep(df: pd.DataFrame, param: str, paper_best=None, logx: bool = False):
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    col = param + "_value" if param + "_value" in df else param
+    for g, d in df.groupby("graph", sort=False):
+        ax.plot(d[col], d["median_ms"], "o-", label=g)
+    if paper_best is not None:
+        ax.axvline(paper_best, color="grey", ls=":", label=f"paper's best: {paper_best}")
+    if logx:
+        ax.set_xscale("log", base=2)
+    ax.set_xlabel(param)
+    ax.set_ylabel("median ms")
+    ax.set_yscale("log")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_bounds(df: pd.DataFrame, paper_best):
+    graphs = list(dict.fromkeys(df["graph"]))
+    fig, axes = plt.subplots(1, len(graphs), figsize=(4 * len(graphs), 3.4), squeeze=False)
+    for ax, g in zip(axes[0], graphs, strict=True):
+        piv = df[df["graph"] == g].pivot(index="bound_height", columns="bound_size", values="median_ms")
+        im = ax.imshow(piv.to_numpy(), cmap="viridis", origin="lower")
+        ax.set_xticks(range(len(piv.columns)), piv.columns, fontsize=7)
+        ax.set_yticks(range(len(piv.index)), piv.index, fontsize=7)
+        ax.set_xlabel("bound_size")
+        ax.set_ylabel("bound_height")
+        if paper_best[0] in piv.index and paper_best[1] in piv.columns:
+            ax.plot(list(piv.columns).index(paper_best[1]), list(piv.index).index(paper_best[0]), "r*", ms=12)
+        ax.set_title(f"{g} (ms; red star: paper's best)", fontsize=9)
+        fig.colorbar(im, ax=ax, shrink=0.8)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,209 @@
+"""A line-by-line Python mirror of cuda/gmbe.cu's task logic (one worker, no parallelism).
+
+It reads the same host arrays as the kernel (``gmbe.prepare``) and keeps the same node_buf fields
+(depthL, st, dz, pm, bitmap rows, per-level L), so CPU tests can check the kernel's algorithm,
+its sub-task split and its buffer bounds against the oracle without a GPU.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+INF = 0x7FFFFFFF
+K_R, K_X = 1, 2
+
+
+def mk(d, k):
+    return (d << 2) | k
+
+
+def run(prep, *, prune=True, bitmap=True, tau=32, split=True, bound_height=20, bound_size=1500,
+        min_left=1, min_right=1, trace=None, compact=False):
+    """(count, stats) of the kernel's algorithm on ``prep`` (a gmbe.Prepared).
+
+    ``compact``: the GMBE_COMPACT build (each depth scans only its own vertex set)."""
+    vp, vi, up, ui = prep.v_indptr, prep.v_indices, prep.u_indptr, prep.u_indices
+    NV = [vi[vp[v]:vp[v + 1]].tolist() for v in range(len(vp) - 1)]
+    NU = [ui[up[u]:up[u + 1]].tolist() for u in range(len(up) - 1)]
+    stats = dict(count=0, nodes=0, failed=0, pruned=0, subtasks=0, splits=0, max_depth=0, bitmaps=0,
+                 scanned=0)
+    queue = []
+    for si, s in enumerate(prep.seeds.tolist()):
+        _task(NV, NU, s, -1, int(prep.nw[si]), int(prep.p2[si]), stats, queue, prune, bitmap, tau,
+              split, bound_height, bound_size, min_left, min_right, trace, compact)
+        while queue:
+            s2, ct = queue.pop()
+            si2 = int(np.flatnonzero(prep.seeds == s2)[0])
+            _task(NV, NU, s2, ct, int(prep.nw[si2]), int(prep.p2[si2]), stats, queue, prune, bitmap, tau,
+                  False, bound_height, bound_size, min_left, min_right, trace, compact)
+    return stats["count"], stats
+
+
+def _task(NV, NU, s, ct, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split, bh, bs, min_left,
+          min_right, trace, compact):
+    Ns = NV[s]
+    Lids = Ns if ct < 0 else sorted(set(Ns) & set(NV[ct]))
+    nL = len(Lids)
+    if nL == 0:
+        return
+    W = sorted(set().union(*[NU[u] for u in Lids]))
+    nW = len(W)
+    assert nW <= nw_cap, (nW, nw_cap)
+    adj = [[] for _ in W]
+    widx = {w: j for j, w in enumerate(W)}
+    for i, u in enumerate(Lids):
+        for w in NU[u]:
+            adj[widx[w]].append(i)
+    assert sum(map(len, adj)) <= p2_cap
+    st, dz, pm = [INF] * nW, [INF] * nW, [0] * nW
+    bad = False
+    for j, w in enumerate(W):
+        covers = len(adj[j]) == nL
+        if ct < 0:
+            if covers:
+                st[j] = mk(0, K_R)
+                bad |= w < s
+            else:
+                st[j] = INF if w > s else mk(0, K_X)
+        elif covers:
+            if w >= ct or w == s or set(Ns) <= set(NV[w]):
+                st[j] = mk(0, K_R)
+            else:
+                st[j] = mk(0, K_X)
+                bad = True
+        else:
+            st[j] = INF if w > ct else mk(0, K_X)
+    nC = sum(x == INF for x in st)
+    nR = sum(x != INF and x & 3 == K_R for x in st)
+    stats["nodes"] += 1
+    stats["subtasks"] += ct >= 0
+    h = min(nL, nC)
+    if bad:
+        stats["failed"] += ct >= 0
+        return
+    if nL >= min_left and nR >= min_right:
+        stats["count"] += 1
+    if nC == 0:
+        return
+    if split and h > bh and h * nC > bs:
+        stats["splits"] += 1
+        for j in range(nW):
+            if st[j] == INF:
+                queue.append((s, W[j]))
+        return
+    depthL = [0] * nL
+    trav, nRD = {0: -1}, {0: nR}
+    perm = [j for j in range(nW) if st[j] == INF or st[j] & 3 == K_X]
+    cnt = {0: len(perm)}
+
+    def level_set(D):
+        return perm[:cnt[D]] if compact else range(nW)
+    bm = {"level": -1, "rows": None, "Lb": {}}
+
+    def enter_bitmap(D):
+        members = [i for i in range(nL) if depthL[i] >= D]
+        pos = {i: k for k, i in enumerate(members)}
+        rows = [0] * nW
+        for j in level_set(D):
+            if (not compact and dz[j] <= D) or (st[j] != INF and st[j] & 3 == K_R):
+                continue
+            rows[j] = sum(1 << pos[i] for i in adj[j] if depthL[i] >= D)
+        bm.update(level=D, rows=rows, Lb={D: (1 << len(members)) - 1})
+        stats["bitmaps"] += 1
+
+    def pop_level(Dc):
+        for j in level_set(Dc - 1):
+            if st[j] != INF and st[j] >> 2 == Dc:
+                st[j] = INF
+            if dz[j] == Dc:
+                dz[j] = INF
+            if Dc < 64:
+                pm[j] &= ~(1 << Dc)
+        if bm["level"] < 0 or bm["level"] == Dc:
+            for i in range(nL):
+                if depthL[i] == Dc:
+                    depthL[i] = Dc - 1
+        if bm["level"] == Dc:
+            bm["level"] = -1
+
+    def overlap(j, Dl):
+        if bm["level"] >= 0:
+            return (bm["rows"][j] & bm["Lb"][Dl]).bit_count()
+        return sum(depthL[i] >= Dl for i in adj[j])
+
+    D = 0
+    if bitmap and nL <= tau:
+        enter_bitmap(0)
+    while True:
+        bit = 1 << D if D < 64 else 0
+        q = min((j for j in level_set(D) if j > trav[D] and st[j] == INF and (compact or dz[j] > D)
+                 and not pm[j] & bit), default=None)
+        if q is None:
+            if D == 0:
+                break
+            pop_level(D)
+            D -= 1
+            st[trav[D]] = mk(D, K_X)
+            continue
+        trav[D] = q
+        st[q] = mk(D + 1, K_R)
+        if bm["level"] >= 0:
+            bm["Lb"][D + 1] = bm["Lb"][D] & bm["rows"][q]
+            nl1 = bm["Lb"][D + 1].bit_count()
+        else:
+            nl1 = 0
+            for i in adj[q]:
+                if depthL[i] >= D:
+                    depthL[i] = D + 1
+                    nl1 += 1
+        nr_new = nc_new = 0
+        fail = False
+        rel, other = [], []
+        for j in level_set(D):
+            stats["scanned"] += 1
+            other.append(j)
+            if j == q or (not compact and dz[j] <= D):
+                continue
+            sj = st[j]
+            cand = sj == INF and not pm[j] & bit
+            xv = sj != INF and sj & 3 == K_X
+            if not cand and not xv:
+                continue
+            c1 = overlap(j, D + 1)
+            c0 = overlap(j, D) if cand else -1
+            if c1 == 0:
+                dz[j] = D + 1
+                continue
+            if xv:
+                fail |= c1 == nl1
+                rel.append(other.pop())
+                continue
+            if c1 == nl1:
+                st[j] = mk(D + 1, K_R)
+                nr_new += 1
+            else:
+                nc_new += 1
+                rel.append(other.pop())
+            if prune and c1 == c0 and D < 64:
+                pm[j] |= bit
+                stats["pruned"] += 1
+        if compact:
+            perm[:cnt[D]] = rel + other[::-1]
+        stats["nodes"] += 1
+        nr1 = nRD[D] + 1 + nr_new
+        if fail:
+            stats["failed"] += 1
+        elif nl1 >= min_left and nr1 >= min_right:
+            stats["count"] += 1
+            if trace is not None:
+                trace.append(("found", D + 1, nl1, nr1))
+        if fail or nc_new == 0:
+            pop_level(D + 1)
+            st[q] = mk(D, K_X)
+            continue
+        D += 1
+        stats["max_depth"] = max(stats["max_depth"], D)
+        trav[D], nRD[D] = -1, nr1
+        cnt[D] = len(rel)
+        if bitmap and bm["level"] < 0 and nl1 <= tau:
+            enter_bitmap(D)
