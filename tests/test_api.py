@@ -101,6 +101,7 @@ class FakeGMBE:
     """Stands in for mce_kit.gpu.gmbe: the CPU oracle in the kernel's types, with its size filters."""
 
     calls = []
+    DEFAULTS = {"tau": 32}  # the knobs strict keyword checking accepts
 
     @classmethod
     def _pairs(cls, B, min_left=1, min_right=1):
