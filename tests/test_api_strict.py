@@ -23,6 +23,8 @@ def _calls(G, B):
         ("count_k_cliques", lambda kw: mk.count_k_cliques(G, 3, **kw)),
         ("max_cliques", lambda kw: mk.max_cliques(G, **kw)),
         ("count_maximal_bicliques", lambda kw: mk.count_maximal_bicliques(B, **kw)),
+        ("maximal_bicliques", lambda kw: _drain(mk.maximal_bicliques(B, **kw))),
+        ("maximal_clique_blocks", lambda kw: _drain(mk.maximal_clique_blocks(G, **kw))),
     ]
 
 
