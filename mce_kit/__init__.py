@@ -36,6 +36,7 @@ _EXPORTS = {
     "maximal_bicliques": "api",
     "count_maximal_bicliques": "api",
     "max_cliques": "api",
+    "clique_number": "api",
     "Count": "api",
     "has_gpu": "gpu",
     "quick_mode": "config",

@@ -104,6 +104,15 @@ def _rdmce():
     return rdmce
 
 
+def _geil():
+    """The Geil maximum-clique GPU module, or None while it cannot be imported."""
+    try:
+        from .gpu import geil
+    except ImportError:
+        return None
+    return geil
+
+
 def _device(device: str, problem: str, kernel: Callable | None = None) -> str:
     """'cpu' or 'gpu' for ``problem``. ``kernel`` returns the GPU module (None while it
     cannot be imported); it is None itself for problems without a GPU kernel."""
@@ -501,16 +510,36 @@ def _no_params(params: dict, what: str) -> None:
 
 
 def max_cliques(G, *, device="auto", progress=False, **params) -> tuple[int, list[list]]:
-    """(omega, every maximum clique as a list of labels)."""
+    """(omega, every maximum clique as a list of labels).
+
+    On the GPU (Geil et al.'s breadth-first search with a branch-and-bound fallback)
+    ``params`` go to ``mce_kit.gpu.geil`` (heuristic, window, time_limit_s, ...); past
+    ``time_limit_s`` it raises TimeoutError naming the best bound found. On the CPU
+    igraph's ``largest_cliques`` answers (the oracle with ``progress``)."""
     G = as_graph(G)
-    dev = _device(device, "maximum cliques")
-    _check_params(params, (), dev, "max_cliques")
-    if progress:
+    label = _labeler(G.labels)
+    dev = _device(device, "maximum cliques", _geil)
+    params = _check_params(params, _knobs(_geil), dev, "max_cliques")
+    if dev == "gpu":
+        omega, cliques = _geil().max_cliques(G, **params)
+    elif progress:
         omega, cliques = cpu.max_cliques(G, progress=_progress(progress, "maximum cliques"))
     else:
         omega, cliques = engine.max_cliques(G)
-    label = _labeler(G.labels)
     return omega, [label(c) for c in cliques]
+
+
+def clique_number(G, *, device="auto", progress=False, **params) -> Count:
+    """omega, the size of a maximum clique, as a Count (the GPU search may stop early)."""
+    G = as_graph(G)
+    dev = _device(device, "maximum cliques", _geil)
+    params = _check_params(params, _knobs(_geil), dev, "clique_number")
+    if dev == "gpu":
+        return _timed(lambda: _geil().clique_number(G, **params), dev, params)
+    if progress:
+        bar = _progress(progress, "maximum cliques")
+        return _timed(lambda: cpu.clique_number(G, progress=bar), dev, params)
+    return _timed(lambda: engine.clique_number(G), dev, params)
 
 
 # ---- maximal bicliques ----

@@ -39,6 +39,7 @@ class Algorithm:
 ALGORITHMS = {a.name: a for a in [
     Algorithm("rdmce", "mce", "mce_kit.gpu.rdmce", "maximal cliques, RDMCE (root-down exposure)"),
     Algorithm("kcminer", "kclique", "mce_kit.gpu.kclique", "k-cliques, KCMiner (bitmaps, lane scheduling)"),
+    Algorithm("geil", "maxclique", "mce_kit.gpu.geil", "maximum cliques, Geil et al. (breadth first + B&B)"),
     Algorithm("gmbe", "mbe", "mce_kit.gpu.gmbe", "maximal bicliques, GMBE+ (node reuse, load-aware split)",
               bipartite=True),
 ]}

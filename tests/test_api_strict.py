@@ -22,6 +22,7 @@ def _calls(G, B):
         *((name, _maximal_call(name, G)) for name in MAXIMAL),
         ("count_k_cliques", lambda kw: mk.count_k_cliques(G, 3, **kw)),
         ("max_cliques", lambda kw: mk.max_cliques(G, **kw)),
+        ("clique_number", lambda kw: mk.clique_number(G, **kw)),
         ("count_maximal_bicliques", lambda kw: mk.count_maximal_bicliques(B, **kw)),
         ("maximal_bicliques", lambda kw: _drain(mk.maximal_bicliques(B, **kw))),
         ("maximal_clique_blocks", lambda kw: _drain(mk.maximal_clique_blocks(G, **kw))),

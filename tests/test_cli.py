@@ -49,7 +49,6 @@ def test_stats_and_datasets(capsys):
         (["count", "{missing}"], r"error: .*missing.*no such file"),
         (["count", "CA-GrQ"], r"did you mean CA-GrQc"),
         (["count", "{good}", "--problem", "kclique"], r"needs --k"),
-        (["count", "{good}", "--problem", "maxclique", "--device", "gpu"], r"no GPU kernel"),
         (["count", "MovieLens"], r"bipartite"),
         (["stats", "{bad}", "--format", "nosuch"], r"unknown format"),
     ],

@@ -1,0 +1,715 @@
+"""Geil et al.'s breadth-first maximum cliques on the GPU: launcher for ``cuda/geil.cu``.
+
+    prep = prepare(G)                                  # (degree, id) order, out-lists, scores (CPU)
+    res = prep.run(heuristic="multi-degree", window=0) # the timed phase
+    res.answer        # (omega, number of maximum cliques); None when stopped at the time budget
+    res.cliques       # with listing=True: every maximum clique (ids of G), sorted
+    res.method        # "bfs", "windowed", "bfs+dfs", "windowed+dfs" or "dfs"
+
+The search, step by step:
+
+1. A greedy lower bound ``w`` (the size of a real clique): one warp per seed adds the
+   candidate of highest degree (or core number) until none is left; ``single-*`` starts
+   from the best vertex, ``multi-*`` from the ``seeds`` best ones (0: every vertex);
+   ``none`` starts with ``w = 1``.
+2. Vertices whose score + 1 < w cannot be in a clique of size w and are dropped; edges
+   point from lower to higher (degree, id); a source whose out-list + 1 < w is dropped.
+3. Level 2 is the 2-clique list: (vertexID, sublistID) per oriented edge. Level k -> k+1:
+   one thread per entry counts the later entries of its sublist adjacent to it, the
+   count is zeroed when k + count < w (only *strictly* smaller: every clique of size w
+   survives, so ties are all found), a scan sizes the next level exactly, and a second
+   pass writes it. The last non-empty level holds every largest clique once.
+4. Windows: the sources are cut into windows of about ``window`` level-2 entries; each
+   window runs step 3 alone and raises ``w`` for the next.
+5. Never wrong, never out of memory: when the next level would pass ``level_bytes``
+   (or the graph is denser than ``dense``), the remaining work moves to a depth-first
+   branch and bound on the GPU: one warp per sub-problem (a sublist of the last level
+   held, or a source of a later window) with a greedy-colouring bound on bitsets, first
+   raising the bound, then listing the ties.
+6. ``time_limit_s``: past it the search stops cleanly; the result then says
+   ``status == "bound only"`` with the best clique found (``answer`` is None).
+
+``prepare(G, device="cpu")`` runs the same steps with NumPy twins of the kernels (tests
+and machines without a GPU).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..graph import Graph
+from .launch import free_bytes, params_dtype, plan_passes, set_params
+
+HEURISTICS = ("none", "single-degree", "single-core", "multi-degree", "multi-core")
+STRATEGIES = ("auto", "bfs", "dfs")
+DEFAULTS = dict(heuristic="multi-degree", seeds=0, window=0, level_bytes=4 << 30, dense=0.8,
+                strategy="auto", time_limit_s=0.0, warps_per_sm=16, bitmap_max_n=32768, dfs_depth=3,
+                max_tasks=1 << 21)
+WARPS_PER_BLOCK = 4
+THREADS = 256
+MAX_DFS_CANDIDATES = 32767  # colours and local ids share one 32-bit word in the kernel
+
+# The kernels' launch parameters (same fields, same order as the structs in geil.cu).
+PARAMS = params_dtype(
+    pointers=("indptr", "indices", "outptr", "adj", "R", "cand", "cand_ptr", "tasks", "scratch", "best",
+              "next_task", "flags", "out", "out_pos", "slots", "nodes", "clock0"),
+    i8=("scratch_cap", "out_cap", "budget_ns"),
+    i4=("n_tasks", "r_len", "mode", "n_workers", "nw", "slot_words"))
+HPARAMS = params_dtype(pointers=("indptr", "indices", "score", "seeds", "scratch", "sizes", "record"),
+                       i8=("cap",), i4=("n_seeds", "n_workers"))
+
+
+def scratch_words(p) -> np.ndarray:
+    """Scratch words one warp needs for a sub-problem with p candidates (matches bnb_kernel)."""
+    p = np.asarray(p, dtype=np.int64)
+    W = (p + 31) // 32
+    return p * W + (p + 1) * W + 2 * W + 4 * (p + 1) + p * (p + 1) // 2 + 4
+
+
+@dataclass
+class GeilResult:
+    answer: tuple | None          # (omega, number of maximum cliques); None unless exact
+    omega: int                    # omega when exact, else the best lower bound found
+    count: int | None
+    cliques: list | None          # listing: every maximum clique, ids of G, each sorted
+    best_clique: list             # one largest clique found (ids of G)
+    status: str                   # "exact" or "bound only"
+    method: str
+    levels: list                  # clique-list entries per level, summed over windows
+    windows: int
+    peak_bytes: int
+    omega_hat: int                # the heuristic's bound
+    gpu_ms: float
+    prep_s: float
+    params: dict
+    timings: dict = field(default_factory=dict)
+    counters: dict = field(default_factory=dict)
+
+    @property
+    def exact(self) -> bool:
+        return self.status == "exact"
+
+    def row(self) -> dict:
+        """Flat columns for a results table."""
+        return {"omega": self.omega, "count": self.count, "status": self.status, "method": self.method,
+                "levels": len(self.levels), "windows": self.windows, "peak_bytes": self.peak_bytes,
+                "omega_hat": self.omega_hat, "entries": int(sum(self.levels)),
+                **{f"{k}_ms": v for k, v in self.timings.items()}, **self.counters}
+
+
+@dataclass
+class Prepared:
+    """A graph relabelled by (degree, id) with its out-lists and vertex scores (host arrays)."""
+
+    G: Graph
+    device: str
+    order: np.ndarray       # order[new id] = vertex of G
+    indptr: np.ndarray
+    indices: np.ndarray
+    outptr: np.ndarray      # first later neighbour of each vertex
+    o_src: np.ndarray       # oriented edges (sorted by source, then target)
+    o_dst: np.ndarray
+    degree: np.ndarray
+    core: np.ndarray
+    by_score: dict          # "degree"/"core" -> vertices by descending score (ties: lower id)
+    upper: int              # max core number + 1 >= omega
+    density: float
+    prep_s: float = 0.0
+
+    def run(self, *, listing=False, omega_only=False, **params) -> GeilResult:
+        return _run(self, listing=listing, omega_only=omega_only, **params)
+
+
+def prepare(G: Graph, device: str = "gpu") -> Prepared:
+    """Relabel ``G`` by (degree, id) and build what the search needs (not part of the timed phase)."""
+    from ..order import core_numbers
+
+    if device not in ("gpu", "cpu"):
+        raise ValueError(f"device must be 'gpu' or 'cpu', got {device!r}")
+    if device == "gpu":
+        from . import require_gpu
+
+        require_gpu()
+    if len(G.indices) >= 2**31:
+        raise ValueError(f"Geil: {G.m} edges is more than the int32 CSR holds")
+    t0 = time.perf_counter()
+    deg0 = G.degrees().astype(np.int64)
+    order = np.lexsort((np.arange(G.n), deg0)).astype(np.int32)
+    H = G.relabel(order)
+    indptr = np.ascontiguousarray(H.indptr, dtype=np.int32)
+    indices = np.ascontiguousarray(H.indices, dtype=np.int32)
+    deg = np.diff(indptr).astype(np.int32)
+    src = np.repeat(np.arange(H.n, dtype=np.int32), deg)
+    later = indices > src
+    outptr = (indptr[:-1] + np.bincount(src[~later], minlength=H.n)).astype(np.int32)
+    core = np.asarray(core_numbers(H), dtype=np.int32) if H.n else np.zeros(0, np.int32)
+    ids = np.arange(H.n)
+    by_score = {"degree": np.lexsort((ids, -deg.astype(np.int64))).astype(np.int32),
+                "core": np.lexsort((ids, -core.astype(np.int64))).astype(np.int32)}
+    n = H.n
+    return Prepared(G, device, order, indptr, indices, outptr, src[later].copy(), indices[later].copy(),
+                    deg, core, by_score, int(core.max()) + 1 if n else 0,
+                    2 * G.m / (n * (n - 1)) if n > 1 else 0.0, time.perf_counter() - t0)
+
+
+# ---- the two back ends: CUDA kernels and their NumPy twins ----
+
+
+class _GpuOps:
+    def __init__(self, prep: Prepared, p: dict):
+        import cupy
+
+        from .loader import load_module
+
+        self.xp = cupy
+        self.module = load_module("geil.cu")
+        self.k = {name: self.module.get_function(name) for name in
+                  ("stamp_clock", "build_adj", "greedy_kernel", "level_count", "level_write", "bnb_kernel")}
+        self.sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+        self.prep = prep
+        self.indptr = cupy.asarray(prep.indptr)
+        self.indices = cupy.asarray(prep.indices)
+        self.outptr = cupy.asarray(prep.outptr)
+        n = len(prep.degree)
+        self.nw = (n + 31) // 32 if 0 < n <= int(p["bitmap_max_n"]) else 0
+        self.adj = cupy.zeros(max(1, n * self.nw), dtype=cupy.uint32)
+        if self.nw:
+            self.k["build_adj"](((n + 127) // 128,), (128,),
+                                (self.indptr, self.indices, np.int32(n), np.int32(self.nw), self.adj))
+        self.base_bytes = self.indptr.nbytes * 2 + self.indices.nbytes + self.adj.nbytes
+
+    def asarray(self, a):
+        return self.xp.asarray(a)
+
+    def get(self, a):
+        return a.get()
+
+    def greedy(self, score, seeds, record=False):
+        cp = self.xp
+        cap = int(self.prep.degree.max()) + 1
+        workers = min(len(seeds), self.sms * 32)
+        scratch = cp.empty(workers * 2 * cap, dtype=cp.int32)
+        sizes = cp.zeros(len(seeds), dtype=cp.int32)
+        rec = cp.zeros(cap + 1, dtype=cp.int32) if record else None
+        set_params(self.module, HPARAMS, "H", indptr=self.indptr, indices=self.indices, score=score,
+                   seeds=seeds, scratch=scratch, sizes=sizes, record=rec if record else 0, cap=cap,
+                   n_seeds=len(seeds), n_workers=workers)
+        self.k["greedy_kernel"]((-(-workers // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
+        if record:
+            size = int(sizes[0])
+            return size, rec[:size].get()
+        return sizes
+
+    def count(self, vid, sid, k, w):
+        cp = self.xp
+        n = len(vid)
+        counts = cp.empty(n, dtype=cp.int32)
+        self.k["level_count"](((n + THREADS - 1) // THREADS,), (THREADS,),
+                              (vid, sid, np.int64(n), np.int32(k), np.int32(w), self.adj, np.int32(self.nw),
+                               self.indptr, self.indices, self.outptr, counts))
+        return counts
+
+    def write(self, vid, sid, counts, offsets, total):
+        cp = self.xp
+        n = len(vid)
+        nv, ns = cp.empty(total, dtype=cp.int32), cp.empty(total, dtype=cp.int32)
+        self.k["level_write"](((n + THREADS - 1) // THREADS,), (THREADS,),
+                              (vid, sid, np.int64(n), counts, offsets, self.adj, np.int32(self.nw),
+                               self.indptr, self.indices, self.outptr, nv, ns))
+        return nv, ns
+
+    def bnb(self, R, r_len, cand, cand_ptr, best, mode, budget_ns, out_cap, warps_per_sm, budget_bytes):
+        """One group of sub-problems -> (best clique or None, records, n_records, stopped, bytes, nodes)."""
+        cp = self.xp
+        ptr = cand_ptr.get() if not isinstance(cand_ptr, np.ndarray) else cand_ptr
+        sizes = np.diff(ptr)
+        n_sub = len(sizes)
+        if n_sub == 0:
+            return None, None, 0, False, 0, 0
+        if sizes.max() > MAX_DFS_CANDIDATES:
+            raise ValueError(f"Geil DFS: a sub-problem has {int(sizes.max())} candidates "
+                             f"(at most {MAX_DFS_CANDIDATES})")
+        live = np.flatnonzero(sizes + r_len >= int(best[0]) + (1 if mode == 0 else 0))
+        if len(live) == 0:
+            return None, None, 0, False, 0, 0
+        need = scratch_words(sizes[live])
+        workers = self.sms * int(warps_per_sm)
+        passes = plan_passes({"scratch": need}, workers, budget_bytes, "Geil DFS",
+                             lambda i: f"sub-problem with {int(sizes[live[i]])} candidates")
+        slot_words = r_len + int(sizes.max()) + 2
+        flags = cp.zeros(2, dtype=cp.int32)
+        out_pos = cp.zeros(1, dtype=cp.uint64)
+        nodes = cp.zeros(1, dtype=cp.uint64)
+        clock0 = cp.zeros(1, dtype=cp.uint64)
+        size_rec = int(best[0]) if mode == 1 else 1
+        out = cp.empty(max(1, out_cap * size_rec), dtype=cp.int32)
+        best_slot, peak = None, 0
+        for idx, caps, nwork in passes:
+            tasks = live[idx]
+            tasks = cp.asarray(tasks[np.argsort(-sizes[tasks], kind="stable")].astype(np.int32))
+            scratch = cp.empty(nwork * caps["scratch"], dtype=cp.uint32)
+            slots = cp.zeros(nwork * slot_words, dtype=cp.int32)
+            next_task = cp.zeros(1, dtype=cp.int32)
+            self.k["stamp_clock"]((1,), (1,), (clock0,))
+            set_params(self.module, PARAMS, indptr=self.indptr, indices=self.indices, outptr=self.outptr,
+                       adj=self.adj, R=R, cand=cand, cand_ptr=cp.asarray(ptr), tasks=tasks,
+                       scratch=scratch, best=best, next_task=next_task, flags=flags, out=out,
+                       out_pos=out_pos, slots=slots, nodes=nodes, clock0=clock0,
+                       scratch_cap=caps["scratch"], out_cap=out_cap, budget_ns=budget_ns, n_tasks=len(tasks),
+                       r_len=r_len, mode=mode, n_workers=nwork, nw=self.nw, slot_words=slot_words)
+            self.k["bnb_kernel"]((-(-nwork // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
+            peak = max(peak, scratch.nbytes + slots.nbytes + out.nbytes)
+            if mode == 0:
+                s = slots.reshape(nwork, slot_words)
+                i = int(s[:, 0].argmax())
+                size = int(s[i, 0])
+                if size and (best_slot is None or size > len(best_slot)):
+                    best_slot = s[i, 1:1 + size].get()
+            if int(flags[0]):
+                break
+            del scratch, slots
+        fl = flags.get()
+        if fl[1]:
+            raise RuntimeError("Geil DFS: a tie pass found a clique above omega (internal error)")
+        n_rec = int(out_pos[0])
+        rec = out[: min(n_rec, out_cap) * size_rec].reshape(-1, size_rec).get() if mode == 1 else None
+        return best_slot, rec, n_rec, bool(fl[0]), peak, int(nodes[0])
+
+
+class _CpuOps:
+    """NumPy twins of the kernels: the same inputs, outputs and pruning, one entry at a time."""
+
+    xp = np
+
+    def __init__(self, prep: Prepared, p: dict):
+        self.prep = prep
+        self.sms = 1
+        ptr = prep.indptr
+        self.nbr = [set(prep.indices[ptr[v]:ptr[v + 1]].tolist()) for v in range(len(prep.degree))]
+        self.base_bytes = prep.indptr.nbytes * 2 + prep.indices.nbytes
+        self.nw = 0
+
+    def asarray(self, a):
+        return np.asarray(a)
+
+    def get(self, a):
+        return np.asarray(a)
+
+    def greedy(self, score, seeds, record=False):
+        sizes = []
+        for s in seeds.tolist():
+            clique, cand = [s], sorted(self.nbr[s])
+            while cand:
+                v = max(cand, key=lambda u: (int(score[u]), -u))
+                clique.append(v)
+                cand = [u for u in cand if u != v and u in self.nbr[v]]
+            sizes.append(len(clique))
+            if record:
+                return len(clique), np.array(clique, dtype=np.int32)
+        return np.array(sizes, dtype=np.int32)
+
+    def _siblings(self, vid, sid, j):
+        x = j + 1
+        while x < len(sid) and sid[x] == sid[j]:
+            yield x
+            x += 1
+
+    def count(self, vid, sid, k, w):
+        out = np.zeros(len(vid), dtype=np.int32)
+        for j in range(len(vid)):
+            c = sum(1 for x in self._siblings(vid, sid, j) if vid[x] in self.nbr[vid[j]])
+            out[j] = 0 if k + c < w else c
+        return out
+
+    def write(self, vid, sid, counts, offsets, total):
+        nv, ns = np.empty(total, np.int32), np.empty(total, np.int32)
+        for j in range(len(vid)):
+            if counts[j]:
+                pos = offsets[j] - counts[j]
+                for x in self._siblings(vid, sid, j):
+                    if vid[x] in self.nbr[vid[j]]:
+                        nv[pos], ns[pos] = vid[x], j
+                        pos += 1
+        return nv, ns
+
+    def bnb(self, R, r_len, cand, cand_ptr, best, mode, budget_ns, out_cap, warps_per_sm, budget_bytes):
+        slack = 1 if mode == 0 else 0
+        best_slot, records, n_rec, nodes = None, [], 0, 0
+        ptr = np.asarray(cand_ptr)
+        for sub in np.argsort(-np.diff(ptr), kind="stable"):
+            C = cand[ptr[sub]:ptr[sub + 1]].tolist()[::-1]  # highest degree first, as in bnb_kernel
+            Rs = R[sub * r_len:(sub + 1) * r_len].tolist()
+            p = len(C)
+            if r_len + p < best[0] + slack:
+                continue
+            adj = [sum(1 << b for b in range(p) if b != a and C[b] in self.nbr[C[a]]) for a in range(p)]
+            stack = [((), (1 << p) - 1)]
+            while stack:  # (chosen local ids, candidates); colouring bound as in bnb_kernel
+                chosen, P = stack.pop()
+                r = r_len + len(chosen)
+                nodes += 1
+                if not P:
+                    if mode == 0 and r > best[0]:
+                        best[0] = r
+                        best_slot = np.array(Rs + [C[i] for i in chosen], dtype=np.int32)
+                    elif mode == 1 and r >= best[0]:
+                        if r > best[0]:
+                            raise RuntimeError("Geil DFS: a tie pass found a clique above omega")
+                        records.append(Rs + [C[i] for i in chosen])
+                        n_rec += 1
+                    continue
+                before = 0
+                for v, col in _colour(adj, P):  # ascending colours; the last pushed pops first
+                    if r + col >= best[0] + slack:
+                        stack.append(((*chosen, v), before & adj[v]))
+                    before |= 1 << v
+        rec = np.array(records[:out_cap], dtype=np.int32).reshape(-1, int(best[0])) if mode == 1 else None
+        return best_slot, rec, n_rec, False, 0, nodes
+
+
+def _colour(adj, P):
+    out, U, col = [], P, 0
+    while U:
+        col += 1
+        Q = U
+        while Q:
+            low = Q & -Q
+            v = low.bit_length() - 1
+            U ^= low
+            Q &= ~adj[v] & ~low
+            out.append((v, col))
+    return out
+
+
+# ---- the search ----
+
+
+def _check(params: dict) -> dict:
+    unknown = set(params) - set(DEFAULTS)
+    if unknown:
+        raise TypeError(f"unknown Geil parameter(s): {', '.join(sorted(unknown))}")
+    p = {**DEFAULTS, **params}
+    if p["heuristic"] not in HEURISTICS:
+        raise ValueError(f"heuristic must be one of {HEURISTICS}, got {p['heuristic']!r}")
+    if p["strategy"] not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {STRATEGIES}, got {p['strategy']!r}")
+    for name in ("seeds", "window", "level_bytes", "warps_per_sm", "bitmap_max_n", "dfs_depth", "max_tasks"):
+        if int(p[name]) < 0:
+            raise ValueError(f"{name} must be >= 0, got {p[name]}")
+    if int(p["warps_per_sm"]) == 0:
+        raise ValueError("warps_per_sm must be >= 1")
+    if int(p["dfs_depth"]) < 2:
+        raise ValueError("dfs_depth must be >= 2")
+    return p
+
+
+def windows(olen: np.ndarray, ok: np.ndarray, window: int) -> list[tuple[int, int]]:
+    """Source ranges [a, b) holding about ``window`` level-2 entries each (whole sublists)."""
+    n = len(olen)
+    if not window:
+        return [(0, n)] if n else []
+    size = np.where(ok, olen, 0)
+    cuts, acc, a = [], 0, 0
+    for v in np.flatnonzero(size):
+        acc += int(size[v])
+        if acc >= window:
+            cuts.append((a, int(v) + 1))
+            a, acc = int(v) + 1, 0
+    if a < n:
+        cuts.append((a, n))
+    return cuts
+
+
+def _parent_cliques(levels, parents, xp):
+    """Vertices of the cliques of ``parents`` (indices into the last level of ``levels``)."""
+    cols = []
+    p = parents
+    for vid, sid in reversed(levels):
+        cols.append(vid[p])
+        if sid is not None:
+            p = sid[p]
+    return xp.stack(cols[::-1], axis=1) if cols else xp.empty((len(parents), 0), dtype=xp.int32)
+
+
+def _run(prep: Prepared, *, listing, omega_only, **params) -> GeilResult:
+    p = _check(params)
+    G, n = prep.G, len(prep.degree)
+    t_start = time.perf_counter()
+    limit = float(p["time_limit_s"] or 0)
+    base = {**p, "listing": listing, "omega_only": omega_only, "device": prep.device}
+    if n == 0 or prep.o_src.size == 0:  # no edges: every vertex is a maximum clique
+        omega = 1 if n else 0
+        cl = [[int(v)] for v in range(n)] if listing else None
+        return GeilResult((omega, n), omega, n, cl, [0] if n else [], "exact", "trivial", [n] if n else [],
+                          0, 0, omega, 0.0, prep.prep_s, base)
+    gpu = prep.device == "gpu"
+    if gpu:
+        import cupy
+
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+    ops = (_GpuOps if gpu else _CpuOps)(prep, p)
+    xp = ops.xp
+    timings, counters = {}, {}
+
+    def elapsed():
+        return time.perf_counter() - t_start
+
+    # 1. greedy lower bound
+    h = p["heuristic"]
+    by = "core" if h.endswith("core") else "degree"
+    score_h = prep.core if by == "core" else prep.degree
+    score = ops.asarray(score_h)
+    if h == "none":
+        w, best_clique = 1, np.array([int(prep.o_src[0])], dtype=np.int32)
+    else:
+        ranked = prep.by_score[by]
+        h_seeds = 1 if h.startswith("single") else (int(p["seeds"]) or n)
+        seeds = ops.asarray(ranked[:h_seeds])
+        sizes = ops.greedy(score, seeds)
+        i = int(xp.argmax(sizes))
+        w, best_clique = ops.greedy(score, seeds[i:i + 1], record=True)
+    omega_hat = int(w)
+    timings["heuristic"] = elapsed() * 1e3
+    lower = omega_hat  # size of the best clique known
+
+    # omega alone and the bound meets the core upper bound: done
+    if omega_only and lower >= prep.upper:
+        return _finish(prep, ops, p, base, gpu, locals(), lower, None, None, best_clique, "heuristic", [], 0,
+                       ops.base_bytes, omega_hat, True, timings, counters)
+
+    # 2. vertex and source pruning, oriented out-lists
+    alive = score + 1 >= w
+    o_src, o_dst = ops.asarray(prep.o_src), ops.asarray(prep.o_dst)
+    keep = alive[o_src] & alive[o_dst]
+    es, ed = o_src[keep], o_dst[keep]
+    olen = xp.bincount(es, minlength=n) if len(es) else xp.zeros(n, dtype=xp.int64)
+    olen_h = ops.get(olen).astype(np.int64)
+    eptr = np.concatenate([[0], np.cumsum(olen_h)])
+    ok_h = olen_h + 1 >= w
+    ok_h &= olen_h > 0
+    counters["vertices_pruned"] = int(n - int(alive.sum()))
+    counters["edges_kept"] = int(len(es))
+
+    dense = p["strategy"] == "dfs" or (p["strategy"] == "auto" and p["dense"] and prep.density >= p["dense"])
+    wins = windows(olen_h, ok_h, int(p["window"]))
+    level_sizes: list[int] = []
+    best_bfs, count_bfs, found = 0, 0, []   # largest size from finished windows, its count, its cliques
+    groups = []                              # DFS sub-problem groups (R, r_len, cand, cand_ptr)
+    peak = ops.base_bytes + es.nbytes * 2
+    stopped = False
+    method = "windowed" if len(wins) > 1 else "bfs"
+    wi = 0
+    budget_levels = int(p["level_bytes"])
+    if gpu:
+        budget_levels = min(budget_levels, int(0.45 * free_bytes()))
+    while wi < len(wins):
+        a, b = wins[wi]
+        if limit and elapsed() > limit:
+            stopped = True
+            break
+        w_cur = max(w, best_bfs)
+        src_ok = ops.asarray(ok_h[a:b] & (olen_h[a:b] + 1 >= w_cur))
+        e_s, e_d = es[eptr[a]:eptr[b]], ed[eptr[a]:eptr[b]]
+        keep_e = src_ok[e_s - a]
+        pos1 = xp.cumsum(src_ok.astype(xp.int32)) - 1
+        vid1 = (xp.flatnonzero(src_ok) + a).astype(xp.int32)
+        vid, sid = e_d[keep_e].astype(xp.int32), pos1[e_s[keep_e] - a].astype(xp.int32)
+        levels = [(vid1, None), (vid, sid)]
+        held = vid1.nbytes + vid.nbytes * 2
+        k = 2
+        fallback = False
+        while len(vid):
+            if limit and elapsed() > limit:
+                stopped = True
+                break
+            if dense and k >= int(p["dfs_depth"]):
+                fallback = True  # dense: breadth first only splits the work into sub-problems
+                break
+            counts = ops.count(vid, sid, k, w_cur)
+            offsets = xp.cumsum(counts, dtype=xp.int64)
+            total = int(offsets[-1])
+            peak = max(peak, ops.base_bytes + es.nbytes * 2 + held + counts.nbytes + offsets.nbytes)
+            if total == 0:
+                break
+            if p["strategy"] != "bfs" and (held + 8 * total > budget_levels or total >= 2**31 - 1):
+                fallback = True
+                break
+            if held + 8 * total > budget_levels and gpu and 8 * total > free_bytes():
+                raise MemoryError(f"Geil BFS: level {k + 1} needs {8 * total / 2**20:.1f} MiB "
+                                  f"(strategy='bfs' does not fall back)")
+            vid, sid = ops.write(vid, sid, counts, offsets, total)
+            levels.append((vid, sid))
+            held += 8 * total
+            k += 1
+        if stopped:
+            break
+        while len(level_sizes) < len(levels):
+            level_sizes.append(0)
+        for i, (v_, _) in enumerate(levels):
+            level_sizes[i] += int(len(v_))
+        if fallback:
+            # the sublists of the deepest level j with at most max_tasks of them become
+            # sub-problems: R = the parent's clique (j - 1 vertices), C = the sublist
+            j = max([2] + [i for i in range(3, k + 1) if len(levels[i - 2][0]) <= int(p["max_tasks"])])
+            vj, sj = levels[j - 1]
+            starts = xp.flatnonzero(xp.concatenate([xp.ones(1, dtype=bool), sj[1:] != sj[:-1]]))
+            parents = sj[starts]
+            R = _parent_cliques(levels[:j - 1], parents, xp).astype(xp.int32).ravel()
+            ptr = np.concatenate([ops.get(starts), [len(vj)]]).astype(np.int64)
+            groups.append((R, j - 1, vj, ptr))
+            counters["dfs_level"] = j
+            wi += 1
+            if dense:
+                continue
+            method = ("windowed" if len(wins) > 1 else "bfs") + "+dfs"
+            break
+        L = len(levels) if len(levels[-1][0]) else len(levels) - 1
+        if L >= max(2, w_cur):
+            if L > best_bfs:
+                best_bfs, count_bfs, found = L, 0, []
+            last = levels[L - 1][0]
+            count_bfs += int(len(last))
+            if listing or not found:
+                M = _parent_cliques(levels[:L], xp.arange(len(last)), xp)
+                found.append(ops.get(M) if listing else ops.get(M[:1]))
+        wi += 1
+        del levels
+    if stopped:
+        return _finish(prep, ops, p, base, gpu, locals(), max(lower, best_bfs), None, None,
+                       _best(best_clique, found, best_bfs), method, level_sizes, len(wins), peak, omega_hat,
+                       False, timings, counters)
+    if dense:
+        method = "dfs"
+    if wi < len(wins) and groups:
+        # the sources of the windows not run breadth first: R = [s], C = its out-list
+        a = wins[wi][0] if wins else 0
+        cand = ed[eptr[a]:]
+        ptr = (eptr[a:] - eptr[a]).astype(np.int64)
+        groups.append((xp.arange(a, n, dtype=xp.int32), 1, cand.astype(xp.int32), ptr))
+    timings["bfs"] = elapsed() * 1e3 - timings["heuristic"]
+    omega, count, cliques = best_bfs, count_bfs, found
+    best_known = max(lower, best_bfs)
+    if groups:
+        bnb_budget = int(0.4 * free_bytes()) if gpu else 1 << 40
+        best = xp.array([best_known], dtype=xp.int32)
+        nodes = 0
+        for R, r_len, cand, ptr in groups:
+            remaining = limit - elapsed() if limit else 0
+            if limit and remaining <= 0:
+                stopped = True
+                break
+            slot, _, _, stop_, pk, nd = ops.bnb(R, r_len, cand, ptr, best, 0, int(remaining * 1e9), 0,
+                                                p["warps_per_sm"], bnb_budget)
+            nodes += nd
+            peak = max(peak, ops.base_bytes + pk)
+            if slot is not None and len(slot) > len(best_clique):
+                best_clique = slot
+            if stop_:
+                stopped = True
+                break
+        omega_dfs = int(best[0])
+        counters["dfs_nodes"] = nodes
+        if stopped:
+            return _finish(prep, ops, p, base, gpu, locals(), omega_dfs, None, None,
+                           _best(best_clique, found, best_bfs), method, level_sizes, len(wins), peak,
+                           omega_hat, False, timings, counters)
+        omega = max(omega_dfs, best_bfs)
+        if omega > best_bfs:
+            count, cliques = 0, []
+        if omega_only:
+            count = None
+        else:
+            cap = 1 << 16 if listing else 0
+            for R, r_len, cand, ptr in groups:
+                while True:
+                    remaining = limit - elapsed() if limit else 0
+                    if limit and remaining <= 0:
+                        stopped = True
+                        break
+                    best[0] = omega
+                    _, rec, n_rec, stop_, pk, nd = ops.bnb(R, r_len, cand, ptr, best, 1, int(remaining * 1e9),
+                                                           cap, p["warps_per_sm"], bnb_budget)
+                    counters["dfs_nodes"] += nd
+                    peak = max(peak, ops.base_bytes + pk)
+                    if stop_:
+                        stopped = True
+                        break
+                    if listing and n_rec > cap:
+                        cap = n_rec  # the kernel counted what it needed: run the group again
+                        continue
+                    break
+                if stopped:
+                    break
+                count += n_rec
+                if listing and n_rec:
+                    cliques.append(rec)
+            if stopped:
+                return _finish(prep, ops, p, base, gpu, locals(), omega, None, None,
+                               _best(best_clique, found, best_bfs), method, level_sizes, len(wins), peak,
+                               omega_hat, False, timings, counters)
+        timings["dfs"] = elapsed() * 1e3 - timings["heuristic"] - timings["bfs"]
+    if omega < lower:
+        raise RuntimeError(f"Geil: search found omega {omega} below the heuristic's clique {lower} "
+                           "(internal error; please report)")
+    clique_list = None
+    if listing and not omega_only:
+        rows = [c for c in cliques if len(c)]
+        M = np.concatenate(rows) if rows else np.empty((0, omega), np.int32)
+        M = np.sort(prep.order[M], axis=1)
+        clique_list = sorted(M.tolist())
+    return _finish(prep, ops, p, base, gpu, locals(), omega, count, clique_list,
+                   _best(best_clique, found, omega), method, level_sizes, len(wins), peak, omega_hat, True,
+                   timings, counters)
+
+
+def _best(best_clique, found, size):
+    """The largest clique known: the heuristic's or DFS's, or the first of the BFS's of ``size``."""
+    if found and size > len(best_clique):
+        return np.asarray(found[0][0])
+    return np.asarray(best_clique)
+
+
+def _finish(prep, ops, p, base, gpu, scope, omega, count, cliques, best_clique, method, levels, n_windows,
+            peak, omega_hat, exact, timings, counters):
+    best_ids = sorted(prep.order[np.asarray(best_clique, dtype=np.int64)].tolist())
+    gpu_ms = (time.perf_counter() - scope["t_start"]) * 1e3
+    params = dict(base)
+    if gpu:
+        import cupy
+
+        stop = scope["stop"]
+        stop.record()
+        stop.synchronize()
+        gpu_ms = cupy.cuda.get_elapsed_time(scope["start"], stop)
+        k = ops.k["bnb_kernel"]
+        params.update(sms=ops.sms, workers=ops.sms * int(p["warps_per_sm"]), regs=k.num_regs,
+                      spill_bytes=k.local_size_bytes, build="default")
+    else:
+        params.update(sms=0, workers=1, regs=0, spill_bytes=0, build="numpy")
+    exact_count = count if exact else None
+    return GeilResult(
+        answer=(int(omega), exact_count) if exact else None, omega=int(omega), count=exact_count,
+        cliques=cliques, best_clique=best_ids, status="exact" if exact else "bound only", method=method,
+        levels=list(levels), windows=n_windows, peak_bytes=int(peak), omega_hat=int(omega_hat), gpu_ms=gpu_ms,
+        prep_s=prep.prep_s, params=params, timings=timings, counters=counters)
+
+
+def max_cliques(G: Graph, device: str = "gpu", **params) -> tuple[int, list[list[int]]]:
+    """(omega, every maximum clique as sorted vertex ids of ``G``); TimeoutError when stopped early."""
+    res = prepare(G, device).run(listing=True, **params)
+    if not res.exact:
+        raise TimeoutError(f"Geil: bound only: omega >= {res.omega} (clique {res.best_clique}); "
+                           f"stopped at the time budget of {params.get('time_limit_s')} s")
+    return res.omega, res.cliques
+
+
+def clique_number(G: Graph, device: str = "gpu", **params) -> int:
+    """omega alone (stops as soon as the bound meets the core upper bound)."""
+    res = prepare(G, device).run(omega_only=True, **params)
+    if not res.exact:
+        raise TimeoutError(f"Geil: bound only: omega >= {res.omega}; stopped at the time budget")
+    return res.omega
