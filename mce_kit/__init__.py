@@ -28,6 +28,8 @@ _EXPORTS = {
     "maximal_clique_blocks": "api",
     "count_maximal_cliques": "api",
     "clique_size_histogram": "api",
+    "number_of_cliques": "api",
+    "node_clique_number": "api",
     "k_cliques": "api",
     "count_k_cliques": "api",
     "clique_counts": "api",
@@ -41,7 +43,7 @@ _EXPORTS = {
     "figures_dir": "notebooks",
 }
 _SUBMODULES = {"datasets", "cpu", "gpu", "sim", "viz", "experiments", "io", "order", "api", "config",
-               "notebooks"}
+               "notebooks", "engine", "nx_backend"}
 
 __all__ = sorted(_EXPORTS) + sorted(_SUBMODULES)
 

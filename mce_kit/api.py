@@ -7,9 +7,12 @@ original vertex labels. Counts come back as ``Count``: an int that also
 records which device ran, how long it took and with which parameters.
 
 ``device`` is "auto" (the GPU when there is one and the problem has a GPU
-kernel, else the CPU oracle), "cpu" or "gpu". Extra keyword ``params`` go to
-the GPU kernel (e.g. ``tau``); the CPU oracles ignore them. ``progress=True``
-shows a tqdm bar on stderr over the CPU oracle's roots (or pass a wrapper).
+kernel, else the CPU), "cpu" or "gpu". Extra keyword ``params`` are the GPU
+kernel's tuning knobs (e.g. ``tau``): an unknown name raises TypeError, and a
+knob given where the CPU runs gives one warning naming it. On the CPU the
+maximal-clique calls run igraph's C routines (``mce_kit.engine``); the Python
+oracles (``mce_kit.cpu``) check them. ``progress=True`` runs the oracle instead
+and shows a tqdm bar on stderr over its roots (or pass a wrapper).
 
 Vertices without neighbours (also those whose only edge was a self-loop,
 dropped by ``load_graph``) are maximal cliques of size 1, as in networkx;
@@ -21,10 +24,13 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
-from . import cpu
+import numpy as np
+
+from . import cpu, engine
 from .graph import BipartiteGraph, Graph
 
 DEVICES = ("auto", "cpu", "gpu")
@@ -51,11 +57,21 @@ class Count(int):
 
 
 def as_graph(x) -> Graph:
-    """x itself if it is a Graph, else ``load_graph(x)``."""
+    """x itself if it is a Graph, the Graph inside a networkx backend graph of ours,
+    an ``igraph.Graph`` (vertex names, else ids, as labels), else ``load_graph(x)``."""
     if isinstance(x, Graph):
         return x
     if isinstance(x, BipartiteGraph):
         raise TypeError("got a BipartiteGraph; use the biclique functions or mce_kit.io.as_general_graph")
+    backend = getattr(x, "__networkx_backend__", None)
+    if backend == "mce_kit":
+        return x.G
+    if backend not in (None, "networkx"):
+        raise TypeError(f"cannot use a graph of networkx backend {backend!r}; convert it to networkx first")
+    if type(x).__module__.split(".")[0] == "igraph":
+        from .nx_backend import from_igraph
+
+        return from_igraph(x)
     from .io import load_graph
 
     return load_graph(x)
@@ -73,8 +89,11 @@ def as_bipartite(x) -> BipartiteGraph:
 def _labeler(labels) -> Callable[[Iterable[int]], list]:
     if labels is None:
         return lambda c: [int(v) for v in c]
-    table = labels.tolist()
-    return lambda c: [table[v] for v in c]
+    if labels.dtype.kind in "iu" and len(labels) and labels[0] == 0 and labels[-1] == len(labels) - 1 \
+            and (labels == range(len(labels))).all():
+        return list  # labels are the ids themselves (the engine and oracle give Python ints)
+    get = labels.tolist().__getitem__
+    return lambda c: list(map(get, c))
 
 
 def _rdmce():
@@ -148,6 +167,36 @@ def _device(device: str, problem: str, kernel: Callable | None = None) -> str:
     raise RuntimeError(f"device='gpu' but no usable CUDA GPU: {why}")
 
 
+def _knobs(kernel: Callable | None) -> tuple:
+    """The tuning knobs (``DEFAULTS``) of a GPU kernel module; none without a kernel."""
+    module = kernel() if kernel is not None else None
+    return tuple(getattr(module, "DEFAULTS", ()))
+
+
+_MCE_OPTIONS = ("max_buffer_bytes", "ring_words", "chunk_words")  # run options besides DEFAULTS
+
+
+def _mce_knobs(algorithm: str = "rdmce") -> tuple:
+    if algorithm != MCE_ALGORITHMS[0]:
+        return (*_knobs(_algorithm(algorithm)), "max_buffer_bytes")
+    return (*_knobs(_rdmce), *_MCE_OPTIONS)
+
+
+def _check_params(params: dict, knobs, device: str, where: str) -> dict:
+    """The kernel parameters to pass on: TypeError for a name that is no knob of the kernel;
+    on the CPU one warning naming the knobs given (they change nothing there) and none passed."""
+    unknown = sorted(set(params) - set(knobs))
+    if unknown:
+        names = ", ".join(map(repr, unknown))
+        raise TypeError(f"{where}() got an unexpected keyword argument{'s' * (len(unknown) > 1)} {names}")
+    if device == "cpu" and params:
+        names = ", ".join(map(repr, params))
+        warnings.warn(f"{where}: GPU-only parameter{'s' * (len(params) > 1)} {names} ignored: "
+                      "running on the CPU", UserWarning, stacklevel=3)
+        return {}
+    return params
+
+
 def _progress(progress, desc: str):
     """None, the caller's wrapper, or a tqdm bar on stderr for ``progress=True``."""
     if progress is True:
@@ -178,29 +227,94 @@ def _timed(fn, device: str, params: dict) -> Count:
 
 
 def find_cliques(
-    G, *, min_size=None, max_size=None, isolated=True, device="auto", algorithm="rdmce", progress=False,
-    **params
+    G, nodes=None, *, min_size=None, max_size=None, isolated=True, device="auto", algorithm="rdmce",
+    progress=False, **params
 ) -> Iterator[list]:
     """Maximal cliques as lists of labels (like ``networkx.find_cliques``), optionally
     only those with ``min_size <= size <= max_size`` (like igraph's ``min``/``max``).
 
-    Lazy on both devices: on the GPU it is built on ``maximal_clique_blocks``, so
-    memory stays bounded by one block whatever the number of cliques. ``algorithm`` picks the
-    GPU kernel: "rdmce" (default) or "mce-gpu" (which lists everything at once, then filters)."""
+    ``nodes``: only the maximal cliques containing all these labels, which come first
+    in each list; ValueError (networkx's) when they do not form a clique.
+    Lazy on the GPU: built on ``maximal_clique_blocks``, so memory stays bounded by one block
+    whatever the number of cliques. ``algorithm`` picks the GPU kernel: "rdmce" (default) or
+    "mce-gpu" (which lists everything at once, then filters)."""
     G = as_graph(G)
-    min_size = _floor(min_size, isolated)
     kernel = _algorithm(algorithm)
-    if algorithm != MCE_ALGORITHMS[0] and _device(device, "maximal cliques", kernel) == "gpu":
+    dev = _device(device, "maximal cliques", kernel)
+    params = _check_params(params, _mce_knobs(algorithm), dev, "find_cliques")
+    min_size = _floor(min_size, isolated)
+    if nodes is not None and len(nodes):
+        return _cliques_through(G, list(nodes), min_size, max_size, dev, progress, params)
+    if G.n == 0:
+        return iter(())
+    label = _labeler(G.labels)
+    if G.m == 0:  # no edges: every vertex is a maximal clique (no kernel launch for that)
+        return iter([label([v]) for v in range(G.n)] if _in_range(1, min_size, max_size) else [])
+    if dev == "gpu" and algorithm != MCE_ALGORITHMS[0]:
         return _listed(G, kernel, min_size, max_size, params)
-    if _device(device, "maximal cliques", _rdmce) == "gpu":
+    if dev == "gpu":
         blocks = maximal_clique_blocks(G, min_size=min_size, max_size=max_size, device="gpu", **params)
         other = G.labels is not None and G.labels.dtype.kind not in "iu"
         return _cliques_of_blocks(blocks, G.labels if other else None)
-    label = _labeler(G.labels)
-    cliques = cpu.maximal_cliques(
-        G, min_size=min_size, max_size=max_size, progress=_progress(progress, "maximal cliques")
-    )
+    if progress:
+        cliques = cpu.maximal_cliques(
+            G, min_size=min_size, max_size=max_size, progress=_progress(progress, "maximal cliques")
+        )
+    else:
+        labelled = engine.maximal_cliques_labelled(G, min_size, max_size)
+        if labelled is not None:
+            return map(list, labelled)
+        cliques = engine.maximal_cliques(G, min_size, max_size)
     return map(label, cliques)
+
+
+def _ids(G: Graph, nodes) -> list[int]:
+    """Vertex ids of labels (KeyError naming the first unknown one)."""
+    if G.labels is None:
+        index = range(G.n)
+        return [index.index(v) if isinstance(v, int) and 0 <= v < G.n else _missing(v) for v in nodes]
+    table = {x: i for i, x in enumerate(G.labels.tolist())}
+    return [table[v] if v in table else _missing(v) for v in nodes]
+
+
+def _missing(v):
+    raise KeyError(v)
+
+
+def subgraph(G: Graph, ids) -> Graph:
+    """The subgraph induced by vertex ids ``ids`` (in that order), original labels kept."""
+    ids = np.asarray(ids, dtype=np.int64)
+    rank = np.full(G.n, -1, dtype=np.int64)
+    rank[ids] = np.arange(len(ids))
+    e = G.edges()
+    e = e[(rank[e[:, 0]] >= 0) & (rank[e[:, 1]] >= 0)]
+    labels = ids if G.labels is None else G.labels[ids]
+    return Graph.from_edges(len(ids), rank[e[:, 0]], rank[e[:, 1]], labels=labels, name=G.name)
+
+
+def _cliques_through(G, nodes, min_size, max_size, dev, progress, params):
+    """Maximal cliques containing every label in ``nodes``: ``nodes`` + each maximal clique
+    of the subgraph on their common neighbours (networkx's order: the given nodes first)."""
+    if G.n == 0:
+        return iter(())  # networkx yields nothing for the empty graph, whatever ``nodes`` is
+    try:
+        ids = _ids(G, nodes)
+    except (KeyError, TypeError):
+        ids = None
+    nbrs = [set(G.neighbors(v).tolist()) for v in ids or ()]
+    if ids is None or any(set(ids) - {u} - N for u, N in zip(ids, nbrs, strict=True)) \
+            or len(set(ids)) < len(ids):
+        raise ValueError(f"The given `nodes` {nodes} do not form a clique")
+    common = set.intersection(*nbrs)
+    if not common:
+        return iter([list(nodes)] if _in_range(len(nodes), min_size, max_size) else [])
+    lo = None if min_size is None else min_size - len(nodes)
+    hi = None if max_size is None else max_size - len(nodes)
+    if hi is not None and hi < 1:
+        return iter(())
+    rest = find_cliques(subgraph(G, sorted(common)), min_size=lo, max_size=hi, device=dev,
+                        progress=progress, **params)
+    return ([*nodes, *c] for c in rest)
 
 
 def _cliques_of_blocks(blocks, labels=None) -> Iterator[list]:
@@ -228,6 +342,7 @@ def maximal_clique_blocks(
     G = as_graph(G)
     min_size = _floor(min_size, isolated)
     dev = _device(device, "maximal cliques", _rdmce)
+    params = _check_params(params, _mce_knobs(), dev, "maximal_clique_blocks")
     numeric = G.labels is not None and G.labels.dtype.kind in "iu"
     if dev == "gpu":
         blocks = _rdmce().maximal_clique_blocks(G, block_size, min_size=min_size, max_size=max_size,
@@ -242,7 +357,7 @@ def maximal_clique_blocks(
         return ((off, G.labels[ver]) for off, ver in blocks)
     if as_cupy:
         raise ValueError("as_cupy=True needs the GPU (device='gpu' or 'auto' with a GPU)")
-    cliques = cpu.maximal_cliques(G, min_size=min_size, max_size=max_size)
+    cliques = engine.maximal_cliques(G, min_size, max_size)
     return _pack_blocks(cliques, block_size, G.labels if numeric else None)
 
 
@@ -294,12 +409,15 @@ def count_maximal_cliques(
                                                                 **params),
                       dev, {"gpus": gpus, "client": client is not None, **params})
     dev = _device(device, "maximal cliques", kernel)
+    params = _check_params(params, _mce_knobs(algorithm), dev, "count_maximal_cliques")
     bar = _progress(progress, "maximal cliques")
     lo = _floor(min_size, isolated)
 
     def run() -> int:
         if dev == "cpu":
-            return cpu.count_maximal_cliques(G, min_size=lo, max_size=max_size, progress=bar)
+            if bar is not None:
+                return cpu.count_maximal_cliques(G, min_size=lo, max_size=max_size, progress=bar)
+            return engine.count_maximal_cliques(G, lo, max_size)
         if algorithm != MCE_ALGORITHMS[0]:
             if lo is None and max_size is None:
                 return kernel().count_maximal_cliques(G, **params)
@@ -319,13 +437,72 @@ def clique_size_histogram(G, *, isolated=True, device="auto", algorithm="rdmce",
     mce-gpu lists the cliques instead)."""
     G = as_graph(G)
     kernel = _algorithm(algorithm)
-    if algorithm != MCE_ALGORITHMS[0] and _device(device, "maximal cliques", kernel) == "gpu":
+    dev = _device(device, "maximal cliques", kernel)
+    params = _check_params(params, _mce_knobs(algorithm), dev, "clique_size_histogram")
+    if dev == "gpu" and algorithm != MCE_ALGORITHMS[0]:
         hist = Counter(len(c) for c in kernel().maximal_cliques(G, **params))
-    elif _device(device, "maximal cliques", _rdmce) == "gpu":
+    elif dev == "gpu":
         hist = _rdmce().clique_size_histogram(G, **params)
-    else:
+    elif progress:
         hist = cpu.clique_size_histogram(G, progress=_progress(progress, "maximal cliques"))
+    else:
+        hist = engine.clique_size_histogram(G)
     return {k: v for k, v in sorted(hist.items()) if isolated or k >= 2}
+
+
+def _membership(G: Graph, device: str, params: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Per vertex id: (number of maximal cliques containing it, size of the largest one),
+    accumulated block by block (GPU blocks, or the engine's cliques packed into blocks)."""
+    count = np.zeros(G.n, dtype=np.int64)
+    best = np.zeros(G.n, dtype=np.int64)
+    if G.m == 0:  # isolated vertices only: each its own clique of size 1
+        return count + 1, best + 1
+    if device == "gpu":
+        blocks = _rdmce().maximal_clique_blocks(G, 1 << 20, **params)  # vertex ids
+    else:
+        blocks = _pack_blocks(engine.maximal_cliques(G), 1 << 20)
+    for offsets, vertices in blocks:
+        sizes = np.diff(np.asarray(offsets, dtype=np.int64))
+        ids = np.asarray(vertices, dtype=np.int64)
+        count += np.bincount(ids, minlength=G.n)
+        np.maximum.at(best, ids, np.repeat(sizes, sizes))
+    return count, best
+
+
+def _per_node(G: Graph, nodes, values) -> int | dict:
+    """networkx's shapes: one value for a single node, else {label: value}."""
+    labels = range(G.n) if G.labels is None else G.labels.tolist()
+    if nodes is None:
+        return {x: int(v) for x, v in zip(labels, values.tolist(), strict=True)}
+    if not isinstance(nodes, list | tuple | set | frozenset):
+        return int(values[_ids(G, [nodes])[0]])
+    return {x: int(values[i]) for x, i in zip(nodes, _ids(G, list(nodes)), strict=True)}
+
+
+def number_of_cliques(G, nodes=None, *, device="auto", **params) -> int | dict:
+    """Number of maximal cliques each node lies in (like ``networkx.number_of_cliques``):
+    an int for one node, else {label: count} (every node when ``nodes`` is None)."""
+    G = as_graph(G)
+    dev = _device(device, "maximal cliques", _rdmce)
+    params = _check_params(params, _mce_knobs(), dev, "number_of_cliques")
+    return _per_node(G, nodes, _membership(G, dev, params)[0])
+
+
+def node_clique_number(G, nodes=None, *, device="auto", **params) -> int | dict:
+    """Size of the largest clique containing each node (like ``networkx.node_clique_number``):
+    an int for one node, else {label: size} (every node when ``nodes`` is None)."""
+    G = as_graph(G)
+    dev = _device(device, "maximal cliques", _rdmce)
+    params = _check_params(params, _mce_knobs(), dev, "node_clique_number")
+    few = nodes is not None and (not isinstance(nodes, list | tuple | set | frozenset) or len(nodes) <= 32)
+    if not few:
+        return _per_node(G, nodes, _membership(G, dev, params)[1])
+    many = isinstance(nodes, list | tuple | set | frozenset)
+    ids = _ids(G, list(nodes) if many else [nodes])
+    best = np.zeros(G.n, dtype=np.int64)
+    for v in ids:  # 1 + the clique number of v's neighbourhood
+        best[v] = 1 + engine.clique_number(subgraph(G, G.neighbors(v)))
+    return _per_node(G, nodes, best)
 
 
 # ---- k-cliques, maximum cliques ----
@@ -362,6 +539,7 @@ def count_k_cliques(G, k: int, *, device="auto", progress=False, **params) -> Co
     """Number of k-cliques (k=1: vertices, k=2: edges); on the GPU with KCMiner (``params``: its switches)."""
     G = as_graph(G)
     dev = _device(device, "k-cliques", _kclique)
+    params = _check_params(params, _knobs(_kclique), dev, "count_k_cliques")
     bar = _progress(progress, f"{k}-cliques")
     if dev == "gpu":
         return _timed(lambda: _kclique().count_k_cliques(G, k, **params), dev, {"k": k, **params})
@@ -388,13 +566,18 @@ def max_cliques(G, *, device="auto", progress=False, **params) -> tuple[int, lis
 
     On the GPU (Geil et al.'s breadth-first search with a branch-and-bound fallback)
     ``params`` go to ``mce_kit.gpu.geil`` (heuristic, window, time_limit_s, ...); past
-    ``time_limit_s`` it raises TimeoutError naming the best bound found."""
+    ``time_limit_s`` it raises TimeoutError naming the best bound found. On the CPU
+    igraph's ``largest_cliques`` answers (the oracle with ``progress``)."""
     G = as_graph(G)
     label = _labeler(G.labels)
-    if _device(device, "maximum cliques", _geil) == "gpu":
+    dev = _device(device, "maximum cliques", _geil)
+    params = _check_params(params, _knobs(_geil), dev, "max_cliques")
+    if dev == "gpu":
         omega, cliques = _geil().max_cliques(G, **params)
-    else:
+    elif progress:
         omega, cliques = cpu.max_cliques(G, progress=_progress(progress, "maximum cliques"))
+    else:
+        omega, cliques = engine.max_cliques(G)
     return omega, [label(c) for c in cliques]
 
 
@@ -402,13 +585,20 @@ def clique_number(G, *, device="auto", progress=False, **params) -> Count:
     """omega, the size of a maximum clique, as a Count (the GPU search may stop early)."""
     G = as_graph(G)
     dev = _device(device, "maximum cliques", _geil)
+    params = _check_params(params, _knobs(_geil), dev, "clique_number")
     if dev == "gpu":
         return _timed(lambda: _geil().clique_number(G, **params), dev, params)
-    bar = _progress(progress, "maximum cliques")
-    return _timed(lambda: cpu.clique_number(G, progress=bar), dev, params)
+    if progress:
+        bar = _progress(progress, "maximum cliques")
+        return _timed(lambda: cpu.clique_number(G, progress=bar), dev, params)
+    return _timed(lambda: engine.clique_number(G), dev, params)
 
 
 # ---- maximal bicliques ----
+
+
+def _gmbe_knobs() -> tuple:
+    return (*_knobs(_gmbe), "max_buffer_bytes", "queue_cap")
 
 
 def _gmbe():
@@ -437,7 +627,9 @@ def maximal_bicliques(
     B = as_bipartite(B)
     keep = _biclique_filter(min_left, min_right)
     left, right = _labeler(B.u_labels), _labeler(B.v_labels)
-    if _device(device, "maximal bicliques", _gmbe) == "gpu":
+    dev = _device(device, "maximal bicliques", _gmbe)
+    params = _check_params(params, _gmbe_knobs(), dev, "maximal_bicliques")
+    if dev == "gpu":
         sizes = {k: v for k, v in (("min_left", min_left), ("min_right", min_right)) if v is not None}
         pairs = ((L.tolist(), R.tolist()) for L, R in _gmbe().maximal_bicliques(B, **sizes, **params))
     else:
@@ -453,6 +645,7 @@ def count_maximal_bicliques(
     B = as_bipartite(B)
     keep = _biclique_filter(min_left, min_right)
     dev = _device(device, "maximal bicliques", _gmbe)
+    params = _check_params(params, _gmbe_knobs(), dev, "count_maximal_bicliques")
     bar = _progress(progress, "maximal bicliques")
 
     def run() -> int:

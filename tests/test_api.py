@@ -101,6 +101,7 @@ class FakeGMBE:
     """Stands in for mce_kit.gpu.gmbe: the CPU oracle in the kernel's types, with its size filters."""
 
     calls = []
+    DEFAULTS = {"tau": 32}  # the knobs strict keyword checking accepts
 
     @classmethod
     def _pairs(cls, B, min_left=1, min_right=1):
@@ -161,6 +162,7 @@ class FakeRDMCE:
     """Stands in for mce_kit.gpu.rdmce: CPU results in the kernel's types."""
 
     calls = []
+    DEFAULTS = {"tau": 24}  # the knobs strict keyword checking accepts
 
     @classmethod
     def count_maximal_cliques(cls, G, min_size=None, max_size=None, **params):
@@ -202,6 +204,7 @@ def test_gpu_path_with_a_stand_in_kernel(monkeypatch, H):
 
 class FakeKClique:
     calls = []
+    DEFAULTS = {"scheduling": True}  # the knobs strict keyword checking accepts
 
     @classmethod
     def count_k_cliques(cls, G, k, **params):

@@ -1,0 +1,258 @@
+"""mce_kit as a networkx backend: registration, the three ways in, networkx's return types,
+answers against networkx on random graphs, and networkx's own clique tests run on our backend."""
+
+import inspect
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from collections import defaultdict
+from pathlib import Path
+
+import networkx as nx
+import pytest
+from nx_shim import ENTRY_POINTS, ensure_registered
+
+import mce_kit as mk
+from mce_kit import datasets, nx_backend
+from mce_kit.nx_backend import CALLS, FUNCTIONS, BackendGraph, as_backend_graph
+
+REPO = Path(__file__).resolve().parents[1]
+NX_TESTS = (
+    "algorithms/tests/test_clique.py",
+    "algorithms/tests/test_max_weight_clique.py",
+    "algorithms/approximation/tests/test_clique.py",
+    "algorithms/community/tests/test_kclique.py",
+)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def registered():
+    ensure_registered()
+
+
+@pytest.fixture
+def priority():
+    """Automatic dispatch to mce_kit for the duration of a test."""
+    old = (list(nx.config.backend_priority.algos), list(nx.config.backend_priority.generators))
+    nx.config.backend_priority.algos = ["mce_kit"]
+    nx.config.backend_priority.generators = ["mce_kit"]
+    yield
+    nx.config.backend_priority.algos, nx.config.backend_priority.generators = old
+
+
+def canon(cliques):
+    return sorted(sorted(map(str, c)) for c in cliques)
+
+
+def test_registered_and_claims_only_dispatchable_functions():
+    assert "mce_kit" in nx.utils.backends.backends
+    info = nx.utils.backends.backend_info["mce_kit"]
+    assert set(info["functions"]) == set(FUNCTIONS)
+    assert info["default_config"]["min_edges"] == nx_backend.MIN_EDGES
+    registered = nx.utils.backends._registered_algorithms
+    assert all(name in registered for name in FUNCTIONS)
+    assert "number_of_cliques" not in registered  # not dispatchable: on mk's API instead
+    for name in FUNCTIONS:
+        ours = inspect.signature(getattr(nx_backend.BackendInterface, name))
+        theirs = inspect.signature(registered[name].orig_func)
+        assert list(ours.parameters) == list(theirs.parameters), name
+
+
+def test_pyproject_declares_the_entry_points():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    eps = project["entry-points"]
+    assert eps["networkx.backends"] == {"mce_kit": "mce_kit.nx_backend:BackendInterface"}
+    assert eps["networkx.backend_info"] == {"mce_kit": "mce_kit.nx_backend:backend_info"}
+    for group, table in eps.items():
+        assert f"[{group}]" in ENTRY_POINTS and f"mce_kit = {table['mce_kit']}" in ENTRY_POINTS
+    assert any(d.startswith("igraph") for d in project["dependencies"])
+
+
+def test_conversions_keep_labels_and_never_copy_our_graph():
+    H = nx.les_miserables_graph()
+    H.add_edge("Valjean", "Valjean")  # a self-loop: ignored, as networkx's clique functions do
+    Hb = nx_backend.convert_from_nx(H)
+    assert isinstance(Hb, BackendGraph) and Hb.__networkx_backend__ == "mce_kit"
+    assert nx_backend.convert_from_nx(Hb) is Hb and as_backend_graph(Hb) is Hb
+    assert set(Hb) == set(H) and len(Hb) == len(H) and "Valjean" in Hb and ["x"] not in Hb
+    back = nx_backend.convert_to_nx(Hb)
+    assert set(back) == set(H) and {frozenset(e) for e in back.edges} == {
+        frozenset(e) for e in H.edges if e[0] != e[1]}
+    assert nx_backend.convert_to_nx(42) == 42
+    kinds = ([10**12, -5, 7, 3, 0], [4, 0, 2, 1, 3], ["b", "a", "c", "e", "d"],
+             [("t", 1), 2, "s", 3.5, frozenset({1})])
+    for labels in kinds:
+        S = nx.relabel_nodes(nx.house_x_graph(), dict(enumerate(labels)))
+        assert canon(nx.find_cliques(S, backend="mce_kit")) == canon(nx.find_cliques(S)), labels
+        back = nx_backend.convert_to_nx(nx_backend.convert_from_nx(S))
+        assert list(back) == list(S) and nx.utils.edges_equal(back.edges, S.edges)
+    D = nx_backend.convert_to_nx(nx_backend.convert_from_nx(nx.MultiGraph([(1, 2), (1, 2)])))
+    assert type(D) is nx.MultiGraph and D.number_of_edges() == 1
+
+
+def test_three_ways_in(priority):
+    H = nx.karate_club_graph()
+    want = canon(nx.find_cliques(H, backend="networkx"))
+    before = CALLS["find_cliques"]
+    assert canon(nx.find_cliques(H, backend="mce_kit")) == want  # 1. by name
+    assert canon(nx.find_cliques(as_backend_graph(H))) == want  # 2. a graph of ours
+    assert CALLS["find_cliques"] == before + 2
+    assert canon(nx.find_cliques(H)) == want  # 3. automatic: 78 edges stay in networkx
+    assert CALLS["find_cliques"] == before + 2
+    big = datasets.load("CA-GrQc").to_networkx()
+    assert big.number_of_edges() > nx_backend.MIN_EDGES
+    assert sum(1 for _ in nx.find_cliques(big)) == mk.count_maximal_cliques(big)
+    assert CALLS["find_cliques"] == before + 3
+    assert nx_backend.should_run("enumerate_all_cliques", (big,), {}) is not True  # only by name
+    assert nx_backend.should_run("find_cliques", (H,), {}) is not True
+
+
+def test_can_run_is_honest():
+    H = nx.karate_club_graph()
+    assert nx_backend.can_run("find_cliques", (H,), {"nodes": [0]}) is True
+    assert isinstance(nx_backend.can_run("max_weight_clique", (H,), {}), str)  # weight="weight"
+    assert nx_backend.can_run("max_weight_clique", (H,), {"weight": None}) is True
+    assert isinstance(nx_backend.can_run("k_clique_communities", (H.to_directed(), 3), {}), str)
+    assert isinstance(nx_backend.can_run("pagerank", (H,), {}), str)
+    with pytest.raises(NotImplementedError):
+        nx.max_weight_clique(H, backend="mce_kit")
+
+
+def test_return_types_are_networkx_types():
+    H = nx.karate_club_graph()
+    gen = nx.find_cliques(H, [0, 33], backend="mce_kit")
+    assert inspect.isgenerator(gen)
+    with pytest.raises(ValueError, match="do not form a clique"):
+        next(gen)  # lazy, as networkx's generator
+    with pytest.raises(ValueError):
+        nx.find_cliques_recursive(H, [0, 33], backend="mce_kit")
+    assert inspect.isgenerator(nx.enumerate_all_cliques(H, backend="mce_kit"))
+    assert inspect.isgenerator(nx.community.k_clique_communities(H, 3, backend="mce_kit"))
+    ncn = nx.node_clique_number(H, backend="mce_kit")
+    assert type(ncn) is defaultdict and ncn == nx.node_clique_number(H)
+    assert nx.node_clique_number(H, 0, backend="mce_kit") == nx.node_clique_number(H, 0)
+    assert type(nx.node_clique_number(H, 0, backend="mce_kit")) is int
+    assert nx.node_clique_number(H, [0, 5], backend="mce_kit") == nx.node_clique_number(H, [0, 5])
+    clique, weight = nx.max_weight_clique(H, weight=None, backend="mce_kit")
+    assert type(clique) is list and type(weight) is int and weight == len(clique) == 5
+    assert all(H.has_edge(u, v) for u in clique for v in clique if u != v)
+    mc = nx.approximation.max_clique(H, backend="mce_kit")
+    assert type(mc) is set and len(mc) == 5
+    assert nx.approximation.large_clique_size(H, backend="mce_kit") == 5
+    C = nx.make_max_clique_graph(H, backend="mce_kit")
+    assert type(C) is nx.Graph and nx.is_isomorphic(C, nx.make_max_clique_graph(H))
+    for c in nx.find_cliques(H, backend="mce_kit"):
+        assert type(c) is list and all(type(v) is int for v in c)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_answers_match_networkx_on_random_graphs(seed):
+    n, p = (25, 0.3) if seed % 2 else (60, 0.12)
+    H = nx.gnp_random_graph(n, p, seed=seed)
+    H.add_nodes_from(["iso", ("tuple", 1)])
+    kw = {"backend": "mce_kit"}
+    assert canon(nx.find_cliques(H, **kw)) == canon(nx.find_cliques(H))
+    assert canon(nx.find_cliques_recursive(H, **kw)) == canon(nx.find_cliques(H))
+    ours = list(nx.enumerate_all_cliques(H, **kw))
+    assert [len(c) for c in ours] == sorted(len(c) for c in ours)
+    assert canon(ours) == canon(nx.enumerate_all_cliques(H))
+    assert nx.node_clique_number(H, **kw) == nx.node_clique_number(H)
+    assert nx.node_clique_number(H, ("tuple", 1), **kw) == 1
+    for k in (2, 3, 4):
+        assert set(nx.community.k_clique_communities(H, k, **kw)) == set(
+            nx.community.k_clique_communities(H, k))
+    omega = max(map(len, nx.find_cliques(H)))
+    assert nx.max_weight_clique(H, weight=None, **kw)[1] == omega
+    assert nx.approximation.large_clique_size(H, **kw) == omega
+    assert nx.is_isomorphic(nx.make_max_clique_graph(H, **kw), nx.make_max_clique_graph(H))
+    clique = max(nx.find_cliques(H), key=len)
+    assert canon(nx.find_cliques(H, clique[:2], **kw)) == canon(nx.find_cliques(H, clique[:2]))
+
+
+# ---- networkx's own clique tests, run with --backend mce_kit ----
+
+
+def run_networkx_tests(device: str, tmp_path: Path) -> dict:
+    """Run networkx's clique test modules on our backend in a fresh interpreter; returns the
+    pytest outcome counts and what dispatched to us (saved to build/nx_backend_tests_DEVICE.json)."""
+    root = Path(nx.__file__).parent
+    log = tmp_path / "dispatch.json"
+    shim = ensure_registered()
+    path = [str(REPO), *([str(shim)] if shim else []), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, path)), "MCE_KIT_NX_LOG": str(log),
+           "MCE_KIT_NX_DEVICE": device}
+    cmd = [sys.executable, "-m", "pytest", f"--rootdir={root}", *(str(root / t) for t in NX_TESTS),
+           "--backend", "mce_kit", "--fallback-to-nx", "-p", "no:cacheprovider", "-q", "-rfEX",
+           "--log-level=WARNING", "-o", "addopts="]
+    done = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+    out = done.stdout + done.stderr
+    summary = out.strip().splitlines()[-1] if out.strip() else ""
+    outcomes = r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)"
+    counts = {word: int(num) for num, word in re.findall(outcomes, summary)}
+    record = {"device": device, "returncode": done.returncode, "summary": summary, "counts": counts,
+              **(json.loads(log.read_text()) if log.exists() else {})}
+    (REPO / "build").mkdir(exist_ok=True)
+    (REPO / "build" / f"nx_backend_tests_{device}.json").write_text(json.dumps(record, indent=1))
+    assert done.returncode == 0, out[-4000:]
+    return record
+
+
+def check_dispatch(record: dict) -> None:
+    counts = record["counts"]
+    assert counts.get("passed", 0) + counts.get("xpassed", 0) >= 30 and not counts.get("failed")
+    assert not counts.get("error") and not counts.get("errors")
+    # every function we claim ran here, and none fell back except where can_run said why
+    assert {name for name, c in record["calls"].items() if c} == set(FUNCTIONS)
+    refused: dict = {}
+    for name, _, c in record["refused"]:
+        refused[name] = refused.get(name, 0) + c
+    for name in FUNCTIONS:
+        assert record["fallbacks"].get(name, 0) == refused.get(name, 0), name
+    assert set(refused) <= {"max_weight_clique"}  # weighted calls only: weight=None is ours
+
+
+def test_networkx_clique_tests_pass_on_the_cpu_path(tmp_path):
+    check_dispatch(run_networkx_tests("cpu", tmp_path))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not mk.has_gpu(), reason="needs a CUDA GPU")
+def test_networkx_clique_tests_pass_on_the_gpu(tmp_path):
+    check_dispatch(run_networkx_tests("gpu", tmp_path))
+
+
+class StandInKernel:
+    """The RDMCE module's shape with CPU answers: checks the backend's GPU path without a GPU."""
+
+    DEFAULTS = {"tau": 24}
+    calls = 0
+
+    @classmethod
+    def maximal_clique_blocks(cls, G, block_size=1 << 20, *, min_size=None, max_size=None, **params):
+        from mce_kit import api, cpu
+
+        cls.calls += 1
+        return api._pack_blocks(cpu.maximal_cliques(G, min_size=min_size, max_size=max_size), block_size)
+
+
+def test_gpu_device_setting_uses_the_kernel(monkeypatch):
+    import mce_kit.api as api
+
+    monkeypatch.setattr("mce_kit.gpu.has_gpu", lambda: True)
+    monkeypatch.setattr(api, "_rdmce", lambda: StandInKernel)
+    monkeypatch.setattr(nx.config.backends.mce_kit, "device", "gpu")
+    StandInKernel.calls = 0
+    H = nx.karate_club_graph()
+    H.add_nodes_from(["iso", "lone"])
+    kw = {"backend": "mce_kit"}
+    assert canon(nx.find_cliques(H, **kw)) == canon(nx.find_cliques(H))
+    assert canon(nx.find_cliques(H, [0, 1], **kw)) == canon(nx.find_cliques(H, [0, 1]))
+    assert nx.node_clique_number(H, **kw) == nx.node_clique_number(H)
+    assert set(nx.community.k_clique_communities(H, 4, **kw)) == set(nx.community.k_clique_communities(H, 4))
+    assert nx.is_isomorphic(nx.make_max_clique_graph(H, **kw), nx.make_max_clique_graph(H))
+    assert StandInKernel.calls == 5
+    assert canon(nx.find_cliques(nx.empty_graph(4), **kw)) == [["0"], ["1"], ["2"], ["3"]]  # no launch
+    assert StandInKernel.calls == 5
