@@ -255,7 +255,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, **params) -> MCE
         for s, o in zip(stats[1:-1], out[1:-1], strict=True):
             s[:workers] += o
         if len(counts) == 1:
-            stats[-1][:] = out[-1]  # SM of each block, from the first (widest) pass
+            stats[-1][:workers] = out[-1]  # SM of each block, from the first pass
         phase[: 4 * workers] += ph
         if listing:
             records.append(lst[: int(pos[0])].get())
