@@ -393,6 +393,17 @@ def _beyond_noise(df: pd.DataFrame, variant: str) -> pd.Series:
     return pd.Series({g: not inside_spread(full[g], other[g]) for g in full.index if g in other.index})
 
 
+def _vs_mcegpu():
+    """RDMCE beside mce-gpu-P / -PX measured in one job (mcegpu_rdmce.csv, mcegpu_modes.csv), or None."""
+    from . import mcegpu
+
+    if not (mcegpu.available("modes") and mcegpu.available("rdmce")):
+        return None
+    rd = mcegpu.load("rdmce")
+    vs = mcegpu.vs_rdmce(mcegpu.load("modes"), rd)
+    return vs.assign(gpu=rd["gpu"].iloc[0], date=rd["date"].iloc[0])
+
+
 def status() -> dict:
     """Each RDMCE item of FIGURES.md as reproduced / partial / missing, with the reason, from the
     committed CSVs. "reproduced": measured and the paper's claim holds here; "partial": measured
@@ -402,6 +413,12 @@ def status() -> dict:
     out = {}
     needs_mcegpu = "needs the mce-gpu kernel (issue 9) to compare with"
     out["Fig 7"] = Status("missing", reason=needs_mcegpu)
+    vs = _vs_mcegpu()
+    if vs is not None:  # RDMCE beside our mce-gpu-P / -PX, same GPU, same job
+        t = vs["time mce-gpu-PX / RDMCE"]
+        out["Fig 7"] = Status("partial", f"mce-gpu-PX (L1) / RDMCE time {t.min():.2f}-{t.max():.2f}x on "
+                              f"{len(t)} graphs", "the paper's 1.25-5.38x does not hold on the small graphs; "
+                              "no G2-AIMD build", **_when(vs))
     out["Fig 13"] = Status("missing", reason="needs the same runs on two GPU models (we have H100 only)")
     out["Fig 14"] = Status("missing", reason="needs several GPUs and a shared edge counter (issue 13)")
     try:
@@ -424,6 +441,10 @@ def status() -> dict:
     mem = var[var["variant"] == "RDMCE"]
     out["Fig 9"] = Status("partial", f"our peak {mem['device_bytes'].max() / 2**20:.0f} MiB", needs_mcegpu,
                           **_when(var))
+    if vs is not None:
+        r = vs["memory RDMCE / mce-gpu-PX"]
+        out["Fig 9"] = Status("partial", f"RDMCE / mce-gpu-PX memory {r.min():.0%}-{r.max():.0%}",
+                              "at 32 warps/SM, not the paper's 12; peak = planned device bytes", **_when(vs))
     npg, np_real = _ratio(var, "RDMCE-NP"), _beyond_noise(var, "RDMCE-NP")
     fb_np = var[(var["graph"] == "ego-Facebook") & (var["variant"] == "RDMCE-NP")]
     fb_full = var[(var["graph"] == "ego-Facebook") & (var["variant"] == "RDMCE")]
