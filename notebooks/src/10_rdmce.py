@@ -327,8 +327,9 @@ tau_best.round(3)
 # email-Eu-core, where more exposure still pays. Large tau is costly where
 # work must be shared: soc-Slashdot0902 is 5x slower from tau = 48 on,
 # socfb-MIT 2.3x from 32 on, and ego-Facebook goes from 1.2 s at 24 to 1.8 s at 48 and
-# 8.2 s at 64 (tau = 96 is not measured yet: its five runs did not fit the
-# GPU time of our last job). On CA-GrQc and CA-HepTh no
+# 8.2 s at 64 and 49.8 s at 96 (that one point measured on an H200, the rest of the
+# sweep on an H100; the two GPUs differ by under 2% at tau = 24): with almost
+# nothing exposed it is close to running without exposure (44 s). On CA-GrQc and CA-HepTh no
 # branch is ever pulled, so tau changes nothing but noise there.
 
 # %% [markdown]
