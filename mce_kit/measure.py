@@ -71,6 +71,12 @@ def measure(prep, problem_name: str, repeats: int = 5, warmup: int = 1, expect=N
     }
 
 
+def names(values) -> list[str] | None:
+    """``--only a b,c`` style command-line values as one list (spaces or commas), None when empty."""
+    out = [x for v in values or () for x in str(v).split(",") if x]
+    return out or None
+
+
 def write_rows(parts: Iterable[pd.DataFrame], path: Path, provenance: dict) -> pd.DataFrame:
     """Append each DataFrame of ``parts`` to ``path`` (with provenance columns) as it arrives,
     so a run cut off by a GPU lease keeps what it measured."""

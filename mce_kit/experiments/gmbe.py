@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import datasets, references
-from ..measure import load_results, measure, provenance, write_rows
+from ..measure import load_results, measure, names, provenance, write_rows
 from ..references import RESULTS
 
 GRAPHS = ["MovieLens", "marvel", "dbpedia-writer"]
@@ -286,7 +286,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--only", default="", help="comma-separated tables, e.g. table1,ablations")
+    ap.add_argument("--only", nargs="+", help="tables, e.g. table1 ablations (spaces or commas)")
     ap.add_argument("--define", nargs="+", default=[], metavar="NAME=VALUE",
                     help="compile-time kernel settings, e.g. GMBE_COMPACT=1 (rows record them in `build`)")
     a = ap.parse_args(argv)
@@ -295,7 +295,7 @@ def main(argv=None) -> int:
         from ..gpu import gmbe
 
         gmbe._DEFINES.update(d.split("=", 1) for d in a.define)
-    run_all(a.out, quick=a.quick, repeats=a.repeats, only=[s for s in a.only.split(",") if s] or None)
+    run_all(a.out, quick=a.quick, repeats=a.repeats, only=names(a.only))
     return 0
 
 

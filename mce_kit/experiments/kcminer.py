@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import datasets
-from ..measure import write_rows
+from ..measure import names, write_rows
 
 RESULTS = Path(__file__).resolve().parents[2] / "data" / "results"
 REFERENCE = RESULTS / "kclique_reference.csv"
@@ -404,7 +404,7 @@ def main(argv=None) -> int:
                     "table2_rmat")
     ap.add_argument("--graphs", nargs="+", help=f"bundled graphs (default: {' '.join(GRAPHS)})")
     a = ap.parse_args(argv)
-    run_all(a.out, a.quick, a.repeats, only=a.only, graphs=a.graphs)
+    run_all(a.out, a.quick, a.repeats, only=names(a.only), graphs=a.graphs)
     return 0
 
 

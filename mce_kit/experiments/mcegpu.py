@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import datasets
-from ..measure import load_results, write_rows
+from ..measure import load_results, names, write_rows
 from ..measure import measure as _measure
 from ..references import RESULTS
 from .rdmce import reference_counts
@@ -309,7 +309,7 @@ def main(argv=None) -> int:
         df = write_rows(cpu_baselines(graphs, reference_counts()), a.out / "mcegpu_cpu.csv", {})
         print(df.to_string())
         return 0
-    run_all(a.out, a.quick, a.repeats, only=a.only, graphs=a.graphs, heavy_nowl=tuple(a.heavy_nowl))
+    run_all(a.out, a.quick, a.repeats, only=names(a.only), graphs=a.graphs, heavy_nowl=tuple(a.heavy_nowl))
     return 0
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import datasets, references
-from ..measure import load_results, measure, provenance, write_rows
+from ..measure import load_results, measure, names, provenance, write_rows
 from ..references import RESULTS
 
 # The paper's own numbers (FIGURES.md; RTX 4090 unless stated), for side-by-side tables.
@@ -508,8 +508,7 @@ def main(argv=None) -> int:
         for name, (before, after) in merge(a.merge, a.out).items():
             print(f"rdmce_{name}.csv: {before} -> {after} rows")
         return 0
-    only = [j for part in a.only for j in part.split(",") if j] if a.only else None
-    graphs = [g for part in a.graphs for g in part.split(",") if g] if a.graphs else None
+    only, graphs = names(a.only), names(a.graphs)
     run_all(a.out, a.quick, a.repeats, only=only, graphs=graphs, small_repeats=a.small_repeats,
             warps=a.warps, taus=a.taus, scale_budget_s=a.scale_budget)
     return 0
