@@ -91,6 +91,32 @@ def write_rows(parts: Iterable[pd.DataFrame], path: Path, provenance: dict) -> p
     return pd.concat(done, ignore_index=True) if done else pd.DataFrame()
 
 
+def run_jobs(paper: str, jobs: dict, out_dir: Path, provenance: dict, only=None, skip=(),
+             keep_going: bool = False) -> dict[str, pd.DataFrame]:
+    """Run each experiment of ``jobs`` (name -> callable yielding DataFrames) into
+    ``out_dir/<paper>_<name>.csv``, rows written as they come. ``only`` picks some jobs,
+    ``skip`` names opt-in ones left out unless picked; ``keep_going`` logs a failing job
+    and goes on to the next (a GPU lease spent on the others is not lost)."""
+    import time
+    import traceback
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    frames = {}
+    for key, job in jobs.items():
+        if (only and key not in only) or (not only and key in skip):
+            continue
+        t0 = time.perf_counter()
+        try:
+            frames[key] = write_rows(job(), out_dir / f"{paper}_{key}.csv", provenance)
+        except Exception:
+            if not keep_going:
+                raise
+            traceback.print_exc()
+            continue
+        print(f"{paper}_{key}.csv: {len(frames[key])} rows, {time.perf_counter() - t0:.1f} s", flush=True)
+    return frames
+
+
 def load_results(paper: str, name: str, results: Path = RESULTS) -> pd.DataFrame:
     """A committed result table ``data/results/<paper>_<name>.csv``."""
     path = results / f"{paper}_{name}.csv"

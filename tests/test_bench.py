@@ -97,3 +97,24 @@ def test_references_per_problem():
     assert references.problem("maxclique").split((12, 3)) == {"omega": 12, "n_maximum": 3}
     with pytest.raises(ValueError):
         references.problem("maxclique").split(12)
+
+
+def test_run_jobs_writes_each_table_and_can_keep_going(tmp_path, capsys):
+    import pandas as pd
+
+    def rows():
+        yield pd.DataFrame([{"x": 1}])
+        yield pd.DataFrame([{"x": 2}])
+
+    def broken():
+        yield pd.DataFrame([{"x": 1}])
+        raise RuntimeError("lease ran out")
+
+    jobs = {"a": rows, "b": broken, "c": rows, "opt": rows}
+    frames = measure.run_jobs("p", jobs, tmp_path, {"gpu": "fake"}, skip=("opt",), keep_going=True)
+    assert sorted(frames) == ["a", "c"] and list(frames["a"]["x"]) == [1, 2]
+    assert len(pd.read_csv(tmp_path / "p_b.csv")) == 1  # the row measured before the failure stays
+    assert not (tmp_path / "p_opt.csv").exists()
+    with pytest.raises(RuntimeError, match="lease"):
+        measure.run_jobs("p", jobs, tmp_path, {}, only=["b"])
+    assert measure.names(["a,b", "c"]) == ["a", "b", "c"] and measure.names([]) is None

@@ -17,13 +17,12 @@ import argparse
 import statistics
 import sys
 import time
-import traceback
 from pathlib import Path
 
 import pandas as pd
 
 from .. import datasets
-from ..measure import names, write_rows
+from ..measure import load_results, names, run_jobs
 
 # Geil's own times on one H200 (the issue's numbers, ms), and the paper's tables.
 PAPER_MS = {"brock200_2": 39, "brock200_4": 54, "keller4": 38, "hamming8-4": 92, "socfb-MIT": 114,
@@ -216,28 +215,13 @@ def run_all(out_dir: Path, quick=False, repeats=5, manifest=None, budget=3.0, on
         "heuristics": lambda: heuristics(ref, small[:4] if quick else small, 3, min(budget, 1.5)),
         "sweep": lambda: sweep(ref, general + [d for d in dimacs if d not in general], budget, manifest),
     }
-    out_dir.mkdir(parents=True, exist_ok=True)
-    frames = {}
-    for key, job in jobs.items():
-        if only and key not in only:
-            continue
-        t0 = time.perf_counter()
-        try:
-            frames[key] = write_rows(job(), out_dir / f"geil_{key}.csv", prov)
-        except Exception:  # keep measuring the other tables; the log names the failure
-            traceback.print_exc()
-            continue
-        print(f"geil_{key}.csv: {len(frames[key])} rows, {time.perf_counter() - t0:.1f} s", flush=True)
+    frames = run_jobs("geil", jobs, out_dir, prov, only, keep_going=True)
     return frames
 
 
 def load(name: str, results: Path = RESULTS) -> pd.DataFrame:
     """A committed result table: targets, exactness, heuristics, windows or sweep."""
-    path = results / f"geil_{name}.csv"
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no committed Geil results; run "
-                                "`python -m mce_kit.experiments.geil --out data/results` on a GPU")
-    return pd.read_csv(path)
+    return load_results("geil", name, results)
 
 
 def table1(df: pd.DataFrame) -> pd.DataFrame:

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import datasets, references
-from ..measure import load_results, measure, names, provenance, write_rows
+from ..measure import load_results, measure, names, provenance, run_jobs
 from ..references import RESULTS
 
 GRAPHS = ["MovieLens", "marvel", "dbpedia-writer"]
@@ -193,14 +193,7 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str
         "bounds": lambda: bounds(graphs if not quick else [], repeats),
         "large": lambda: large() if not quick else iter(()),
     }
-    frames = {}
-    for key, job in jobs.items():
-        if only and key not in only:
-            continue
-        t0 = time.perf_counter()
-        frames[key] = write_rows(job(), out_dir / f"gmbe_{key}.csv", prov)
-        print(f"gmbe_{key}: {len(frames[key])} rows in {time.perf_counter() - t0:.1f} s", file=sys.stderr,
-              flush=True)
+    frames = run_jobs("gmbe", jobs, out_dir, prov, only)
     return frames
 
 

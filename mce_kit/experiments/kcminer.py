@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import datasets
-from ..measure import names, write_rows
+from ..measure import names, run_jobs
 
 RESULTS = Path(__file__).resolve().parents[2] / "data" / "results"
 REFERENCE = RESULTS / "kclique_reference.csv"
@@ -306,14 +306,7 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str
         "counts": lambda: counts(graphs, expect, repeats),
         "table2_rmat": lambda: table2(_rmat_names(quick), expect, repeats),
     }
-    out_dir.mkdir(parents=True, exist_ok=True)
-    frames = {}
-    for key, job in jobs.items():
-        if only and key not in only:
-            continue
-        t0 = time.perf_counter()
-        frames[key] = write_rows(job(), out_dir / f"kcminer_{key}.csv", prov)
-        print(f"kcminer_{key}.csv: {len(frames[key])} rows, {time.perf_counter() - t0:.1f} s", flush=True)
+    frames = run_jobs("kcminer", jobs, out_dir, prov, only)
     bad = {k: f[~f["exact"]] for k, f in frames.items() if "exact" in f and (~f["exact"]).any()}
     if bad:
         raise AssertionError(f"KCMiner counts differ from the reference: {bad}")

@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import datasets
-from ..measure import load_results, names, write_rows
+from ..measure import load_results, names, run_jobs, write_rows
 from ..measure import measure as _measure
 from ..references import RESULTS
 from .rdmce import reference_counts
@@ -200,14 +200,7 @@ def run_all(out_dir: Path, quick=False, repeats=5, only=None, graphs=None, heavy
         "exactness": lambda: exactness(graphs, expect, runs=3 if quick else 10),
         "agree": lambda: agreement(graphs),
     }
-    out_dir.mkdir(parents=True, exist_ok=True)
-    frames = {}
-    for key, job in jobs.items():
-        if only and key not in only:
-            continue
-        t0 = time.perf_counter()
-        frames[key] = write_rows(job(), out_dir / f"mcegpu_{key}.csv", prov)
-        print(f"mcegpu_{key}.csv: {len(frames[key])} rows, {time.perf_counter() - t0:.1f} s", flush=True)
+    frames = run_jobs("mcegpu", jobs, out_dir, prov, only)
     return frames
 
 

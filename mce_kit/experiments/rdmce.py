@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import datasets, references
-from ..measure import load_results, measure, names, provenance, write_rows
+from ..measure import load_results, measure, names, provenance, run_jobs
 from ..references import RESULTS
 
 # The paper's own numbers (FIGURES.md; RTX 4090 unless stated), for side-by-side tables.
@@ -328,14 +328,7 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = H
                                     max(5, repeats)),
         "scale": lambda: scale(SCALES[:5] if quick else SCALES, budget_s=scale_budget_s),
     }
-    out_dir.mkdir(parents=True, exist_ok=True)
-    frames = {}
-    for key, job in jobs.items():
-        if (only and key not in only) or (not only and key in OPT_IN):
-            continue
-        t0 = time.perf_counter()
-        frames[key] = write_rows(job(), out_dir / f"rdmce_{key}.csv", prov)
-        print(f"rdmce_{key}.csv: {len(frames[key])} rows, {time.perf_counter() - t0:.1f} s", flush=True)
+    frames = run_jobs("rdmce", jobs, out_dir, prov, only, skip=OPT_IN)
     bad = frames["exactness"][~frames["exactness"]["exact"]] if "exactness" in frames else []
     if len(bad):
         raise AssertionError(f"RDMCE counts differ from the reference:\n{bad}")
