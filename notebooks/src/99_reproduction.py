@@ -30,14 +30,14 @@ reproduction.summary(board)
 # %%
 counts = reproduction.summary(board)[list(reproduction.STATES)]
 colors = {"reproduced": "#2a9d8f", "partial": "#e9c46a", "missing": "#d9d9d9"}
-fig, ax = plt.subplots(figsize=(7, 3))
+fig, ax = plt.subplots(figsize=(8, 3))
 left = 0
 for state in reproduction.STATES:
     ax.barh(counts.index, counts[state], left=left, color=colors[state], label=state)
     left = left + counts[state]
 ax.set_xlabel("items of FIGURES.md")
 ax.invert_yaxis()
-ax.legend(loc="lower right", frameon=False)
+ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
 ax.set_title("Reproduction state per paper")
 fig.tight_layout()
 fig.savefig(figures_dir() / "99_reproduction.png", dpi=120)
