@@ -38,7 +38,6 @@ class Kernel:
     costs: Callable[[object], np.ndarray]  # estimated cost of each task (len = number of tasks)
     run_tasks: Callable[..., int]  # (prepared, task indices, **params) -> answer of those tasks
     rest: Callable[[object], int]  # the part of the answer no task covers (on the host)
-    device: str = "gpu"
 
 
 def _rdmce_prepare(G):
@@ -86,8 +85,7 @@ def _oracle_run(prep, idx, **params) -> int:
 KERNELS = {
     "rdmce": Kernel("rdmce", _rdmce_prepare, _rdmce_costs, _rdmce_run, lambda p: len(p.isolated)),
     # The CPU oracle on the very same edge seeds: checks partitioning, retries and the sum without a GPU.
-    "mce-cpu": Kernel("mce-cpu", _rdmce_prepare, _rdmce_costs, _oracle_run, lambda p: len(p.isolated),
-                      device="cpu"),
+    "mce-cpu": Kernel("mce-cpu", _rdmce_prepare, _rdmce_costs, _oracle_run, lambda p: len(p.isolated)),
 }
 
 # Below this estimated cost (about 0.5 s of one H100's time) one GPU answers sooner than a
@@ -106,9 +104,6 @@ def chunk_tasks(costs: np.ndarray, n_chunks: int) -> list[np.ndarray]:
     cuts = np.searchsorted(cum, cum[-1] * np.arange(1, n_chunks) / n_chunks, side="right")
     parts = [p for p in np.split(np.arange(len(costs)), np.unique(cuts)) if len(p)]
     return sorted(parts, key=lambda p: -costs[p].sum())
-
-
-_PREPARED_ON_WORKER: dict = {}
 
 
 def _run_chunk(prep, kernel: Kernel, chunk_id: int, idx: np.ndarray, params: dict) -> dict:

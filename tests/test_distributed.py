@@ -92,7 +92,7 @@ def test_a_failing_chunk_fails_the_run_naming_its_seeds(client):
         return 0
 
     bad = md.Kernel("bad", md.KERNELS["mce-cpu"].prepare, md.KERNELS["mce-cpu"].costs, run_tasks,
-                    lambda p: 0, device="cpu")
+                    lambda p: 0)
     with pytest.raises(RuntimeError, match=r"chunk \d+ \(tasks 0\.\.\d+, \d+ seeds\) failed: MemoryError"):
         md.run(datasets.load("CA-GrQc"), bad, client)
 
