@@ -13,15 +13,14 @@ turns them into counts with exact binomials. Same algorithm as
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..cpu.pivot import combine_leaves
 from ..graph import Graph
 from . import require_gpu
-from .kclique import Oriented, check_params, orient
+from .kclique import OrientedGraph, check_params
 from .launch import free_bytes, params_dtype, plan_passes, set_params
 from .loader import load_module
 
@@ -61,27 +60,13 @@ class Result:
                 "nodes": self.nodes, "order_s": round(self.order_s, 4)}
 
 
-@dataclass
-class Prepared:
-    G: Graph
-    prep_s: float = 0.0
-    oriented: dict = field(default_factory=dict)
-
-    def orient(self, order: str) -> Oriented:
-        if order not in self.oriented:
-            self.oriented[order] = orient(self.G, order)
-        return self.oriented[order]
-
+class Prepared(OrientedGraph):
     def run(self, *, max_buffer_bytes=None, **params) -> Result:
         return _run(self, max_buffer_bytes=max_buffer_bytes, **params)
 
 
 def prepare(G: Graph, order: str = "degeneracy") -> Prepared:
-    t0 = time.perf_counter()
-    prep = Prepared(G)
-    prep.orient(order)
-    prep.prep_s = time.perf_counter() - t0
-    return prep
+    return Prepared.build(G, order)
 
 
 def _run(prep: Prepared, *, max_buffer_bytes, **params) -> Result:

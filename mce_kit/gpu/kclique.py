@@ -124,8 +124,9 @@ class Result:
 
 
 @dataclass
-class Prepared:
-    """G with its orientations (computed on first use, cached; untimed host work)."""
+class OrientedGraph:
+    """G with its orientations (computed on first use, cached; untimed host work).
+    The k-clique and the all-k counting launchers each add their ``run``."""
 
     G: Graph
     prep_s: float = 0.0
@@ -136,17 +137,24 @@ class Prepared:
             self.oriented[order] = orient(self.G, order)
         return self.oriented[order]
 
+    @classmethod
+    def build(cls, G: Graph, order: str):
+        """Orient ``G`` by ``order`` now (others on demand), timing it as ``prep_s``."""
+        t0 = time.perf_counter()
+        prep = cls(G)
+        prep.orient(order)
+        prep.prep_s = time.perf_counter() - t0
+        return prep
+
+
+class Prepared(OrientedGraph):
     def run(self, *, listing=False, max_buffer_bytes=None, **params) -> Result:
         return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, **params)
 
 
 def prepare(G: Graph, order: str = "degree") -> Prepared:
     """Orient ``G`` (by ``order``; others on demand) on the host."""
-    t0 = time.perf_counter()
-    prep = Prepared(G)
-    prep.orient(order)
-    prep.prep_s = time.perf_counter() - t0
-    return prep
+    return Prepared.build(G, order)
 
 
 def check_params(params: dict, defaults: dict, what: str) -> dict:
