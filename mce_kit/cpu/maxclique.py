@@ -21,7 +21,7 @@ from ..order import degeneracy_order
 from ._bits import Progress, local_masks
 
 
-def _colour_order(adj: list[int], P: int) -> list[tuple[int, int]]:
+def colour_order(adj: list[int], P: int) -> list[tuple[int, int]]:
     """Greedy colouring of P: (vertex, colour) pairs with colours ascending."""
     out = []
     uncoloured, colour = P, 0
@@ -82,7 +82,7 @@ def _branch_and_bound(G, order, best: int, ties: bool, progress: Progress):
             # child i may use the vertices coloured before it, so its cliques
             # have at most r + colour(i) vertices; the highest colour pops first
             before = 0
-            for i, colour in _colour_order(adj, P):
+            for i, colour in colour_order(adj, P):
                 if r + colour >= best + slack:
                     stack.append(((*R, i), before & adj[i], r + colour))
                 before |= 1 << i

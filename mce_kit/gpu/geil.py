@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..cpu.maxclique import colour_order
 from ..graph import Graph
 from .launch import free_bytes, params_dtype, plan_passes, set_params
 
@@ -362,26 +363,12 @@ class _CpuOps:
                         n_rec += 1
                     continue
                 before = 0
-                for v, col in _colour(adj, P):  # ascending colours; the last pushed pops first
+                for v, col in colour_order(adj, P):  # ascending colours; the last pushed pops first
                     if r + col >= best[0] + slack:
                         stack.append(((*chosen, v), before & adj[v]))
                     before |= 1 << v
         rec = np.array(records[:out_cap], dtype=np.int32).reshape(-1, int(best[0])) if mode == 1 else None
         return best_slot, rec, n_rec, False, 0, nodes
-
-
-def _colour(adj, P):
-    out, U, col = [], P, 0
-    while U:
-        col += 1
-        Q = U
-        while Q:
-            low = Q & -Q
-            v = low.bit_length() - 1
-            U ^= low
-            Q &= ~adj[v] & ~low
-            out.append((v, col))
-    return out
 
 
 # ---- the search ----
