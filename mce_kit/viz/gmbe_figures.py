@@ -6,6 +6,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from .paper import mark_paper
+
 
 def where_measured(df: pd.DataFrame) -> str:
     """'GPU, SMs, date' of the first row (every row carries its provenance)."""
@@ -38,10 +40,10 @@ def plot_ablations(ab: pd.DataFrame, paper: dict):
     fig, ax = plt.subplots(figsize=(8, 3.6))
     rel.plot.bar(ax=ax, logy=True, rot=0)
     ax.axhline(1, color="k", lw=0.8)
-    ax.axhline(paper["over_warp"], color="tab:purple", ls=":", label=f"paper: WARP {paper['over_warp']}x")
-    ax.axhline(paper["over_block"], color="tab:brown", ls=":", label=f"paper: BLOCK {paper['over_block']}x")
+    mark_paper(ax, paper["over_warp"], "paper: WARP", text=False)
+    mark_paper(ax, paper["over_block"], "paper: BLOCK", color="tab:brown", text=False)
     ax.set_ylabel("time / GMBE+ time")
-    ax.set_title("Fig 10: ablations (ours; dotted: the paper's mean slow-downs)")
+    ax.set_title("Fig 10: ablations (ours; dashed: the paper's mean slow-downs)")
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     return fig
@@ -102,7 +104,7 @@ def plot_sweep(df: pd.DataFrame, param: str, paper_best=None, logx: bool = False
     for g, d in df.groupby("graph", sort=False):
         ax.plot(d[col], d["median_ms"], "o-", label=g)
     if paper_best is not None:
-        ax.axvline(paper_best, color="grey", ls=":", label=f"paper's best: {paper_best}")
+        mark_paper(ax, paper_best, "paper's best", axis="x", text=False)
     if logx:
         ax.set_xscale("log", base=2)
     ax.set_xlabel(param)

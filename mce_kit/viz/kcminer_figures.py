@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from .paper import mark_paper
 from .rdmce_figures import where_measured
 
 __all__ = ["where_measured", "table2_view", "plot_table2", "ablation_view", "plot_ablation", "plot_lanes",
@@ -107,7 +108,7 @@ def plot_bitmap(df: pd.DataFrame):
                 ax.plot(g["gamma_lo"] * 100, g["level 3 / level 2"], marker="o", label=graph)
         ax.axhline(1, color="k", lw=0.8)
         if k == 6:
-            ax.axvline(25, color="gray", ls="--", lw=1, label="paper: level 3 wins below 25%")
+            mark_paper(ax, 25, "paper: level 3 wins below", axis="x", text=False)
         ax.set_yscale("log")
         ax.set_xlabel("density gamma of the edge's bitmap (%)")
         ax.set_ylabel("time at level 3 / level 2")
