@@ -15,6 +15,8 @@ import datetime as dt
 import os
 import statistics
 import subprocess
+import time
+import traceback
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -97,9 +99,6 @@ def run_jobs(paper: str, jobs: dict, out_dir: Path, provenance: dict, only=None,
     ``out_dir/<paper>_<name>.csv``, rows written as they come. ``only`` picks some jobs,
     ``skip`` names opt-in ones left out unless picked; ``keep_going`` logs a failing job
     and goes on to the next (a GPU lease spent on the others is not lost)."""
-    import time
-    import traceback
-
     out_dir.mkdir(parents=True, exist_ok=True)
     frames = {}
     for key, job in jobs.items():
