@@ -6,7 +6,7 @@ set -u
 out=${1:?usage: scripts/ncu_targets.sh OUT_DIR [SECONDS]}; limit=${2:-150}
 prof() { echo "== $*"; timeout "$limit" python3 -m mce_kit.experiments.ncu "$@" --out "$out" || echo "!! failed or timed out: $*"; }
 prof rdmce ego-Facebook
-prof mce-gpu ego-Facebook --param subtree=L2 --param induced=ipx
+prof mce-gpu ego-Facebook --param subtree=L2 --param induced=IPX
 prof kcminer socfb-MIT --param k=4
 prof kcminer socfb-MIT --param k=6
 prof kcminer socfb-MIT --param k=8
@@ -16,5 +16,5 @@ prof gmbe MovieLens
 prof gmbe dbpedia-writer
 prof gmbe marvel --param level=block
 prof rdmce wiki-Vote
-prof mce-gpu wiki-Vote --param subtree=L2 --param induced=ipx
-prof mce-gpu ego-Facebook --param subtree=L1 --param induced=ip
+prof mce-gpu wiki-Vote --param subtree=L2 --param induced=IPX
+prof mce-gpu ego-Facebook --param subtree=L1 --param induced=IP
