@@ -82,7 +82,8 @@ def summarise(launches: list[dict], results: float | None) -> pd.DataFrame:
     out = []
     by_kernel: dict[str, list[dict]] = {}
     for launch in launches:
-        by_kernel.setdefault(launch["Kernel Name"].split("(")[0], []).append(launch)
+        name = re.split(r"[<(]", launch["Kernel Name"].removeprefix("void "))[0]
+        by_kernel.setdefault(name, []).append(launch)
     for name, group in by_kernel.items():
         def total(metric, rows=group):
             return sum(_number(r.get(metric, "")) or 0.0 for r in rows)
