@@ -8,8 +8,11 @@ One thread block per independent sub-tree (``subtree="L1"``: a vertex,
 ``"L2"``: an edge), a binary-encoded induced sub-graph over P (``induced="IP"``)
 or over P and X (``"IPX"``; ``"auto"`` picks IP iff Δ/d > 200, the paper's
 heuristic), and a worker list through which idle blocks receive branches
-(``worker_list``). Every switch is a kernel argument: the module is compiled
-once. ``run(profile=True)`` uses a separate build (``-DMCEGPU_PROFILE=1``)
+(``worker_list``). ``lane_words`` sets the sub-warp partition of the pivot
+scoring: a group of lanes per candidate row, each lane taking 1 word of it (the
+k-clique work's groups of W lanes) or up to 4 (groups of W/4 lanes, so four times
+as many candidates per round). Every switch is a kernel argument: the module is
+compiled once. ``run(profile=True)`` uses a separate build (``-DMCEGPU_PROFILE=1``)
 that splits each block's cycles into build / pivot / set operations / worker list.
 """
 
@@ -26,13 +29,14 @@ from .launch import free_bytes, params_dtype, plan_passes, set_params
 from .loader import load_module
 from .seeds import degeneracy_csr, seed_sets
 
-FLAG_IPX, FLAG_WL, FLAG_LIST, FLAG_EDGE = 1, 2, 4, 8
+FLAG_IPX, FLAG_WL, FLAG_LIST, FLAG_EDGE, FLAG_LANE4 = 1, 2, 4, 8, 16
 ERR_CAPACITY = 1
+QPOS_WORDS = 48  # worker-list head, tail, avail: one 128-byte line each (Q_HEAD/Q_TAIL/Q_AVAIL in mcegpu.cu)
 MAX_WARPS = 8
 AUTO_RATIO = 200  # induced="auto": IP iff max degree / degeneracy > 200 (the paper's Table 3 heuristic)
 _DEFINES: dict = {}  # compile-time settings (kept empty in normal use; benchmarks may probe)
 DEFAULTS = dict(subtree="L1", induced="auto", worker_list=True, donate_min_p=10, warps_per_block=1,
-                blocks_per_sm=0)
+                blocks_per_sm=0, lane_words=4)
 PHASES = ("build", "pivot", "set_ops", "worker_list")
 
 # The kernel's launch parameters, ``struct Params`` in mcegpu.cu (same fields, same order).
@@ -179,6 +183,8 @@ def _check(params: dict) -> dict:
         raise ValueError(f"subtree must be 'L1' or 'L2', got {p['subtree']!r}")
     if int(p["warps_per_block"]) not in (1, 2, 4, 8):
         raise ValueError(f"warps_per_block must be 1, 2, 4 or 8, got {p['warps_per_block']!r}")
+    if int(p["lane_words"]) not in (1, 4):
+        raise ValueError(f"lane_words must be 1 or 4, got {p['lane_words']!r}")
     if int(p["donate_min_p"]) < 1:
         raise ValueError(f"donate_min_p must be >= 1, got {p['donate_min_p']!r}")
     return p
@@ -198,7 +204,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, **params) -> MCE
     mode = prep.induced_mode(p["induced"])
     ipx = mode == "IPX"
     flags = (FLAG_IPX * ipx | FLAG_WL * bool(p["worker_list"]) | FLAG_LIST * bool(listing)
-             | FLAG_EDGE * (p["subtree"] == "L2"))
+             | FLAG_EDGE * (p["subtree"] == "L2") | FLAG_LANE4 * (int(p["lane_words"]) == 4))
     defines = {**_DEFINES, **({"MCEGPU_PROFILE": 1} if profile else {})}
     module = load_module("mcegpu.cu", defines=defines)
     kernel = module.get_function("mcegpu_kernel")
@@ -234,7 +240,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, **params) -> MCE
             ph = cupy.zeros(4 * workers, dtype=cupy.uint64)
             flag = cupy.zeros(workers, dtype=cupy.int32)
             queue = cupy.full(workers, -1, dtype=cupy.int32)
-            qpos = cupy.zeros(2, dtype=cupy.uint64)
+            qpos = cupy.zeros(QPOS_WORDS, dtype=cupy.uint64)
             ctrl = cupy.zeros(4, dtype=cupy.int32)
             lst = cupy.empty(list_cap, dtype=cupy.int32)
             pos = cupy.zeros(1, dtype=cupy.uint64)

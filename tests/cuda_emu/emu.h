@@ -23,6 +23,8 @@
 #define __align__(n)
 
 struct dim3e { unsigned x = 1, y = 1, z = 1; };
+struct int2 { int x, y; };
+inline int2 make_int2(int x, int y) { return int2{x, y}; }
 struct WarpX {
     std::barrier<> bar{32};
     unsigned long long slot[32];

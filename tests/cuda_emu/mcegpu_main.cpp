@@ -19,7 +19,7 @@ int main() {
     std::vector<u32> buf(buf_cap * workers);
     std::vector<int> task_info(8 * workers), flag(workers), queue(workers, -1), ctrl(4), list(list_cap);
     std::vector<int> seeds(workers), donated(workers), received(workers), sm(workers);
-    std::vector<u64> qpos(2), count(workers), nodes(workers), cycles(workers), phase(4 * workers), pos(1);
+    std::vector<u64> qpos(48), count(workers), nodes(workers), cycles(workers), phase(4 * workers), pos(1);
     int overflow = 0;
     G = Params{indptr.data(), indices.data(), su.data(), sv.data(), buf.data(), task_info.data(), flag.data(),
                queue.data(), qpos.data(), ctrl.data(), count.data(), nodes.data(), cycles.data(), seeds.data(),
