@@ -14,15 +14,18 @@ from mce_kit.gpu import has_gpu
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not has_gpu(), reason="needs a CUDA GPU")]
 
 # Every switch set of the issue: L1/L2 x IP/IPX x worker list on/off. With the worker list on,
-# donate_min_p=2 makes donations happen on small graphs too; block sizes rotate through 1, 2, 4 warps.
-SWITCHES = [dict(subtree=s, induced=i, worker_list=w, donate_min_p=2 if w else 10, warps_per_block=b)
-            for (s, i, w), b in zip(itertools.product(("L1", "L2"), ("IP", "IPX"), (True, False)),
-                                    itertools.cycle((1, 2, 4)))]
+# donate_min_p=2 makes donations happen on small graphs too; block sizes rotate through 1, 2, 4 warps
+# and the sub-warp groups through 4 and 1 words per lane (every pairing over the eight sets).
+SWITCHES = [dict(subtree=s, induced=i, worker_list=w, donate_min_p=2 if w else 10, warps_per_block=b,
+                 lane_words=k)
+            for (s, i, w), b, k in zip(itertools.product(("L1", "L2"), ("IP", "IPX"), (True, False)),
+                                       itertools.cycle((1, 2, 4)), itertools.cycle((4, 1)))]
 GRAPHS = 300
 
 
 def _ids(s):
-    return f"{s['subtree']}-{s['induced']}-{'WL' if s['worker_list'] else 'noWL'}-w{s['warps_per_block']}"
+    return (f"{s['subtree']}-{s['induced']}-{'WL' if s['worker_list'] else 'noWL'}-w{s['warps_per_block']}"
+            f"-k{s['lane_words']}")
 
 
 def _cliques_nx(G):

@@ -41,7 +41,7 @@ def binary(tmp_path_factory):
 
 
 def run_emulated(exe, G, *, subtree="L1", induced="IPX", worker_list=True, donate_min_p=10, blocks=4,
-                 warps_per_block=1):
+                 warps_per_block=1, lane_words=4):
     """(count, donations, cliques in original labels) from the emulated kernel, one pass."""
     prep = mcegpu.prepare(G)
     u, v, p, x = prep.seed_arrays(subtree)
@@ -51,7 +51,7 @@ def run_emulated(exe, G, *, subtree="L1", induced="IPX", worker_list=True, donat
         return len(prep.isolated), 0, sorted((int(prep.order[i]),) for i in prep.isolated)
     (idx, cap, workers), = passes
     flags = (mcegpu.FLAG_IPX * ipx | mcegpu.FLAG_WL * worker_list | mcegpu.FLAG_LIST
-             | mcegpu.FLAG_EDGE * (subtree == "L2"))
+             | mcegpu.FLAG_EDGE * (subtree == "L2") | mcegpu.FLAG_LANE4 * (lane_words == 4))
     list_cap = 64 + 4 * sum(1 for _ in nx.find_cliques(G.to_networkx())) * (G.n + 1)
 
     def vec(a):
@@ -69,9 +69,10 @@ def run_emulated(exe, G, *, subtree="L1", induced="IPX", worker_list=True, donat
     return count + len(prep.isolated), donations, sorted(cliques)
 
 
-SWITCHES = [dict(subtree=s, induced=i, worker_list=w, donate_min_p=2 if w else 10, warps_per_block=b)
-            for (s, i, w), b in zip(itertools.product(("L1", "L2"), ("IP", "IPX"), (True, False)),
-                                    itertools.cycle((1, 2)))]
+SWITCHES = [dict(subtree=s, induced=i, worker_list=w, donate_min_p=2 if w else 10, warps_per_block=b,
+                 lane_words=k)
+            for (s, i, w), b, k in zip(itertools.product(("L1", "L2"), ("IP", "IPX"), (True, False)),
+                                       itertools.cycle((1, 2)), itertools.cycle((4, 4, 1)))]
 
 
 # The whole matrix takes about ten minutes of CPU; the default run keeps two switch sets.
@@ -102,3 +103,17 @@ def test_emulated_worker_list_donates_and_stays_exact(binary, subtree):
     assert count == 3**5 and len(set(got)) == 3**5
     if subtree == "L1":  # 15 deep seeds for 6 blocks; L2's 90 shallow seeds need not donate
         assert donations > 0
+
+
+@pytest.mark.parametrize("lane_words", [1, 4])
+@pytest.mark.parametrize("induced", ["IP", "IPX"])
+def test_emulated_wide_rows_split_across_lanes(binary, induced, lane_words):
+    # rows of 3 words (|P*| up to 69): groups of 4 lanes (lane_words=1) or of 1 lane taking 3 words
+    H = nx.complete_graph(70)
+    H.remove_edges_from((2 * i, 2 * i + 1) for i in range(7))  # 2^7 maximal cliques of 63 vertices
+    H = nx.disjoint_union(H, nx.gnp_random_graph(40, 0.3, seed=4))
+    G = from_networkx(H)
+    count, _, got = run_emulated(binary, G, subtree="L1", induced=induced, donate_min_p=2, blocks=3,
+                                 lane_words=lane_words)
+    want = sorted(tuple(sorted(c)) for c in nx.find_cliques(H))
+    assert got == want and count == len(want)
