@@ -9,7 +9,8 @@ measurement, written as it is taken, with provenance columns); without one,
 
 Jobs: ``modes`` (Table 3 and the speed table: L1/L2 x IP/IPX with the worker
 list), ``wl`` (Fig 3 load across SMs and Table 2 donations: L1/L2 x worker
-list on/off), ``profile`` (Fig 5, the profile build's time split), ``rdmce``
+list on/off), ``profile`` (Fig 5, the profile build's time split), ``variants``
+(the speed work's A/B: the defaults against single switches), ``rdmce``
 (RDMCE on the same GPU: Fig 7 times, Fig 9 device memory), ``blocks`` (warps
 per block), ``exactness`` (10 runs in a row) and ``agree`` (count equal to
 RDMCE's on bundled and DIMACS graphs).
@@ -128,6 +129,38 @@ def blocks(graphs, expect, repeats=5, values=(1, 2, 4)):
             yield pd.DataFrame([{**_graph_cols(name, prep), **row}])
 
 
+# Variants timed against the defaults (the A/B of the speed work): run-time switches, and the
+# first version's worker-list pop (a CAS on the queue head), a compile-time probe kept for this table.
+VARIANTS = {
+    "default": ({}, {}),
+    "lane_words=1": ({"lane_words": 1}, {}),
+    "cas_pop": ({}, {"MCEGPU_CAS_POP": 1}),
+    "warps_per_block=2": ({"warps_per_block": 2}, {}),
+}
+
+
+def variants(graphs, expect, repeats=3, modes_=(("L2", "IPX"), ("L1", "IP")), heavy=("default", "cas_pop")):
+    """Each of VARIANTS in the speed table's two modes (on HEAVY only the ``heavy`` ones in L1)."""
+    from ..gpu import mcegpu
+
+    for name, _, prep in _prepared(graphs):
+        for subtree, induced in modes_:
+            for vname, (params, defines) in VARIANTS.items():
+                if name == HEAVY and subtree == "L1" and vname not in heavy:
+                    continue
+                saved = dict(mcegpu._DEFINES)
+                mcegpu._DEFINES.clear()
+                mcegpu._DEFINES.update(defines)
+                try:
+                    row = measure(prep, repeats, 0 if name == HEAVY else 1, expect.get(name),
+                                  subtree=subtree, induced=induced, **params)
+                finally:
+                    mcegpu._DEFINES.clear()
+                    mcegpu._DEFINES.update(saved)
+                yield pd.DataFrame([{**_graph_cols(name, prep), **_targets(name, subtree, induced),
+                                     "variant": vname, **row}])
+
+
 def exactness(graphs, expect, runs=10):
     """The count of each graph on ``runs`` consecutive runs with the default settings."""
     for name, _, prep in _prepared(graphs):
@@ -199,8 +232,9 @@ def run_all(out_dir: Path, quick=False, repeats=5, only=None, graphs=None, heavy
         "blocks": lambda: blocks(light[-3:] if len(light) > 3 else light, expect, repeats),
         "exactness": lambda: exactness(graphs, expect, runs=3 if quick else 10),
         "agree": lambda: agreement(graphs),
+        "variants": lambda: variants(graphs, expect, 2 if quick else 3),
     }
-    frames = run_jobs("mcegpu", jobs, out_dir, prov, only)
+    frames = run_jobs("mcegpu", jobs, out_dir, prov, only, skip=("variants",))
     return frames
 
 
@@ -290,7 +324,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--quick", action="store_true", help="two small graphs, for a smoke run")
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--only", nargs="+", help="some of: modes wl profile rdmce blocks exactness agree")
+    ap.add_argument("--only", nargs="+",
+                    help="some of: modes wl profile rdmce blocks exactness agree variants")
     ap.add_argument("--graphs", nargs="+", help=f"dataset names (default: {' '.join(GRAPHS)})")
     ap.add_argument("--heavy-nowl", nargs="*", default=["L2"],
                     help=f"sub-tree kinds run without the worker list on {HEAVY} (slow)")

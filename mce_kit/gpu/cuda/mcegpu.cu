@@ -665,9 +665,12 @@ extern "C" __global__ void __launch_bounds__(32 * MAX_WARPS, MIN_BLOCKS) mcegpu_
             if (tid == 0) {
                 int got = 0;
                 if (!queued) { wl_push(me); queued = true; }
-                for (;;) {
+                // poll the own flag; the shared counters (the end test) only every 8th time, so
+                // thousands of waiting blocks do not crowd the line the donors' atomics use
+                for (unsigned polls = 1;; ++polls) {
                     if (volatile_load(G.flag + me)) { got = 1; break; }
-                    if (volatile_load(G.ctrl) >= G.n_seeds && volatile_load(G.ctrl + 1) == 0) break;
+                    if ((polls & 7) == 0 && volatile_load(G.ctrl) >= G.n_seeds && volatile_load(G.ctrl + 1) == 0)
+                        break;
                     __nanosleep(backoff);
                     if (backoff < 2048) backoff <<= 1;
                 }
