@@ -11,7 +11,7 @@ log=$OUT/log.txt
 nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv,noheader | tee "$log"
 echo "== modes $(el) s" | tee -a "$log"
 timeout "$(budget 90)" python3 -m mce_kit.experiments.mcegpu --only modes \
-    --graphs ego-Facebook wiki-Vote Email-Enron soc-Slashdot0902 --out "$OUT" 2>&1 | tail -5 | tee -a "$log"
+    --graphs ego-Facebook wiki-Vote Email-Enron soc-Slashdot0902 CA-GrQc CA-HepTh email-Eu-core socfb-MIT --out "$OUT" 2>&1 | tail -5 | tee -a "$log"
 echo "== tests $(el) s" | tee -a "$log"
 t=$(budget 140); [ "$t" -gt 20 ] && timeout "$t" python3 -m pytest tests/test_gpu_mcegpu.py -q \
     -p no:cacheprovider --durations=12 2>&1 | tail -30 | tee -a "$log"
