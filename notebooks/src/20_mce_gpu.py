@@ -19,7 +19,9 @@
 import pandas as pd
 
 import mce_kit as mk
+from mce_kit import reproduction
 from mce_kit.experiments import mcegpu as exp
+from mce_kit.experiments import ncu
 from mce_kit.notebooks import figures_dir
 from mce_kit.viz import mcegpu_figures as fig
 from mce_kit.viz import rdmce_figures
@@ -50,9 +52,13 @@ def not_measured(name):
 #    search); **IPX** also keeps rows for `X`, so `X` tests are bit tests and
 #    the pivot may come from `X` too. The paper's rule (`induced="auto"`):
 #    IP when `Δ/d > 200`, else IPX.
-# 2. **Sub-warp partitioning.** A group of `g` lanes (`g` = the next power of
-#    two ≥ `W`) takes one pivot candidate and ANDs its row with `P`, one word
-#    per lane, so 32/g candidates run side by side in a warp.
+# 2. **Sub-warp partitioning.** A group of `g` lanes takes one pivot
+#    candidate and ANDs its row with `P`, so 32/g candidates run side by side
+#    in a warp. With `lane_words=1` (the k-clique work's choice) `g` is the
+#    next power of two ≥ `W`, one word per lane; our default `lane_words=4`
+#    lets a lane take up to four words (`g` ≥ `W/4`), four times as many
+#    candidates a round. X is scored first and the scan stops at a candidate
+#    that leaves no branch (an `X` vertex seeing all of `P`) or one.
 # 3. **Compact X.** `X` splits into `X_P` (inside the root's `P`: a bitmap per
 #    level) and `X_X` (from the root's `X`: it only shrinks). One `X_X` array
 #    serves every level: descending partitions the current prefix, kept
@@ -61,6 +67,9 @@ def not_measured(name):
 #    and sleeps. A busy block, at a branch whose child has `|P| ≥ 10` while it
 #    still has branches at this level and at an earlier one, pops a sleeper,
 #    copies the child into the sleeper's buffers and wakes it (a *donation*).
+#    The queue is a circular buffer; a donor reserves a sleeper with an atomic
+#    decrement of a counter and then takes a ticket, instead of racing the
+#    other donors with a compare-and-swap on the head (see the speed section).
 #
 # The model `mce_kit.sim.mce_gpu` records the same search node by node; here
 # it is on the six-vertex graph of the paper's Figure 1 (maximal cliques ABCD
@@ -162,6 +171,33 @@ else:
     display(targets)  # noqa: F821
 
 # %% [markdown]
+# ### What made it fast
+#
+# The first version (2026-11-23 morning, H200) took 3.52 s (L2 + IPX) and
+# 6.65 s (L1 + IP) on ego-Facebook, 1.19× and 1.05× the authors' speed. An
+# ncu profile (`data/results/ncu_profile.csv`) showed issue slots used 35%
+# of the time against RDMCE's 80%, with *sleeping* and *long scoreboard* the
+# largest stalls: blocks waiting in the worker list. Donors popped a sleeper
+# with a compare-and-swap on the queue head; thousands of donors raced for it
+# and most lost, so sleepers stayed asleep. With a reservation counter (one
+# atomic decrement that always succeeds), plus the smaller changes named in
+# `VARIANTS`, the same GPU spends its issue slots on the search. Each row
+# below turns one change back (median of the runs shown, answers checked):
+
+# %%
+if exp.available("variants"):
+    var = exp.load("variants")
+    display(var.pivot_table(index=["graph", "subtree", "induced"], columns="variant",  # noqa: F821
+                            values="median_ms", sort=False).round(2))
+    prof = ncu.bounds()
+    prof = prof[(prof["algorithm"] == "mce-gpu") | ((prof["algorithm"] == "rdmce")
+                                                   & (prof["graph"] == "ego-Facebook"))]
+    display(prof[["algorithm", "graph", "params", "duration_ms", "warp_inst_per_result",  # noqa: F821
+                  "issue_active_pct", "top_stalls", "gpu", "date"]].round(1))
+else:
+    not_measured("variants")
+
+# %% [markdown]
 # ## Table 3: L1/L2 × IP/IPX, and the Δ/d heuristic
 #
 # All four modes with the worker list on. The paper's heuristic (L1, IP iff
@@ -254,22 +290,17 @@ else:
 # %% [markdown]
 # ## Status of the paper's items
 #
-# The kernel, its launcher, tests and the experiment module exist; at the
-# time of writing the GPU measurements had not been taken (the shared device
-# time ran out before the run), so every GPU item below is **missing** until
-# `python -m mce_kit.experiments.mcegpu --out data/results` is run on a GPU
-# and its CSVs are committed; the cells above then fill in by themselves.
-#
-# | item | status |
-# |---|---|
-# | Table 1 (GPU vs CPU) | partial: igraph (C) and our oracle timed on the CPU host; GPU side not run |
-# | Fig 3 (load across SMs) | missing: not run on a GPU yet (`wl` job) |
-# | Table 2 (donations) | missing: not run on a GPU yet (`wl` job) |
-# | Fig 4 (1-4 GPUs) | missing: the kernel runs on one GPU |
-# | Fig 5 (time breakdown) | missing: not run on a GPU yet (`profile` job, profile build) |
-# | Table 3 (modes, heuristic) | missing: not run on a GPU yet (`modes` job) |
-# | RDMCE Fig 7 / Fig 9 | missing: not run on a GPU yet (`modes` + `rdmce` jobs) |
-#
+# One row per item (from `mce_kit.reproduction`, computed from the committed
+# CSVs by `exp.status()`). Devices differ between tables: `mcegpu_modes.csv`
+# and `mcegpu_variants.csv` were measured on an H100 after the speed work;
+# `wl`, `profile`, `rdmce`, `blocks`, `exactness` and `agree` on an H200 with
+# the first version of the kernel (each row names its GPU and commit).
+
+# %%
+board = reproduction.scoreboard()
+board[board["paper"] == "mcegpu"].drop(columns="paper").set_index("item")
+
+# %% [markdown]
 # ## Re-measure here
 #
 # With a GPU this re-runs the quick subset (two small graphs) and checks
