@@ -55,6 +55,18 @@ def test_listing_matches_networkx_on_random_graphs(switches, graphs):
         assert donations == 0
 
 
+@pytest.mark.parametrize("ip_search", ["excluded", "shorter"])
+@pytest.mark.parametrize("subtree", ["L1", "L2"])
+def test_ip_searches_list_the_networkx_cliques(subtree, ip_search, graphs):
+    from mce_kit.gpu import mcegpu
+
+    for i, G in enumerate(graphs):
+        res = mcegpu.prepare(G).run(listing=True, subtree=subtree, induced="IP", donate_min_p=2,
+                                    ip_search=ip_search)
+        got = sorted(tuple(sorted(c.tolist())) for c in res.cliques)
+        assert got == _cliques_nx(G), f"graph {i} ({G.n} vertices, {G.m} edges)"
+
+
 @pytest.mark.parametrize("subtree", ["L1", "L2"])
 def test_worker_list_donates_and_counts_are_64_bit(subtree):
     from mce_kit.gpu import mcegpu

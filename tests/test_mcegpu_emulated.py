@@ -41,7 +41,7 @@ def binary(tmp_path_factory):
 
 
 def run_emulated(exe, G, *, subtree="L1", induced="IPX", worker_list=True, donate_min_p=10, blocks=4,
-                 warps_per_block=1, lane_words=4):
+                 warps_per_block=1, lane_words=4, ip_search="branch"):
     """(count, donations, cliques in original labels) from the emulated kernel, one pass."""
     prep = mcegpu.prepare(G)
     u, v, p, x = prep.seed_arrays(subtree)
@@ -51,7 +51,8 @@ def run_emulated(exe, G, *, subtree="L1", induced="IPX", worker_list=True, donat
         return len(prep.isolated), 0, sorted((int(prep.order[i]),) for i in prep.isolated)
     (idx, cap, workers), = passes
     flags = (mcegpu.FLAG_IPX * ipx | mcegpu.FLAG_WL * worker_list | mcegpu.FLAG_LIST
-             | mcegpu.FLAG_EDGE * (subtree == "L2") | mcegpu.FLAG_LANE4 * (lane_words == 4))
+             | mcegpu.FLAG_EDGE * (subtree == "L2") | mcegpu.FLAG_LANE4 * (lane_words == 4)
+             | mcegpu.IP_SEARCH[ip_search] * (not ipx))
     list_cap = 64 + 4 * sum(1 for _ in nx.find_cliques(G.to_networkx())) * (G.n + 1)
 
     def vec(a):
@@ -117,3 +118,17 @@ def test_emulated_wide_rows_split_across_lanes(binary, induced, lane_words):
                                  lane_words=lane_words)
     want = sorted(tuple(sorted(c)) for c in nx.find_cliques(H))
     assert got == want and count == len(want)
+
+
+@pytest.mark.parametrize("ip_search", ["excluded", "shorter"])
+def test_emulated_ip_searches_agree(binary, ip_search):
+    # IP with the other two places to search: in N(x), or in the shorter of N(v) and N(x)
+    graphs = [H for H in random_nx_graphs(24, seed=8) if H.number_of_edges() <= 800
+              and sum(1 for _ in nx.find_cliques(H)) <= 600]
+    for i, H in enumerate(graphs):
+        G = from_networkx(H)
+        for subtree in ("L1", "L2"):
+            count, _, got = run_emulated(binary, G, subtree=subtree, induced="IP", donate_min_p=2,
+                                         ip_search=ip_search)
+            want = sorted(tuple(sorted(c)) for c in nx.find_cliques(H))
+            assert got == want and count == len(want), f"graph {i} {subtree}"

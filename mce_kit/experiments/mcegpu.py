@@ -136,17 +136,23 @@ VARIANTS = {
     "lane_words=1": ({"lane_words": 1}, {}),
     "cas_pop": ({}, {"MCEGPU_CAS_POP": 1}),
     "warps_per_block=2": ({"warps_per_block": 2}, {}),
+    "ip_search=excluded": ({"ip_search": "excluded"}, {}),
+    "ip_search=shorter": ({"ip_search": "shorter"}, {}),
 }
 
 
-def variants(graphs, expect, repeats=3, modes_=(("L2", "IPX"), ("L1", "IP")), heavy=("default", "cas_pop")):
-    """Each of VARIANTS in the speed table's two modes (on HEAVY only the ``heavy`` ones in L1)."""
+def variants(graphs, expect, repeats=3, modes_=(("L2", "IPX"), ("L1", "IP"), ("L2", "IP")),
+             heavy=("default", "cas_pop")):
+    """Each of VARIANTS in the speed table's two modes and L2 + IP (on HEAVY only the ``heavy`` ones in
+    L1 and none in L2 + IP); the ip_search ones in IP modes only."""
     from ..gpu import mcegpu
 
     for name, _, prep in _prepared(graphs):
         for subtree, induced in modes_:
             for vname, (params, defines) in VARIANTS.items():
-                if name == HEAVY and subtree == "L1" and vname not in heavy:
+                if name == HEAVY and induced == "IP" and (subtree == "L2" or vname not in heavy):
+                    continue
+                if "ip_search" in params and induced != "IP":
                     continue
                 saved = dict(mcegpu._DEFINES)
                 mcegpu._DEFINES.clear()

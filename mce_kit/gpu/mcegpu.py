@@ -11,7 +11,10 @@ heuristic), and a worker list through which idle blocks receive branches
 (``worker_list``). ``lane_words`` sets the sub-warp partition of the pivot
 scoring: a group of lanes per candidate row, each lane taking 1 word of it (the
 k-clique work's groups of W lanes) or up to 4 (groups of W/4 lanes, so four times
-as many candidates per round). Every switch is a kernel argument: the module is
+as many candidates per round). ``ip_search`` says where IP looks an X vertex x
+up against the branch vertex v: in N(v), one list for the whole warp
+(``"branch"``), in N(x) (``"excluded"``, the first version) or in the shorter of
+the two (``"shorter"``). Every switch is a kernel argument: the module is
 compiled once. ``run(profile=True)`` uses a separate build (``-DMCEGPU_PROFILE=1``)
 that splits each block's cycles into build / pivot / set operations / worker list.
 """
@@ -29,14 +32,15 @@ from .launch import free_bytes, params_dtype, plan_passes, set_params
 from .loader import load_module
 from .seeds import degeneracy_csr, seed_sets
 
-FLAG_IPX, FLAG_WL, FLAG_LIST, FLAG_EDGE, FLAG_LANE4 = 1, 2, 4, 8, 16
+FLAG_IPX, FLAG_WL, FLAG_LIST, FLAG_EDGE, FLAG_LANE4, FLAG_IP_XLIST, FLAG_IP_SHORTER = 1, 2, 4, 8, 16, 32, 64
+IP_SEARCH = {"branch": 0, "excluded": FLAG_IP_XLIST, "shorter": FLAG_IP_SHORTER}
 ERR_CAPACITY = 1
 QPOS_WORDS = 48  # worker-list head, tail, avail: one 128-byte line each (Q_HEAD/Q_TAIL/Q_AVAIL in mcegpu.cu)
 MAX_WARPS = 8
 AUTO_RATIO = 200  # induced="auto": IP iff max degree / degeneracy > 200 (the paper's Table 3 heuristic)
 _DEFINES: dict = {}  # compile-time settings (kept empty in normal use; benchmarks may probe)
 DEFAULTS = dict(subtree="L1", induced="auto", worker_list=True, donate_min_p=10, warps_per_block=1,
-                blocks_per_sm=0, lane_words=4)
+                blocks_per_sm=0, lane_words=4, ip_search="branch")
 PHASES = ("build", "pivot", "set_ops", "worker_list")
 
 # The kernel's launch parameters, ``struct Params`` in mcegpu.cu (same fields, same order).
@@ -183,6 +187,8 @@ def _check(params: dict) -> dict:
         raise ValueError(f"subtree must be 'L1' or 'L2', got {p['subtree']!r}")
     if int(p["warps_per_block"]) not in (1, 2, 4, 8):
         raise ValueError(f"warps_per_block must be 1, 2, 4 or 8, got {p['warps_per_block']!r}")
+    if p["ip_search"] not in IP_SEARCH:
+        raise ValueError(f"ip_search must be one of {', '.join(IP_SEARCH)}, got {p['ip_search']!r}")
     if int(p["lane_words"]) not in (1, 4):
         raise ValueError(f"lane_words must be 1 or 4, got {p['lane_words']!r}")
     if int(p["donate_min_p"]) < 1:
@@ -204,7 +210,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, **params) -> MCE
     mode = prep.induced_mode(p["induced"])
     ipx = mode == "IPX"
     flags = (FLAG_IPX * ipx | FLAG_WL * bool(p["worker_list"]) | FLAG_LIST * bool(listing)
-             | FLAG_EDGE * (p["subtree"] == "L2") | FLAG_LANE4 * (int(p["lane_words"]) == 4))
+             | FLAG_EDGE * (p["subtree"] == "L2") | FLAG_LANE4 * (int(p["lane_words"]) == 4)
+             | IP_SEARCH[p["ip_search"]] * (not ipx))
     defines = {**_DEFINES, **({"MCEGPU_PROFILE": 1} if profile else {})}
     module = load_module("mcegpu.cu", defines=defines)
     kernel = module.get_function("mcegpu_kernel")

@@ -147,22 +147,31 @@ __device__ __forceinline__ void block_sum_or(Shared& sh, int& sum, int& orv) {
 }
 
 // Adjacency of the X* vertices to one column v of P*, for a whole loop over X_X. With
-// IPX it is a bit of the X* rows; with IP every lane searches the same list, N(v) cut
-// to the range of the X* ids, so the searches share their first steps and cache lines.
+// IPX it is a bit of the X* rows. With IP it is a binary search in the CSR, in one of
+// three ways (a run-time switch): every lane in the same list N(v), cut to the range of
+// the X* ids, so the searches share their first steps and cache lines (the default);
+// each lane in the list of its own X* vertex x (the first version); or each lane in
+// the shorter of N(v) and N(x).
+#define FLAG_IP_XLIST 32
+#define FLAG_IP_SHORTER 64
 struct XCol {
-    const int* N;           // IP: N(ids[v]) within [ids[p], ids[p + x - 1]]
+    const int* N;           // IP: N(ids[v]) (default: within [ids[p], ids[p + x - 1]])
     int n;
-    int v;                  // IPX: the column
+    int v;                  // the column
+    int z;                  // IP: ids[v]
 };
 
 __device__ __forceinline__ XCol x_column(const Task& t, int v, int n) {   // n: |X_X| to test
     XCol c;
     c.v = v;
-    c.N = nullptr; c.n = 0;
+    c.N = nullptr; c.n = 0; c.z = 0;
     if (!(G.flags & FLAG_IPX) && n > 0) {
         const int z = t.ids[v];
+        c.z = z;
+        if (G.flags & FLAG_IP_XLIST) return c;
         const int* N = G.indices + G.indptr[z];
         const int dz = G.indptr[z + 1] - G.indptr[z];
+        if (G.flags & FLAG_IP_SHORTER) { c.N = N; c.n = dz; return c; }
         const int lo = lower_bound(N, dz, t.ids[t.p]);
         c.N = N + lo;
         c.n = lower_bound(N + lo, dz - lo, t.ids[t.p + t.x - 1] + 1);
@@ -173,7 +182,13 @@ __device__ __forceinline__ XCol x_column(const Task& t, int v, int n) {   // n: 
 // Is X* entry i (an index into X*) adjacent to the column of c?
 __device__ __forceinline__ bool x_adjacent(const Task& t, const XCol& c, int i) {
     if (G.flags & FLAG_IPX) return (row_of(t, t.p + i)[c.v >> 5] >> (c.v & 31)) & 1;
-    return sorted_contains(c.N, c.n, t.ids[t.p + i]);
+    const int y = t.ids[t.p + i];
+    if (G.flags & (FLAG_IP_XLIST | FLAG_IP_SHORTER)) {
+        const int* Ny = G.indices + G.indptr[y];
+        const int dy = G.indptr[y + 1] - G.indptr[y];
+        if ((G.flags & FLAG_IP_XLIST) || dy < c.n) return sorted_contains(Ny, dy, c.z);
+    }
+    return sorted_contains(c.N, c.n, y);
 }
 
 __device__ void emit(const Task& t, int r, u64& count) {
