@@ -49,7 +49,8 @@ def not_measured(name):
 # 1. **Binary-encoded induced sub-graph.** The block copies the edges it will
 #    ever need into bit rows over the root's `P` (`W = ⌈|P|/32⌉` words a row).
 #    **IP** keeps rows for `P` only and looks `X` up in the CSR (binary
-#    search); **IPX** also keeps rows for `X`, so `X` tests are bit tests and
+#    search: by default the whole warp searches the branch vertex's list;
+#    `ip_search` picks another); **IPX** also keeps rows for `X`, so `X` tests are bit tests and
 #    the pivot may come from `X` too. The paper's rule (`induced="auto"`):
 #    IP when `Δ/d > 200`, else IPX.
 # 2. **Sub-warp partitioning.** A group of `g` lanes takes one pivot
