@@ -227,7 +227,7 @@ def streaming(graphs, expect, repeats=5, min_size=10):
 SCALES = list(range(10, 25))
 SCALE_COLUMNS = ["graph", "scale", "edge_factor", "n", "m", "d", "count", "oracle", "oracle_s", "median_ms",
                  "runs", "gen_s", "prepare_s", "seeds_s", "device_bytes", "pool_peak_bytes", "passes",
-                 "workers", "nodes"]
+                 "workers", "nodes", "peak_rss_bytes"]
 OPT_IN = ("stream", "scale")
 
 
@@ -236,8 +236,10 @@ def scale(scales=SCALES, edge_factor=16, seed=1, oracle_max=12, budget_s=400.0, 
     time, device memory and count per scale; the count checked by the CPU oracle up to ``oracle_max``.
     Past ``kernel_max`` only the host side is timed: the number of maximal cliques grows about 37x
     per scale (3.3 G at scale 15), so a count there takes minutes to hours. Stops before a scale
-    whose projected cost would pass ``budget_s`` (rows are written as they come)."""
-    import cupy
+    whose projected cost would pass ``budget_s`` (rows are written as they come). ``peak_rss_bytes``
+    is the process's peak resident memory so far (so a process running one scale measures that
+    scale's generation and preparation)."""
+    import resource
 
     from .. import cpu
     from ..generators import rmat
@@ -256,16 +258,19 @@ def scale(scales=SCALES, edge_factor=16, seed=1, oracle_max=12, budget_s=400.0, 
         t1 = time.perf_counter()
         prep.seed_arrays("edge")
         seeds_s = time.perf_counter() - t1
-        pool = cupy.get_default_memory_pool()
-        pool.free_all_blocks()
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
         if sc > kernel_max:
             row = dict.fromkeys(SCALE_COLUMNS)
             row.update(graph=G.name, scale=sc, edge_factor=edge_factor, n=G.n, m=G.m, d=prep.d, gen_s=gen_s,
-                       prepare_s=prep.prep_s, seeds_s=seeds_s)
+                       prepare_s=prep.prep_s, seeds_s=seeds_s, peak_rss_bytes=peak)
             yield pd.DataFrame([row])
             last = time.perf_counter() - t_scale
             del G, prep
             continue
+        import cupy
+
+        pool = cupy.get_default_memory_pool()
+        pool.free_all_blocks()
         runs = [prep.run() for _ in range(repeats if sc < 22 else 1)]
         counts = {r.count for r in runs}
         if len(counts) != 1:
@@ -284,7 +289,7 @@ def scale(scales=SCALES, edge_factor=16, seed=1, oracle_max=12, budget_s=400.0, 
                "median_ms": times[len(times) // 2], "runs": len(runs), "gen_s": gen_s,
                "prepare_s": prep.prep_s, "seeds_s": seeds_s, "device_bytes": r.device_bytes,
                "pool_peak_bytes": pool.total_bytes(), "passes": r.passes,
-               "workers": r.params["workers"], "nodes": r.nodes}
+               "workers": r.params["workers"], "nodes": r.nodes, "peak_rss_bytes": peak}
         assert list(row) == SCALE_COLUMNS
         yield pd.DataFrame([row])
         last = time.perf_counter() - t_scale
@@ -297,7 +302,7 @@ JOBS = ("table1", "exactness", "variants", "warps", "tau", "load")
 def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = HEAVY,
             only: list[str] | None = None, graphs: list[str] | None = None, small_repeats: int = 15,
             warps: list[int] | None = None, taus: list[int] | None = None,
-            scale_budget_s: float = 400.0) -> dict:
+            scale_budget_s: float = 400.0, scales: list[int] | None = None) -> dict:
     """Measure every RDMCE figure on this GPU and write the CSVs. Returns the DataFrames.
 
     Every graph gets the paper's full grids (``WARPS_PER_SM``, ``TAUS``) unless
@@ -326,7 +331,7 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = H
         # opt-in (--only): sizes and streaming at counting speed, R-MAT scales
         "stream": lambda: streaming([g for g in graphs if g in ("CA-GrQc", "wiki-Vote", heavy)], expect,
                                     max(5, repeats)),
-        "scale": lambda: scale(SCALES[:5] if quick else SCALES, budget_s=scale_budget_s),
+        "scale": lambda: scale(scales or (SCALES[:5] if quick else SCALES), budget_s=scale_budget_s),
     }
     frames = run_jobs("rdmce", jobs, out_dir, prov, only, skip=OPT_IN)
     bad = frames["exactness"][~frames["exactness"]["exact"]] if "exactness" in frames else []
@@ -496,6 +501,7 @@ def main(argv=None) -> int:
     ap.add_argument("--merge", type=Path, metavar="DIR",
                     help="fold the CSVs of an earlier --out DIR into --out (replacing re-measured rows)")
     ap.add_argument("--scale-budget", type=float, default=400.0, help="seconds for the R-MAT scale series")
+    ap.add_argument("--scales", type=int, nargs="+", help=f"R-MAT scales (default {SCALES[0]}..{SCALES[-1]})")
     a = ap.parse_args(argv)
     if a.merge:
         for name, (before, after) in merge(a.merge, a.out).items():
@@ -503,7 +509,7 @@ def main(argv=None) -> int:
         return 0
     only, graphs = names(a.only), names(a.graphs)
     run_all(a.out, a.quick, a.repeats, only=only, graphs=graphs, small_repeats=a.small_repeats,
-            warps=a.warps, taus=a.taus, scale_budget_s=a.scale_budget)
+            warps=a.warps, taus=a.taus, scale_budget_s=a.scale_budget, scales=a.scales)
     return 0
 
 
