@@ -237,7 +237,7 @@ def _dense_core(rng):
     """A G(n, p) with a denser core of 20-45 vertices: sub-roots with |P| + |X| near 32 on both sides."""
     n = int(rng.integers(40, 90))
     H = nx.gnp_random_graph(n, float(rng.choice([0.1, 0.25])), seed=int(rng.integers(1 << 30)))
-    core = rng.choice(n, size=int(rng.integers(20, 46)), replace=False)
+    core = rng.choice(n, size=min(n, int(rng.integers(20, 46))), replace=False)
     q = float(rng.choice([0.6, 0.8, 0.95]))
     for i, a in enumerate(core):
         for b in core[i + 1:]:
