@@ -48,6 +48,11 @@ PAPER = {
     "memory_vs_mcegpu_px": (0.568, 0.973),  # Fig 9
 }
 
+# ego-Facebook under ncu before the register sub-trees (issue 8's text; H200, bitmap path only).
+BEFORE_LOCAL = {"warp_inst": 1.002e12, "warp_inst_per_result": 1150, "lanes_active": 18.5,
+                "issue_active_pct": 79.0, "seconds": 1.214, "source": "issue 8 (ncu, H200, before)"}
+ISSUE_TARGETS = {"facebook_seconds": 0.9, "warp_inst_per_result": 800}  # issue 8, item 3
+
 # Where our kernel (cuda/rdmce.cu) differs from the paper's description: (aspect, paper, ours).
 DEVIATIONS = [
     ("exposed state", "two words: ptr (level) and cnt", "one packed word per warp: level << 32 | cnt"),
@@ -62,6 +67,8 @@ DEVIATIONS = [
     ("isolated vertices", "not discussed (no edge seed finds them)", "added on the host as 1-cliques"),
     ("registers", "not stated; fewer warps leave each more", "64 per thread at every warps_per_sm"),
     ("defaults", "warps_per_sm = 20, tau = 24", "warps_per_sm = 32 (best here), tau = 24"),
+    ("small sub-trees", "the same bitmap search at every node",
+     "below a node with |P| <= min(tau, 32) and |P| + |X| <= 32: one vertex per lane, masks in registers"),
 ]
 
 GRAPHS = ["CA-GrQc", "CA-HepTh", "email-Eu-core", "wiki-Vote", "Email-Enron", "soc-Slashdot0902",
