@@ -12,6 +12,10 @@ kernel argument or a launch setting. The source is built twice, once per task
 kind (``STREAMING=0`` for counts, histograms and filters, so the counting hot
 loop carries no streaming code; ``STREAMING=1`` for listing), each once.
 
+Counting, histograms and filters search small sub-trees in registers (``local=True``: below a node
+with ``|P| <= min(tau, 32)`` and ``|P| + |X| <= 32`` each vertex gets a lane and the DFS runs on
+32-bit lane masks; ``solve_local`` in the kernel); listing keeps the bitmap path throughout.
+
 Streaming design (a relaunch that resumes, double-buffered). The kernel
 appends cliques to a device ring of chunks (``ring_layout``): each warp owns
 one chunk at a time, taken with one atomic, and writes records

@@ -19,6 +19,11 @@
 // rows_users counts the tasks using a worker's rows, copying[w] counts the
 // thieves still reading worker w's stack.
 //
+// Small sub-trees in registers (FLAG_LOCAL, counting build only): below a node with |P| <= tau
+// (never exposed) and |P| + |X| <= 32, solve_local() gives each vertex of P and X a lane and
+// searches the whole sub-tree with 32-bit lane masks; on ego-Facebook this holds 99.5% of the
+// nodes and cuts the warp instructions per maximal clique from about 1,150 to 160.
+//
 // Launch parameters live in the __constant__ struct G (set by rdmce.py before
 // each launch), so the hot loop keeps its registers for the search itself.
 //
