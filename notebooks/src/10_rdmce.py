@@ -24,6 +24,7 @@ import pandas as pd
 import mce_kit as mk
 from mce_kit import reproduction, sim, viz
 from mce_kit.experiments import rdmce as exp
+from mce_kit.measure import load_results
 from mce_kit.notebooks import figures_dir
 from mce_kit.viz import rdmce_figures as fig
 
@@ -441,11 +442,12 @@ except FileNotFoundError as e:
 # %% [markdown]
 # ## Under 0.9 s: small sub-trees in registers
 #
-# **What the profile said.** Before this change ncu counted 1.002·10^12 warp
-# instructions on ego-Facebook (about 1,150 per maximal clique) with 18.5 of
-# 32 lanes active (issue 8, H200). An instrumented CPU replica of the kernel's
-# search (every 200th edge seed, same pivot rule, aggressive step and pruning;
-# its full run gives the exact 869,325,383) shows why: the average node has
+# **What the profile said.** Before this change ncu counted 0.99·10^12 warp
+# instructions on ego-Facebook (about 1,144 per maximal clique) with 18.4 of
+# 32 lanes active and 80% of the issue slots used (`ncu_profile.csv`, H100).
+# An instrumented CPU replica of the kernel's search (every 200th edge seed,
+# same pivot rule, aggressive step and pruning; its full run gives the exact
+# 869,325,383) shows why: the average node has
 # |P| = 4.1 vertices spread over a 3-word (96-bit) bitmap; the pivot scan pays
 # one warp iteration per non-empty candidate word (1.8 per node) with about
 # 2 lanes holding a candidate; and 99.5% of the expanded nodes lie below a node
@@ -469,11 +471,19 @@ local, ncu = exp.load("local"), exp.load("ncu")
 print("measured on", fig.where_measured(local))
 display(fig.local_table(local, exp.PAPER["facebook_seconds"], exp.ISSUE_TARGETS["facebook_seconds"]))  # noqa: F821
 k = ncu[ncu["kernel"] == "rdmce_kernel"].iloc[0]
-b = exp.BEFORE_LOCAL
+b, before = exp.BEFORE_LOCAL, "before (issue 8, H200)"
+try:  # the lead's profile of the bitmap-only kernel (main before this change), same kind of GPU
+    prof = load_results("ncu", "profile")
+    prof = prof[(prof["algorithm"] == "rdmce") & (prof["graph"] == "ego-Facebook")
+                & (prof["kernel"] == "rdmce_kernel")]
+    if len(prof):
+        b, before = prof.iloc[0], f"before ({prof.iloc[0]['gpu']}, commit {prof.iloc[0]['commit']})"
+except FileNotFoundError:
+    pass
 cols = ["warp_inst", "warp_inst_per_result", "lanes_active", "issue_active_pct"]
 display(pd.DataFrame({  # noqa: F821
-    "before (issue 8, H200)": [b[c] for c in cols] + [None, None],
-    f"ours ({k['gpu']}, {str(k['date'])[:10]})": [k[c] for c in cols] + [k["registers"], k["top_stalls"]],
+    before: [b[c] for c in cols] + [b.get("registers"), b.get("top_stalls")],
+    f"after ({k['gpu']}, commit {k['commit']})": [k[c] for c in cols] + [k["registers"], k["top_stalls"]],
     "target (issue 8)": [None, exp.ISSUE_TARGETS["warp_inst_per_result"], None, None, None, None]},
     index=["warp instructions", "per maximal clique", "lanes active (of 32)", "issue slots used (%)",
            "registers", "top stalls (cycles per instruction)"]))
