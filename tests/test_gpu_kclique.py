@@ -26,6 +26,8 @@ SWITCHES = {
     "size": dict(scheduling=False, dynamic=False, size=True),
     "all-level3": dict(scheduling=True, dynamic=True, lam=1.0, size=True),
     "default-degeneracy": dict(order="degeneracy"),
+    "rows-by-row": dict(rows="by_row"),
+    "rows-by-row-level3": dict(rows="by_row", lam=1.0),
 }
 
 

@@ -20,7 +20,9 @@
 //   FLAG_SIZE     size specialisation: a bitmap of one word (s <= 32) lives in
 //                 shared memory and each lane keeps its stack in registers;
 //   FLAG_LIST     write every clique (k vertex ids) to list;
-//   FLAG_STATS    per-task cycles by density bin and bitmap level (Fig 9).
+//   FLAG_STATS    per-task cycles by density bin and bitmap level (Fig 9);
+//   FLAG_BYROW    build the bitmap rows one after the other (else all rows' lists at once,
+//                 see build_rows in subgraph.cuh).
 // Compile-time: KC_ACTIVE_LANES counts __popc(__activemask()) in the lane loops (Fig 8).
 //
 // Counts: each lane keeps a 128-bit counter (two u64 words, add with carry);
@@ -33,6 +35,7 @@
 #define FLAG_SIZE 4
 #define FLAG_LIST 8
 #define FLAG_STATS 16
+#define FLAG_BYROW 32
 
 #define ERR_CAPACITY 1
 
@@ -47,8 +50,7 @@
 struct Params {            // one launch; fields must match PARAMS in kclique.py (a CPU test checks)
     const int* indptr;     // oriented CSR: later neighbours, sorted
     const int* indices;
-    const int* task_u;
-    const int* task_v;
+    const int* tasks;      // task t is the oriented edge (tasks[2 t], tasks[2 t + 1]), largest first
     u32* work;             // work_cap words per worker
     int* ctrl;             // [0] next task, [1] error flags
     u64* acc;              // per worker: 128-bit count (lo, hi)
@@ -70,7 +72,7 @@ struct Params {            // one launch; fields must match PARAMS in kclique.py
 __constant__ Params G;
 
 __shared__ int sh_C[WARPS_PER_BLOCK][SH_C];
-__shared__ u32 sh_scratch[WARPS_PER_BLOCK][32];
+__shared__ RowScratch sh_build[WARPS_PER_BLOCK];
 __shared__ u32 sh_rows1[WARPS_PER_BLOCK][32];
 __shared__ int sh_qi[WARPS_PER_BLOCK][64];
 __shared__ int sh_qj[WARPS_PER_BLOCK][64];
@@ -353,7 +355,7 @@ __device__ __forceinline__ void kclique_worker() {
         if (task >= G.n_tasks) break;
         long long t0 = clock64();
         tasks++;
-        const int u = G.task_u[task], v = G.task_v[task];
+        const int u = G.tasks[2 * task], v = G.tasks[2 * task + 1];
         const int* a = G.indices + G.indptr[u];
         const int* b = G.indices + G.indptr[v];
         int na = G.indptr[u + 1] - G.indptr[u], nb = G.indptr[v + 1] - G.indptr[v];
@@ -378,13 +380,8 @@ __device__ __forceinline__ void kclique_worker() {
             if (lane == 0) add128(acc, (u64)s);
             continue;
         }
-        int edges = 0;
-        #pragma unroll 1
-        for (int i = 0; i < s; i++) {
-            int x = C[i];
-            edges += build_row(G.indices + G.indptr[x], G.indptr[x + 1] - G.indptr[x], C, s, i + 1, i >> 5,
-                               rows + (long long)i * W, W, sh_scratch[wl], lane);
-        }
+        const int edges = build_rows(G.indptr, G.indices, C, s, W, rows, true, G.flags & FLAG_BYROW,
+                                     sh_build[wl], lane);
         if (!LIST && k == 4) {
             if (lane == 0) add128(acc, (u64)edges);
             continue;
