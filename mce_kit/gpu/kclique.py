@@ -22,7 +22,7 @@ from . import require_gpu
 from .launch import free_bytes, params_dtype, plan_passes, set_params
 from .loader import load_module
 
-FLAG_SCHED, FLAG_DYNAMIC, FLAG_SIZE, FLAG_LIST, FLAG_STATS, FLAG_BYROW = 1, 2, 4, 8, 16, 32
+FLAG_SCHED, FLAG_DYNAMIC, FLAG_SIZE, FLAG_LIST, FLAG_STATS, FLAG_BYROW, FLAG_BLOCK = 1, 2, 4, 8, 16, 32, 64
 ERR_CAPACITY = 1
 WARPS_PER_BLOCK = 4
 KMAX = 32
@@ -31,7 +31,7 @@ LIST_CAP = 1 << 20  # first guess of the listing buffer (ints); a pass that need
 ORDERS = ("degree", "degeneracy")
 _DEFINES: dict = {}  # compile-time settings (KC_ACTIVE_LANES=1 for the instrumented build)
 DEFAULTS = dict(k=4, order="degree", scheduling=True, dynamic=True, size=True, lam=None,
-                warps_per_sm=32, stats=False, rows="flat")
+                warps_per_sm=32, stats=False, rows="flat", block_min=1024)
 ROWS = ("flat", "by_row")  # how the bitmap rows are built (build_rows in cuda/subgraph.cuh)
 
 PARAMS = params_dtype(
@@ -47,12 +47,13 @@ def default_lam(k: int) -> float:
     return -1.0 if k <= 5 else 0.25 if k == 6 else 1.0
 
 
-def work_words(s, k):
-    """Workspace words of one task with <= s common neighbours (matches kclique.cu)."""
+def work_words(s, k, parts=1):
+    """Workspace words of one task with <= s common neighbours on ``parts`` warps (matches kclique.cu):
+    the list C and the rows, then per warp a sub-bitmap, an index list and 32 lane stacks."""
     s = np.asarray(s, dtype=np.int64)
     W = (s + 31) // 32
     r4 = (s + 3) // 4 * 4
-    return 2 * r4 + 2 * s * W + 32 * max(1, k - 4) * W
+    return r4 + s * W + parts * (s * W + r4 + 32 * max(1, k - 4) * W)
 
 
 def orientation(G: Graph, order: str) -> np.ndarray:
@@ -150,6 +151,7 @@ class Result:
     device_bytes: int
     passes: int
     tasks: int
+    block_tasks: int
     worker_tasks: np.ndarray
     worker_cycles: np.ndarray
     bins: np.ndarray | None = None          # FLAG_STATS: [level 2/3, bin, (tasks, cycles)]
@@ -161,7 +163,8 @@ class Result:
         return self.answer
 
     def row(self) -> dict:
-        r = {"tasks": self.tasks, "passes": self.passes, "device_bytes": self.device_bytes,
+        r = {"tasks": self.tasks, "block_tasks": self.block_tasks, "passes": self.passes,
+             "device_bytes": self.device_bytes,
              "order_s": round(self.order_s, 4)}
         if self.active is not None and self.active[1]:
             r["active_lanes"] = self.active[0] / self.active[1]
@@ -237,14 +240,21 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> Result:
              | FLAG_SIZE * bool(p["size"]) | FLAG_LIST * bool(listing) | FLAG_STATS * bool(p["stats"])
              | FLAG_BYROW * (p["rows"] == "by_row"))
     n_keep = ori.n_tasks(k - 2)   # fewer common neighbours cannot hold a k-clique; a prefix (by bound)
-    need = work_words(ori.bound[:n_keep], k)
+    # size specialisation: the tasks with over block_min candidates (by bound; a prefix) on a block each
+    n_big = min(n_keep, ori.n_tasks(int(p["block_min"]) + 1)) if p["size"] and p["block_min"] >= 0 else 0
     sms = _sms()
     n_workers = sms * int(p["warps_per_sm"])
     budget = int(max_buffer_bytes or 0.4 * free_bytes())
-    plan = plan_passes({"work": need}, n_workers, budget, "KCMiner",
-                       lambda i: f"edge ({ori.order[ori.u[i]]}, {ori.order[ori.v[i]]})")
+    phases = []   # (first task, flags, warps per worker, plan)
+    for lo, hi, parts in ((0, n_big, WARPS_PER_BLOCK), (n_big, n_keep, 1)):
+        if hi > lo:
+            plan = plan_passes({"work": work_words(ori.bound[lo:hi], k, parts)}, n_workers // parts, budget,
+                               "KCMiner", lambda i, lo=lo: f"edge ({ori.order[ori.u[lo + i]]}, "
+                                                           f"{ori.order[ori.v[lo + i]]})")
+            phases.append((lo, flags | FLAG_BLOCK * (parts > 1), parts, plan))
     module = load_module("kclique.cu", defines=_DEFINES)
     kernel = module.get_function("kclique_kernel")
+    block_kernel = module.get_function("kclique_block_kernel")
 
     # timed: the graph and tasks to the GPU (one copy), the kernel(s), the counts back
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
@@ -258,38 +268,41 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> Result:
     device_bytes = blob.nbytes
     list_cap = LIST_CAP if listing else 1
     lists = []
-    for idx, caps, workers in plan:
-        tasks = tasks_of(d_tasks, ori.u, ori.v, idx)   # largest first
-        work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
-        device_bytes = max(device_bytes, blob.nbytes + work.nbytes)
-        while True:
-            state = cupy.zeros(_S_FIXED + 4 * workers, dtype=cupy.uint64)
-            at = state.data.ptr
-            acc = at + 8 * _S_FIXED
-            cyc, ntk = acc + 16 * workers, acc + 24 * workers
-            lst = cupy.empty(list_cap if listing else 1, dtype=cupy.int32)
-            set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=tasks, work=work,
-                       ctrl=at + 8 * _S_CTRL, acc=acc, worker_tasks=ntk, worker_cycles=cyc,
-                       bins=at + 8 * _S_BINS, active=at + 8 * _S_ACTIVE, list=lst,
-                       list_pos=at + 8 * _S_POS, work_cap=caps["work"], list_cap=list_cap,
-                       n_tasks=len(idx), k=k, flags=flags, lam_milli=int(round(lam * 1000)),
-                       n_workers=workers)
-            kernel((-(-workers // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
-            host = state.get()
-            if not listing or int(host[_S_POS]) <= list_cap:
-                break
-            list_cap = int(host[_S_POS])  # the kernel counted what it needed: run the pass again
-        if int(host[_S_CTRL]) >> 32 & ERR_CAPACITY:
-            raise RuntimeError("KCMiner: a task exceeded its workspace bound (internal error; please report)")
-        per = host[_S_FIXED:]
-        total += sum128(per[0: 2 * workers: 2], per[1: 2 * workers: 2])
-        wc[:workers] += per[2 * workers: 3 * workers]
-        wt[:workers] += per[3 * workers:].view(np.int32)[:workers]
-        bins += host[_S_BINS:_S_FIXED]
-        active += host[_S_ACTIVE:_S_BINS]
-        if listing:
-            lists.append(lst[: int(host[_S_POS])].get())
-        del work
+    for lo, launch_flags, parts, plan in phases:
+        for idx, caps, workers in plan:
+            tasks = tasks_of(d_tasks, ori.u, ori.v, idx + lo)   # largest first
+            work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
+            device_bytes = max(device_bytes, blob.nbytes + work.nbytes)
+            warps = workers * parts
+            while True:
+                state = cupy.zeros(_S_FIXED + 4 * warps, dtype=cupy.uint64)
+                at = state.data.ptr
+                acc = at + 8 * _S_FIXED
+                cyc, ntk = acc + 16 * warps, acc + 24 * warps
+                lst = cupy.empty(list_cap if listing else 1, dtype=cupy.int32)
+                set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=tasks, work=work,
+                           ctrl=at + 8 * _S_CTRL, acc=acc, worker_tasks=ntk, worker_cycles=cyc,
+                           bins=at + 8 * _S_BINS, active=at + 8 * _S_ACTIVE, list=lst,
+                           list_pos=at + 8 * _S_POS, work_cap=caps["work"], list_cap=list_cap,
+                           n_tasks=len(idx), k=k, flags=launch_flags, lam_milli=int(round(lam * 1000)),
+                           n_workers=workers)
+                fn = block_kernel if parts > 1 else kernel
+                fn((-(-warps // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
+                host = state.get()
+                if not listing or int(host[_S_POS]) <= list_cap:
+                    break
+                list_cap = int(host[_S_POS])  # the kernel counted what it needed: run the pass again
+            if int(host[_S_CTRL]) >> 32 & ERR_CAPACITY:
+                raise RuntimeError("KCMiner: a task exceeded its workspace bound (internal error)")
+            per = host[_S_FIXED:]
+            total += sum128(per[0: 2 * warps: 2], per[1: 2 * warps: 2])
+            wc[:warps] += per[2 * warps: 3 * warps]
+            wt[:warps] += per[3 * warps:].view(np.int32)[:warps]
+            bins += host[_S_BINS:_S_FIXED]
+            active += host[_S_ACTIVE:_S_BINS]
+            if listing:
+                lists.append(lst[: int(host[_S_POS])].get())
+            del work
     stop.record()
     stop.synchronize()
     gpu_ms = cupy.cuda.get_elapsed_time(start, stop)
@@ -302,8 +315,9 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> Result:
         params={**p, "lam": lam, "sms": sms, "workers": n_workers, "listing": listing,
                 "regs": kernel.num_regs, "spill_bytes": kernel.local_size_bytes,
                 "build": " ".join(f"{a}={b}" for a, b in sorted(_DEFINES.items())) or "default"},
-        prep_s=prep.prep_s, order_s=ori.seconds, device_bytes=int(device_bytes), passes=len(plan),
-        tasks=n_keep, worker_tasks=wt, worker_cycles=wc,
+        prep_s=prep.prep_s, order_s=ori.seconds, device_bytes=int(device_bytes),
+        passes=sum(len(ph[3]) for ph in phases), tasks=n_keep, block_tasks=n_big,
+        worker_tasks=wt, worker_cycles=wc,
         bins=bins.reshape(2, NBINS, 2) if p["stats"] else None,
         active=(int(active[0]), int(active[1])) if "KC_ACTIVE_LANES" in _DEFINES else None, cliques=cliques)
 

@@ -76,12 +76,15 @@ struct RowScratch {
 // the element's row by a 5-step search of the offsets, its bit by a binary search of C, set in a
 // shared word per row when W == 1, else by atomicOr on the rows in memory (zeroed first).
 // by_row == true: one row after the other (build_row), the 32 rows' list bounds loaded at once.
+// Several warps may share the work: this one builds the row chunks part, part + parts, ... and
+// counts the bits of those only.
 __device__ __forceinline__ int build_rows(const int* indptr, const int* indices, const int* C, int s, int W,
-                                          u32* rows, bool oriented, bool by_row, RowScratch& sh, int lane) {
+                                          u32* rows, bool oriented, bool by_row, RowScratch& sh, int lane,
+                                          int part = 0, int parts = 1) {
     const int cmin = C[0], cmax = C[s - 1];
     int cnt = 0;
     #pragma unroll 1
-    for (int i0 = 0; i0 < s; i0 += 32) {
+    for (int i0 = 32 * part; i0 < s; i0 += 32 * parts) {
         const int n = min(32, s - i0);
         int b = 0, e = 0;
         if (lane < n) {
