@@ -46,11 +46,13 @@ TARGET_ALLK_S = 5.0
 DEVIATIONS = [
     ("orientation", "by degree", "by degree (default) or degeneracy (order=)"),
     ("task unit", "an edge; tasks over 1024 vertices on a whole block",
-     "an edge, always one warp; a task too big for the workspace runs in a later pass with fewer "
-     "warps (no block-wide path)"),
+     "an edge; tasks whose bound min(out-degree(u), out-degree(v)) exceeds block_min = 1024 run one per "
+     "block of 4 warps (own launch; warps share row chunks and first-level vertices), the rest one per "
+     "warp; a task too big for the workspace runs in a later pass with fewer workers"),
     ("bitmap rows", "built by binary search of the candidate lists",
-     "the warp walks each row's later-neighbour list and binary-searches the common-neighbour list "
-     "(in shared memory up to 1024 entries), OR-ing bits into a shared 32-word scratch"),
+     "32 rows at a time: their later-neighbour lists (trimmed to the candidates' range) walked as one "
+     "list, one element per lane, each binary-searched in the common-neighbour list (rows='by_row': "
+     "one row after the other)"),
     ("dynamic bitmap", "gamma measured at every level until a bitmap is built; lambda(k) from Fig 9",
      "gamma measured once, on the edge's bitmap: at most lambda -> per-child bitmaps one level deeper "
      "(built from the edge's rows); lambda(k) = never for K <= 5, 0.25 for K = 6, always for K >= 7"),

@@ -8,6 +8,19 @@ The paper orients by degree (ties by id); ``order="degeneracy"`` is the
 other option. Every switch of the paper's ablation (lane scheduling, dynamic
 bitmap level, size specialisation) and the density threshold are run-time
 parameters: one compiled module serves the whole sweep.
+
+Size specialisation (``size=True``) covers both ends: one-word bitmaps (<= 32
+candidates) in shared memory, and the tasks with more than ``block_min``
+(default 1024) candidates - judged by the bound min(out-degree(u), out-degree(v)),
+known before the launch - run one per block of four warps in a launch of their
+own (``kclique_block_kernel``); ``block_min=-1`` keeps every task on one warp.
+``rows`` picks how the bitmap rows are built: ``"flat"`` (32 rows' lists walked
+as one) or ``"by_row"`` (one row after the other).
+
+Timed (``gpu_ms``): one host-to-device copy of the oriented CSR and the task
+list, the launch(es), one copy of the counters back and their 128-bit sum.
+Orienting, sorting the tasks by size and planning are host work done once per
+orientation (``order_s``, ``prep_s``), not per run.
 """
 
 from __future__ import annotations

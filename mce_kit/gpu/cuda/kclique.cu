@@ -18,7 +18,8 @@
 //                 bitmaps are built one level deeper (per child i, over row i's
 //                 bits: shorter and denser);
 //   FLAG_SIZE     size specialisation: a bitmap of one word (s <= 32) lives in
-//                 shared memory and each lane keeps its stack in registers;
+//                 shared memory and each lane keeps its stack in registers; the tasks with
+//                 the most candidates run on a block each (kclique_block_kernel, FLAG_BLOCK);
 //   FLAG_LIST     write every clique (k vertex ids) to list;
 //   FLAG_STATS    per-task cycles by density bin and bitmap level (Fig 9);
 //   FLAG_BYROW    build the bitmap rows one after the other (else all rows' lists at once,
@@ -375,7 +376,7 @@ __device__ __forceinline__ void kclique_worker() {
         }
         if (task >= G.n_tasks) break;
         long long t0 = clock64();
-        tasks++;
+        tasks += part == 0;
         const int u = G.tasks[2 * task], v = G.tasks[2 * task + 1];
         const int* a = G.indices + G.indptr[u];
         const int* b = G.indices + G.indptr[v];
