@@ -289,6 +289,23 @@ def counts(graphs, expect, repeats=5):
                 break
 
 
+ROW_BUILDS = {"flat": dict(), "by_row": dict(rows="by_row"), "flat, no block path": dict(block_min=-1)}
+
+
+def row_builds(graphs, expect, ks=(4, 6, 8), repeats=5):
+    """How the bitmap rows are built (flat walk of 32 lists vs one row after the other), and the
+    block path off, on the graphs with speed targets; each a median of ``repeats``, counts checked."""
+    from ..gpu import kclique
+
+    for name in graphs:
+        prep = kclique.prepare(_graph(name))
+        for k in ks:
+            for variant, params in ROW_BUILDS.items():
+                m = measure(prep, expect.get((name, k)), repeats, k=k, **params)
+                yield pd.DataFrame([{"graph": name, "k": k, "variant": variant, **m,
+                                     "kcgpu_h200_ms": KCGPU_MS.get((name, k))}])
+
+
 def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str] | None = None,
             graphs: list[str] | None = None) -> dict:
     from ..measure import provenance
@@ -307,8 +324,10 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str
         "bitmap": lambda: bitmap_level(fig_graphs, expect),
         "counts": lambda: counts(graphs, expect, repeats),
         "table2_rmat": lambda: table2(_rmat_names(quick), expect, repeats),
+        "rows": lambda: row_builds([g for g in graphs if g in ("wiki-Vote", "socfb-MIT")] or graphs[:1],
+                                   expect, repeats=repeats),
     }
-    frames = run_jobs("kcminer", jobs, out_dir, prov, only)
+    frames = run_jobs("kcminer", jobs, out_dir, prov, only, skip=("rows",))
     bad = {k: f[~f["exact"]] for k, f in frames.items() if "exact" in f and (~f["exact"]).any()}
     if bad:
         raise AssertionError(f"KCMiner counts differ from the reference: {bad}")
@@ -396,7 +415,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="two small graphs, for a smoke run")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--only", nargs="+", help="some of: table2 exactness ablation lanes bitmap counts "
-                    "table2_rmat")
+                    "table2_rmat rows (rows: opt-in)")
     ap.add_argument("--graphs", nargs="+", help=f"bundled graphs (default: {' '.join(GRAPHS)})")
     a = ap.parse_args(argv)
     run_all(a.out, a.quick, a.repeats, only=names(a.only), graphs=a.graphs)
