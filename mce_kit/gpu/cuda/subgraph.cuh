@@ -97,8 +97,9 @@ __device__ __forceinline__ int build_rows(const int* indptr, const int* indices,
             for (int r = 0; r < n; r++) {
                 const int rb = __shfl_sync(FULL_MASK, b, r), re = __shfl_sync(FULL_MASK, e, r);
                 const int i = i0 + r;
-                cnt += build_row(indices + rb, re - rb, C, s, oriented ? i + 1 : 0, oriented ? (i >> 5) : 0,
-                                 rows + (long long)i * W, W, (u32*)sh.bits, lane);
+                const int c = build_row(indices + rb, re - rb, C, s, oriented ? i + 1 : 0, oriented ? (i >> 5) : 0,
+                                        rows + (long long)i * W, W, (u32*)sh.bits, lane);
+                if (lane == 0) cnt += c;  // c is the warp's total already
             }
             continue;
         }
