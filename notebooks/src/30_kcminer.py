@@ -221,9 +221,15 @@ except FileNotFoundError as e:
 # The paper (V100, K = 7) reports, against thread-parallel descent alone:
 # 60.3% less time with scheduling, 28.5% with the dynamic bitmap, 22.6% with
 # both and 37.5% with size specialisation on top. Our cumulative K = 7 sweep
-# (`kcminer_ablation.csv`) was not measured in this session; what we have is
-# leave-one-out: the full kernel against the same kernel with one switch off,
-# at K = 4, 6, 8 on wiki-Vote and socfb-MIT (`kcminer_switches.csv`).
+# (`kcminer_ablation.csv`, H200, commit `3cc93a0`) is below the leave-one-out
+# table (the full kernel against the same kernel with one switch off, at
+# K = 4, 6, 8 on wiki-Vote and socfb-MIT, `kcminer_switches.csv`, H100,
+# commit `e77defe`). Both were measured before the host path was fixed: each
+# time then included a host sort of the tasks (about 20 ms on socfb-MIT), so
+# the fractions saved are diluted on the graphs with many tasks (wiki-Vote,
+# socfb-MIT, soc-Slashdot0902) and closest to the kernel's own on CA-GrQc and
+# ego-Facebook (58% and 46% saved by all switches; the paper's 37.5% is
+# relative to thread-parallel as well).
 
 # %%
 sw = exp.load("switches")
@@ -240,9 +246,8 @@ f.savefig(figures_dir() / "30_kcminer_switches_k8.png", dpi=150)
 # and 1.19x. Read these with care: at K = 4 the kernel counts the edges inside
 # each common-neighbour set and never reaches the code the switches change,
 # yet the K = 4 rows differ by up to 1.9x (socfb-MIT, "nosize"). That spread
-# is run-to-run noise of this session's timings (each cell is one median of
-# 5), so only differences well beyond it mean anything; the K = 7 sweep with
-# repeats (`kcminer_ablation.csv`) is still to be measured.
+# is run-to-run noise of those timings (each cell is one median of 5), so
+# only differences well beyond it mean anything.
 
 # %%
 try:
@@ -256,12 +261,17 @@ except FileNotFoundError as e:
 # %% [markdown]
 # ## Fig 8 and Fig 9: active lanes, and the bitmap level by density
 #
-# Both have their measurement code (`experiments.kcminer.lanes`: an
+# Measured on an H200 (commit `3cc93a0`): `experiments.kcminer.lanes` (an
 # instrumented build with `-DKC_ACTIVE_LANES=1` sampling
-# `__popc(__activemask())`; `experiments.kcminer.bitmap_level`: per-task
-# cycles by density bin with the bitmap forced to level 2 or 3) but were not
-# measured in this session. The paper: 2.6x more active lanes with scheduling
-# at K = 7; for K = 6 level 3 wins only below gamma = 25%, for K = 7 always.
+# `__popc(__activemask())` in the lane loops) and
+# `experiments.kcminer.bitmap_level` (per-task cycles by density bin with the
+# bitmap forced to level 2 or 3). The paper: 2.6x more active lanes with
+# scheduling at K = 7; for K = 6 level 3 wins only below gamma = 25%, for
+# K = 7 always. Ours: at K = 7 scheduling raises the mean active lanes from
+# 3.1-5.5 to 10.6-16.7 (2.9-3.7x); summed over all tasks, level 3 costs about
+# twice the cycles of level 2 at K = 6 and 18-23% fewer at K = 7 on socfb-MIT,
+# soc-Slashdot0902 and ego-Facebook (6% fewer on CA-GrQc; more on wiki-Vote
+# and email-Eu-core, whose edge bitmaps are small).
 
 # %%
 for name in ("lanes", "bitmap"):
