@@ -72,8 +72,11 @@ def plan_passes(needs: dict[str, np.ndarray], n_workers: int, budget: int, label
     """
     regions = list(needs)
     need = sum(np.asarray(needs[r], dtype=np.int64) for r in regions)
-    order = np.argsort(need, kind="stable")
     slack = align * len(regions)  # room the alignment of each cap may add
+    if len(need) and need.max() <= budget // (4 * n_workers) - slack:  # one pass (no sort needed)
+        caps = {r: -(-int(np.asarray(needs[r]).max()) // align) * align for r in regions}
+        return [(np.arange(len(need)), caps, n_workers)]
+    order = np.argsort(need, kind="stable")
     passes, start, workers = [], 0, n_workers
     while start < len(order):
         per_worker = budget // (4 * workers) - slack
