@@ -4,11 +4,12 @@ On a GPU, ``run_all(out_dir)`` measures and writes each table row by row (with p
 without one, ``load(name)`` reads the committed CSVs from ``data/results/`` for the notebook.
 
     python -m mce_kit.experiments.gmbe --out data/results [--quick] [--only table1,ablations]
-                                       [--define GMBE_COMPACT=1]
 
 The paper's larger KONECT graphs are not bundled; seeded Chung-Lu bipartite graphs
 (``mce_kit.generators.bipartite_chung_lu``, heavy tails on both sides) stand in for them,
-grown until a default run takes about a second (``large``).
+grown until a default run takes about a second (``large``; answers checked across 10 runs and
+between levels and union modes, and against the CPU oracle in ``cpu_oracle`` where it finishes).
+``cpu_oracle`` times the CPU oracle (no GPU needed; run it beside the GPU jobs) for Fig 9.
 """
 
 from __future__ import annotations
@@ -43,15 +44,17 @@ VARIANTS = {
     "GMBE+": {},
     "w/o PRUNE": {"prune": False},
     "w/o BITMAP": {"bitmap": False},
-    "w/o UNION": {"union": False},
+    "w/o UNION": {"union": "serial"},
     "WARP": {"level": "warp"},
     "BLOCK": {"level": "block"},
+    "merge UNION": {"union": "merge"},  # the paper's warp-wide merge-path union instead of our scatter
 }
 TAUS = [8, 16, 32, 64, 128]
 BOUND_HEIGHTS = [5, 10, 20, 40, 80]
 BOUND_SIZES = [100, 500, 1500, 5000, 20000]
 WARPS_PER_SM = [8, 16, 24, 32]
-LARGE = dict(n_u=60_000, n_v=20_000, exponent=2.1)  # edges grow from LARGE_M0 by 1.5x
+LARGE = dict(n_u=60_000, n_v=20_000, exponent=2.1)  # edges grow from m0 by 1.5x
+ORACLE_LARGE_M = [20_000, 30_000, 45_000]  # the large family's sizes the CPU oracle is asked to count (with a limit)
 
 
 def _prepared(names):
@@ -154,28 +157,79 @@ def bounds(graphs, repeats=5):
                 yield pd.DataFrame([{"graph": name, **row}])
 
 
-def large(m0=150_000, grow=1.5, target_ms=1500.0, stop_ms=6000.0, seed=1, repeats=3, steps=8):
-    """Seeded Chung-Lu graphs grown until a run takes ``target_ms``; answers checked across runs
-    and against BLOCK (no CPU oracle at this size)."""
+def _large_graph(m, seed=1):
     from .. import generators
+
+    return generators.bipartite_chung_lu(LARGE["n_u"], LARGE["n_v"], int(m), LARGE["exponent"], seed=seed)
+
+
+def large(m0=20_000, grow=1.5, target_ms=1500.0, stop_ms=6000.0, seed=1, repeats=5, steps=10, budget_s=90.0):
+    """Seeded Chung-Lu graphs grown until a run takes ``target_ms``: each answer checked on 10
+    consecutive runs and against WARP, BLOCK and the merge-path union (the CPU oracle's counts are
+    in ``cpu_oracle`` for the sizes it finishes)."""
     from ..gpu import gmbe
 
-    m = m0
+    m, start = m0, time.perf_counter()
     for _ in range(steps):
-        B = generators.bipartite_chung_lu(LARGE["n_u"], LARGE["n_v"], int(m), LARGE["exponent"], seed=seed)
+        if time.perf_counter() - start > budget_s:
+            break
+        B = _large_graph(m, seed)
         prep = gmbe.prepare(B)
         t0 = time.perf_counter()
         first = prep.run()
         if time.perf_counter() - t0 > stop_ms / 1000:
             break
         row = measure(prep, "mbe", repeats=repeats, warmup=0, expect=first.answer)
-        block = prep.run(level="block")
-        yield pd.DataFrame([{"graph": B.name, "n_u": B.n_u, "n_v": B.n_v, "m": B.m,
-                             "delta2_v": int(prep.nw.max()) - 1, **row, "block_ms": block.gpu_ms,
-                             "block_agrees": block.answer == first.answer}])
+        runs = [first.answer] + [prep.run().answer for _ in range(10 - 1 - repeats)]
+        others = {v: prep.run(**VARIANTS[v]) for v in ("WARP", "BLOCK", "merge UNION")}
+        yield pd.DataFrame([{"graph": B.name, "m_target": int(m), "n_u": B.n_u, "n_v": B.n_v, "m": B.m,
+                             "delta_v": int(np.diff(prep.v_indptr).max()),
+                             "delta2_v": int(prep.nw.max()) - 1, **row,
+                             "runs_equal": len(set(runs)) == 1, "runs_checked": 10,
+                             **{f"{v.split()[0].lower()}_ms": r.gpu_ms for v, r in others.items()},
+                             "levels_agree": all(r.answer == first.answer for r in others.values())}])
         if row["median_ms"] >= target_ms:
             break
         m *= grow
+
+
+def cpu_oracle(graphs, large_m=ORACLE_LARGE_M, limit_s=240.0):
+    """Fig 9's CPU side: our CPU oracle (mce_kit.cpu, one thread, Python big-int bitsets) timed on
+    this machine's CPU, on the bundled graphs and the smaller large graphs (each in a subprocess
+    stopped after ``limit_s``; a stopped one is a row with ``finished`` False)."""
+    import multiprocessing as mp
+    import platform
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        cpu = next(ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    items = [(g, None) for g in graphs] + [(None, m) for m in large_m]
+    ctx = mp.get_context("fork")
+    for name, m in items:
+        q = ctx.Queue()
+        proc = ctx.Process(target=_oracle_child, args=(name, m, q))
+        proc.start()
+        proc.join(limit_s)
+        done = not proc.is_alive()
+        if not done:
+            proc.kill()
+            proc.join()
+        count, secs, label = q.get() if done and not q.empty() else (None, None, name or _large_graph(m).name)
+        yield pd.DataFrame([{"graph": label, "cpu_oracle_s": secs, "count": count, "finished": done,
+                             "limit_s": limit_s, "cpu": cpu, "threads": 1,
+                             "reference": _expect(name) if name else None,
+                             "pmbe_cpu_s": PMBE_CPU_S.get(name), "gmbe_h200_ms": GMBE_H200_MS.get(name)}])
+
+
+def _oracle_child(name, m, q):
+    from ..cpu import count_maximal_bicliques
+
+    B = datasets.load(name) if name else _large_graph(m)
+    t0 = time.perf_counter()
+    c = count_maximal_bicliques(B)
+    q.put((c, time.perf_counter() - t0, name or B.name))
 
 
 def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str] | None = None) -> dict:
@@ -192,8 +246,9 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str
         "warps": lambda: sweep(graphs, "warps_per_sm", WARPS_PER_SM, repeats),
         "bounds": lambda: bounds(graphs if not quick else [], repeats),
         "large": lambda: large() if not quick else iter(()),
+        "cpu_oracle": lambda: cpu_oracle(graphs),
     }
-    frames = run_jobs("gmbe", jobs, out_dir, prov, only)
+    frames = run_jobs("gmbe", jobs, out_dir, prov, only, skip=("cpu_oracle",))
     return frames
 
 
@@ -280,14 +335,8 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--only", nargs="+", help="tables, e.g. table1 ablations (spaces or commas)")
-    ap.add_argument("--define", nargs="+", default=[], metavar="NAME=VALUE",
-                    help="compile-time kernel settings, e.g. GMBE_COMPACT=1 (rows record them in `build`)")
     a = ap.parse_args(argv)
     a.out.mkdir(parents=True, exist_ok=True)
-    if a.define:
-        from ..gpu import gmbe
-
-        gmbe._DEFINES.update(d.split("=", 1) for d in a.define)
     run_all(a.out, quick=a.quick, repeats=a.repeats, only=names(a.only))
     return 0
 
