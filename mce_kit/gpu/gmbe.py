@@ -56,7 +56,7 @@ def node_buf_words(nL, nW, p2, tw):
 
 def arena_words(nW, p2):
     """Words of a splittable seed's arena slot: |W|, |R*|, W, off, adj and the root's states, rounded up
-    to 128-byte lines (no two slots share a cache line, so no SM keeps a stale copy of a slot written later)."""
+    to 128-byte lines (no two slots share a cache line: no SM keeps a stale copy of a slot written later)."""
     w = 3 + 3 * np.asarray(nW, dtype=np.int64) + np.asarray(p2, dtype=np.int64)
     return -(-w // 32) * 32
 
