@@ -131,3 +131,38 @@ def plot_bounds(df: pd.DataFrame, paper_best):
         fig.colorbar(im, ax=ax, shrink=0.8)
     fig.tight_layout()
     return fig
+
+
+def fig9_table(table1: pd.DataFrame, cpu: pd.DataFrame | None) -> pd.DataFrame:
+    """Fig 9 as far as it can be run here: ours, the authors' GMBE (H200, from the issue), PMBE (one
+    CPU thread, from the issue) and our CPU oracle timed on the GPU machine's CPU."""
+    t = table1.set_index("graph")
+    out = pd.DataFrame({"ours ms": t["median_ms"].round(2), "GMBE (H200) ms": t["gmbe_h200_ms"],
+                        "ours vs GMBE": (t["gmbe_h200_ms"] / t["median_ms"]).round(2),
+                        "PMBE (1 CPU thread) s": t["pmbe_cpu_s"],
+                        "ours vs PMBE": (1000 * t["pmbe_cpu_s"] / t["median_ms"]).round(0)})
+    if cpu is not None:
+        c = cpu[cpu["finished"]].set_index("graph")["cpu_oracle_s"]
+        out["our CPU oracle s"] = c.reindex(out.index).round(2)
+        out["ours vs CPU oracle"] = (1000 * out["our CPU oracle s"] / out["ours ms"]).round(0)
+    return out
+
+
+def plot_fig9(table1: pd.DataFrame, cpu: pd.DataFrame | None):
+    """Seconds per graph (log scale): ours, GMBE on an H200, PMBE and our oracle on one CPU thread."""
+    t = fig9_table(table1, cpu)
+    cols = [("ours ms", 1e-3, "ours (GPU)"), ("GMBE (H200) ms", 1e-3, "GMBE, H200 (issue)"),
+            ("PMBE (1 CPU thread) s", 1.0, "PMBE, 1 thread (issue)"),
+            ("our CPU oracle s", 1.0, "our CPU oracle, 1 thread")]
+    cols = [c for c in cols if c[0] in t]
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    x = np.arange(len(t))
+    width = 0.8 / len(cols)
+    for k, (col, scale, label) in enumerate(cols):
+        ax.bar(x + (k - (len(cols) - 1) / 2) * width, t[col] * scale, width, label=label)
+    ax.set_xticks(x, t.index)
+    ax.set_yscale("log")
+    ax.set_ylabel("seconds")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
