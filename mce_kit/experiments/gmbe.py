@@ -148,7 +148,7 @@ def sweep(graphs, param, values, repeats=5, **fixed):
             yield pd.DataFrame([{"graph": name, param + "_value": v, **row}])
 
 
-def bounds(graphs, repeats=3, budget_s=40.0):
+def bounds(graphs, repeats=3, budget_s=30.0):
     """Fig 15: the (bound_height, bound_size) grid of level gmbe+ (pairs with bound_size >=
     bound_height**2, as the paper keeps: below that the size bound is implied); each graph's grid stops
     after ``budget_s`` / the number of graphs."""
@@ -169,7 +169,7 @@ def _large_graph(m, seed=1):
     return generators.bipartite_chung_lu(LARGE["n_u"], LARGE["n_v"], int(m), LARGE["exponent"], seed=seed)
 
 
-def large(m0=20_000, grow=1.5, target_ms=1500.0, stop_ms=4000.0, seed=1, repeats=5, steps=10, budget_s=35.0):
+def large(m0=20_000, grow=1.5, target_ms=1500.0, stop_ms=4000.0, seed=1, repeats=5, steps=10, budget_s=25.0):
     """Seeded Chung-Lu graphs grown until a run takes ``target_ms``: each answer checked on 10
     consecutive runs and against WARP, BLOCK and the merge-path union (the CPU oracle's counts are
     in ``cpu_oracle`` for the sizes it finishes)."""
