@@ -54,7 +54,7 @@ BOUND_HEIGHTS = [5, 10, 20, 40, 80]
 BOUND_SIZES = [100, 500, 1500, 5000, 20000]
 WARPS_PER_SM = [8, 16, 24, 32]
 LARGE = dict(n_u=60_000, n_v=20_000, exponent=2.1)  # edges grow from m0 by 1.5x
-ORACLE_LARGE_M = [20_000, 30_000, 45_000]  # large sizes the CPU oracle is asked to count (with a limit)
+ORACLE_LARGE_M = [20_000, 30_000]  # large sizes the CPU oracle is asked to count (with a limit)
 
 
 def _prepared(names):
@@ -240,7 +240,7 @@ def _oracle_child(name, m, q):
 
 def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str] | None = None) -> dict:
     """Measure every GMBE+ figure on this GPU and write ``gmbe_*.csv`` to ``out_dir``."""
-    prov = provenance()
+    prov = provenance() if _has_gpu() else _cpu_provenance()  # cpu_oracle alone runs without a GPU
     graphs = QUICK_GRAPHS if quick else GRAPHS
     jobs = {
         "table1": lambda: table1(graphs, repeats),
@@ -256,6 +256,28 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str
     }
     frames = run_jobs("gmbe", jobs, out_dir, prov, only, skip=("cpu_oracle",))
     return frames
+
+
+def _has_gpu() -> bool:
+    from ..gpu import has_gpu
+
+    return has_gpu()
+
+
+def _cpu_provenance() -> dict:
+    """Provenance of a CPU-only job (no GPU on this machine): commit and date, gpu 'none'."""
+    import datetime as dt
+    import os
+    import subprocess
+
+    commit = os.environ.get("MCE_KIT_COMMIT", "")
+    try:
+        commit = commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                          text=True, cwd=Path(__file__).parent, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return {"gpu": "none", "commit": commit or "unknown",
+            "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
 
 
 def load(name: str, results: Path = RESULTS) -> pd.DataFrame:
