@@ -351,3 +351,43 @@ def test_cpu_path_never_prepares_for_the_gpu(monkeypatch):
     H = random_graph(3, "str")
     assert canon(nx.find_cliques(as_backend_graph(H))) == canon(nx.find_cliques(H))
     assert StandInKernel.prepares == StandInKernel.calls == 0
+
+
+# ---- the real GPU path with the prepared graph kept on the backend graph ----
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not mk.has_gpu(), reason="needs a CUDA GPU")
+def test_gpu_cached_path_matches_networkx_on_random_graphs(monkeypatch):
+    from graph_families import random_nx_graphs
+
+    monkeypatch.setattr(nx.config.backends.mce_kit, "device", "gpu")
+    for i, H in enumerate(random_nx_graphs(96, seed=18)):
+        if i % 3 == 1:  # string labels; every third graph also gets isolated vertices
+            H = nx.relabel_nodes(H, {v: f"v{v}" for v in H})
+        if i % 3 == 2:
+            H.add_nodes_from(["iso", ("t", 1)])
+        want = canon(nx.find_cliques(H))
+        Hb = as_backend_graph(H)
+        for _ in range(2):  # the second call runs on the kept preparation
+            assert canon(nx.find_cliques(Hb)) == want, (i, H)
+        if H.number_of_edges():
+            node = max(H, key=H.degree)
+            assert canon(nx.find_cliques(Hb, [node])) == canon(nx.find_cliques(H, [node])), i
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not mk.has_gpu(), reason="needs a CUDA GPU")
+def test_gpu_cached_path_exact_on_bundled_graphs_ten_runs(monkeypatch):
+    from mce_kit import engine, references
+
+    monkeypatch.setattr(nx.config.backends.mce_kit, "device", "gpu")
+    for name in ("CA-GrQc", "email-Eu-core", "wiki-Vote"):
+        G = datasets.load(name)
+        Hb = as_backend_graph(G.to_networkx())
+        want = references.expected("mce", name)
+        counts = [sum(1 for _ in nx.find_cliques(Hb)) for _ in range(10)]
+        assert counts == [want] * 10, (name, counts)
+        label = G.labels.tolist()
+        oracle = {frozenset(label[v] for v in c) for c in engine.maximal_cliques(G, None, None)}
+        assert {frozenset(c) for c in nx.find_cliques(Hb)} == oracle, name
