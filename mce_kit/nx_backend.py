@@ -9,10 +9,13 @@ entry point in pyproject.toml):
 
 The backend graph wraps a ``mce_kit.Graph`` (the labels of H are kept), so a
 converted graph goes to the GPU kernels or to the CPU engine (igraph's C
-routines) without another copy. ``can_run`` says what we implement (undirected
-graphs; ``max_weight_clique`` only with ``weight=None``); ``should_run`` keeps
-graphs with fewer than ``min_edges`` edges in networkx, and ``enumerate_all_cliques``
-and ``large_clique_size`` (where networkx is not slower) unless asked by name.
+routines) without another copy. Both are immutable, so a converted graph keeps
+what the GPU path derives from it (the launcher's prepared graph, the labels as
+Python objects): the second ``nx.find_cliques(Hb)`` only launches and drains.
+``can_run`` says what we implement (undirected graphs; ``max_weight_clique``
+only with ``weight=None``); ``should_run`` keeps graphs with fewer than
+``min_edges`` edges in networkx, and ``enumerate_all_cliques`` and
+``large_clique_size`` (where networkx is not slower) unless asked by name.
 Configuration: ``nx.config.backends.mce_kit.device`` ("auto", "cpu", "gpu";
 default from ``$MCE_KIT_NX_DEVICE``) and ``.min_edges``.
 
