@@ -59,6 +59,9 @@ def free_bytes() -> int:
     return int(free + cupy.get_default_memory_pool().free_bytes())
 
 
+_ONE_PASS = True  # the shortcut below (a switch for the test that compares it with the general split)
+
+
 def plan_passes(needs: dict[str, np.ndarray], n_workers: int, budget: int, label: str,
                 describe=None, align: int = 4) -> list[tuple[np.ndarray, dict[str, int], int]]:
     """Split tasks into passes whose per-worker buffers fit ``budget`` bytes.
@@ -73,7 +76,8 @@ def plan_passes(needs: dict[str, np.ndarray], n_workers: int, budget: int, label
     regions = list(needs)
     need = sum(np.asarray(needs[r], dtype=np.int64) for r in regions)
     slack = align * len(regions)  # room the alignment of each cap may add
-    if len(need) and need.max() <= budget // (4 * n_workers) - slack:  # one pass (no sort needed)
+    if _ONE_PASS and len(need) and int(need.max()) <= budget // (4 * n_workers) - slack:
+        # the usual case: every task fits at full width, one pass in task order (no sort)
         caps = {r: -(-int(np.asarray(needs[r]).max()) // align) * align for r in regions}
         return [(np.arange(len(need)), caps, n_workers)]
     order = np.argsort(need, kind="stable")
