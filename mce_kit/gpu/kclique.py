@@ -3,6 +3,7 @@
     prep = prepare(G)                          # orientation, oriented CSR, edge tasks (CPU, untimed)
     res = prep.run(k=7, scheduling=True)       # graph to the GPU, kernel, 128-bit count back (timed)
     res.answer, res.gpu_ms, res.row()
+    prep.run(k=7, tasks=idx)                   # only those edge tasks (indices into orient(order).u)
 
 The paper orients by degree (ties by id); ``order="degeneracy"`` is the
 other option. Every switch of the paper's ablation (lane scheduling, dynamic
@@ -19,7 +20,7 @@ import numpy as np
 
 from ..graph import Graph
 from . import require_gpu
-from .launch import free_bytes, params_dtype, plan_passes, set_params
+from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
 from .loader import load_module
 
 FLAG_SCHED, FLAG_DYNAMIC, FLAG_SIZE, FLAG_LIST, FLAG_STATS = 1, 2, 4, 8, 16
@@ -148,8 +149,10 @@ class OrientedGraph:
 
 
 class Prepared(OrientedGraph):
-    def run(self, *, listing=False, max_buffer_bytes=None, **params) -> Result:
-        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, **params)
+    def run(self, *, listing=False, max_buffer_bytes=None, tasks=None, **params) -> Result:
+        """One timed launch. ``tasks`` (indices into ``orient(order).u``/``.v``, the oriented edges)
+        runs only those edge tasks: the counts of disjoint task sets add up to the whole."""
+        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, tasks=tasks, **params)
 
 
 def prepare(G: Graph, order: str = "degree") -> Prepared:
@@ -164,7 +167,7 @@ def check_params(params: dict, defaults: dict, what: str) -> dict:
     return {**defaults, **params}
 
 
-def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> Result:
+def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, **params) -> Result:
     p = check_params(params, DEFAULTS, "KCMiner")
     k = int(p["k"])
     if not 3 <= k <= KMAX:
@@ -173,10 +176,13 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> Result:
     import cupy
 
     ori = prep.orient(p["order"])
+    tasks = pick_tasks(tasks, len(ori.u), "KCMiner", "tasks")
     lam = default_lam(k) if p["lam"] is None else float(p["lam"])
     flags = (FLAG_SCHED * bool(p["scheduling"]) | FLAG_DYNAMIC * bool(p["dynamic"])
              | FLAG_SIZE * bool(p["size"]) | FLAG_LIST * bool(listing) | FLAG_STATS * bool(p["stats"]))
     keep = np.flatnonzero(ori.bound >= k - 2)   # fewer common neighbours cannot hold a k-clique
+    if tasks is not None:
+        keep = np.sort(tasks[ori.bound[tasks] >= k - 2])
     need = work_words(ori.bound[keep], k)
     sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
     n_workers = sms * int(p["warps_per_sm"])
