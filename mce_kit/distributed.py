@@ -396,16 +396,18 @@ def _visible_devices(gpus: int) -> list[str]:
     return devices
 
 
-def pinned_cluster(gpus: int, **scheduler_options):
+def pinned_cluster(gpus: int, per_gpu: int = 1, **scheduler_options):
     """Dask's ``SpecCluster`` with one single-threaded worker process per GPU, each seeing only
     its own device (``CUDA_VISIBLE_DEVICES``), named gpu0, gpu1, ... (what LocalCUDACluster does,
-    with plain ``distributed``: no dask-cuda needed)."""
+    with plain ``distributed``: no dask-cuda needed). ``per_gpu`` > 1 shares each GPU between
+    that many workers (gpu0.0, gpu0.1, ...: tests of the whole path on one GPU)."""
     from distributed import Nanny, Scheduler, SpecCluster
 
-    if int(gpus) < 1:
-        raise ValueError(f"gpus must be >= 1, got {gpus}")
-    workers = {f"gpu{i}": {"cls": Nanny, "options": {"nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": dev}}}
-               for i, dev in enumerate(_visible_devices(int(gpus)))}
+    if int(gpus) < 1 or int(per_gpu) < 1:
+        raise ValueError(f"gpus and per_gpu must be >= 1, got {gpus} and {per_gpu}")
+    workers = {f"gpu{i}" + (f".{j}" if per_gpu > 1 else ""):
+               {"cls": Nanny, "options": {"nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": dev}}}
+               for i, dev in enumerate(_visible_devices(int(gpus))) for j in range(int(per_gpu))}
     scheduler = {"cls": Scheduler, "options": {"dashboard_address": None, **scheduler_options}}
     return SpecCluster(workers=workers, scheduler=scheduler, silence_logs=30)
 
