@@ -344,7 +344,9 @@ def run(G, kernel: str | Kernel | Job, client, *, chunks_per_worker: int = 8, in
     t1 = time.perf_counter()
     n_workers = max(1, len(client.scheduler_info()["workers"]))
     chunks = chunk_tasks(job.costs, chunks_per_worker * n_workers)
-    remote = client.scatter(prep, broadcast=True)
+    # a fresh key per run (hash=False): a run that follows another one of the same Job must not
+    # share its data key, or the first run's release can drop the second run's graph
+    remote = client.scatter(prep, broadcast=True, hash=False)
     todo = iter(enumerate(chunks))
     window = as_completed()
 
