@@ -5,9 +5,13 @@ This is what ``mce_kit.distributed`` relies on to split a graph over several GPU
 The GPU tests are marked ``gpu`` and skip cleanly without one; the argument checks run on CPU.
 """
 
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 from graph_families import from_networkx, random_bipartite, random_nx_graphs
+from test_mcegpu_emulated import binary  # noqa: F401 (mce-gpu's kernel compiled for CPU threads, a fixture)
 
 from mce_kit import cpu, datasets, references
 from mce_kit.cpu.kclique import count_from_edge_tasks
@@ -157,3 +161,45 @@ def test_dask_workers_on_one_gpu(algo, params):
     with md.pinned_cluster(1, per_gpu=2) as cl, Client(cl) as c:
         res = md.run(datasets.load(name), algo, c, **params)
     assert res.answer == want and len(res.chunks) > 2
+
+
+# ---- mce-gpu's real kernel source on CPU threads (tests/cuda_emu), through the launcher's planning ----
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++ (C++20)")
+@pytest.mark.parametrize("subtree", ["L1", "L2"])
+def test_emulated_mcegpu_seed_subsets_add_up(binary, subtree):  # noqa: F811 (the fixture)
+    from mce_kit.gpu import mcegpu
+
+    rng = np.random.default_rng(3)
+    graphs = [from_networkx(H) for H in random_nx_graphs(40, seed=9) if H.number_of_edges() <= 500][:15]
+    for i, G in enumerate(graphs):
+        prep = mcegpu.prepare(G)
+        u, v, _, _ = prep.seed_arrays(subtree)
+        total = 0
+        for part in _partition(rng, len(u)):
+            got = _emulated_count(binary, prep, subtree, part)
+            assert got == count_from_seeds(prep.indptr, prep.indices, u[part], v[part]), (i, subtree)
+            total += got
+        assert total + len(prep.isolated) == cpu.count_maximal_cliques(G), f"graph {i}"
+
+
+def _emulated_count(exe, prep, subtree, seeds) -> int:
+    """The emulated kernel on the seeds ``seeds`` only, planned by ``mcegpu.plan(..., seeds)``."""
+    from mce_kit.gpu import mcegpu
+
+    u, v, _, _ = prep.seed_arrays(subtree)
+    total = 0
+    for idx, cap, workers in mcegpu.plan(prep, subtree, True, 4, 1 << 40, seeds):
+        assert set(idx.tolist()) <= set(np.asarray(seeds).tolist())
+        flags = mcegpu.FLAG_IPX | mcegpu.FLAG_WL | mcegpu.FLAG_EDGE * (subtree == "L2")
+        text = "\n".join([_vec(prep.indptr), _vec(prep.indices), _vec(u[idx]), _vec(v[idx]),
+                          f"{cap} 1 {flags} {workers} 32 2"])
+        out = subprocess.run([str(exe)], input=text, capture_output=True, text=True, timeout=120, check=True)
+        f = out.stdout.splitlines()[0].split()
+        assert int(f[7]) == 0
+        total += int(f[1])
+    return total
+
+
+def _vec(a) -> str:
+    return f"{len(a)} " + " ".join(map(str, np.asarray(a).tolist()))

@@ -30,10 +30,15 @@ def test_every_kernel_through_the_experiment_on_cpu(tmp_path):
 
 
 def test_workloads_name_bundled_graphs_with_references():
-    from mce_kit import datasets
+    """Every device workload is a bundled graph whose answer is in a reference table."""
+    from mce_kit import datasets, references
+    from mce_kit import distributed as md
 
     known = set(datasets.names())
-    for algo, rows in {**multigpu.WORKLOADS, **multigpu.QUICK}.items():
+    for algo in multigpu.ALGOS:
         assert algo in multigpu.PAPER
-        for name, params in rows:
+        for name, params in multigpu.WORKLOADS[algo] + multigpu.QUICK[algo]:
             assert name in known, name
+            problem = md.KERNELS[algo].problem
+            keys = {"k": params["k"]} if problem == "kclique" else {}
+            assert references.expected(problem, name, **keys) is not None, (algo, name, params)
