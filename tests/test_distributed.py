@@ -102,6 +102,17 @@ def test_public_call_on_a_cpu_cluster(client):
 
     G = datasets.load("CA-GrQc")
     assert mk.count_maximal_cliques(G, device="cpu", client=client) == 3906
+    assert mk.count_maximal_cliques(G, device="cpu", client=client, algorithm="mce-gpu") == 3906
+    want = references.expected("kclique", "CA-GrQc", k=4)
+    assert mk.count_k_cliques(G, 4, device="cpu", client=client) == want
+    assert mk.count_k_cliques(G, 2, device="cpu", client=client) == G.m  # k <= 2: no tasks to split
+    from graph_families import random_bipartite
+
+    B = random_bipartite(20, 12, 0.4, seed=3)
+    whole = mk.count_maximal_bicliques(B, device="cpu")
+    assert mk.count_maximal_bicliques(B, device="cpu", client=client) == whole
+    with pytest.raises(NotImplementedError, match="min_left/min_right"):
+        mk.count_maximal_bicliques(B, min_left=2, device="cpu", client=client)
     with pytest.raises(ValueError, match="client= or gpus="):
         md.count_maximal_cliques(G, device="cpu")
 
