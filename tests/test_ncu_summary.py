@@ -50,3 +50,15 @@ def test_params_are_typed_like_the_defaults_and_unknown_names_refused():
         {"tau": 32, "listing": True, "induced": "ip"}
     with pytest.raises(SystemExit, match="bogus"):
         ncu.parse_params(["bogus=1"], defaults)
+
+
+def test_bounds_keeps_the_longest_kernel_of_each_profiled_run(tmp_path):
+    import pandas as pd
+
+    rows = [("rdmce", "g", "{}", "main", 10.0), ("rdmce", "g", "{}", "reduce", 0.1),
+            ("rdmce", "h", "{}", "reduce", 0.2), ("rdmce", "h", "{}", "main", 3.0)]
+    path = tmp_path / "ncu_profile.csv"
+    pd.DataFrame(rows, columns=["algorithm", "graph", "params", "kernel", "duration_ms"]).assign(
+        date="2026-11-23").to_csv(path, index=False)
+    table = ncu.bounds(path)
+    assert list(zip(table.graph, table.kernel, strict=True)) == [("g", "main"), ("h", "main")]

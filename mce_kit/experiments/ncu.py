@@ -82,7 +82,8 @@ def summarise(launches: list[dict], results: float | None) -> pd.DataFrame:
     out = []
     by_kernel: dict[str, list[dict]] = {}
     for launch in launches:
-        by_kernel.setdefault(launch["Kernel Name"].split("(")[0], []).append(launch)
+        name = re.split(r"[<(]", launch["Kernel Name"].removeprefix("void "))[0]
+        by_kernel.setdefault(name, []).append(launch)
     for name, group in by_kernel.items():
         def total(metric, rows=group):
             return sum(_number(r.get(metric, "")) or 0.0 for r in rows)
@@ -112,6 +113,17 @@ def summarise(launches: list[dict], results: float | None) -> pd.DataFrame:
                                      sorted(stalls.items(), key=lambda kv: -kv[1])[:4])
         out.append(row)
     return pd.DataFrame(out).sort_values("duration_ms", ascending=False)
+
+
+def bounds(path: Path | None = None) -> pd.DataFrame:
+    """The longest kernel of each profiled run, with the columns that say what bounds it."""
+    from ..references import RESULTS
+
+    table = pd.read_csv(path or RESULTS / "ncu_profile.csv")
+    main = table.sort_values("duration_ms").groupby(["algorithm", "graph", "params", "date"]).tail(1)
+    cols = ["algorithm", "graph", "params", "kernel", "duration_ms", "warp_inst_per_result", "lanes_active",
+            "issue_active_pct", "occupancy_pct", "memory_pct", "registers", "top_stalls", "gpu", "date"]
+    return main[[c for c in cols if c in main.columns]].sort_values(["algorithm", "graph"], ignore_index=True)
 
 
 def child(algo_name: str, graph: str, params: dict, answer_file: Path) -> None:

@@ -22,6 +22,7 @@ import matplotlib.pyplot as plt
 
 import mce_kit as mk
 from mce_kit import reproduction
+from mce_kit.experiments import ncu
 from mce_kit.notebooks import figures_dir
 
 board = reproduction.scoreboard()
@@ -53,6 +54,23 @@ for paper, title in reproduction.PAPERS.items():
     print(title)
     part = board[board["paper"] == paper][["item", "what", "theirs", "ours", "state", "device", "reason"]]
     display(part.style.hide(axis="index"))  # noqa: F821 (IPython's display)
+
+# %% [markdown]
+# ## What bounds each kernel
+#
+# One run of each kernel on the graphs its issue sets targets for, profiled
+# with Nsight Compute (`python -m mce_kit.experiments.ncu`, committed in
+# `data/results/ncu_profile.csv`); only the longest kernel of each run is
+# shown. Read it as: *warp instructions per result* (per maximal clique,
+# k-clique or biclique) is the work, *lanes active* (of 32) how much of each
+# warp instruction is useful, *issue active* how often a scheduler issued at
+# all; the stalls say what the warps waited on (`long_scoreboard`: memory,
+# `sleeping`: idle workers napping, `wait`: fixed instruction latency).
+# A kernel near 80% issue use is bound by its instruction count; one near 5%
+# leaves the GPU idle and is bound by latency or by too little parallel work.
+
+# %%
+display(ncu.bounds().round(2).style.hide(axis="index"))  # noqa: F821 (IPython's display)
 
 # %%
 print(f"written: {reproduction.write_markdown(board, figures_dir() / 'reproduction.md')}")
