@@ -3,6 +3,7 @@
     prep = prepare(B)                        # V in degree order, 2-hop sizes, node_buf bounds (CPU)
     res = prep.run(tau=32, warps_per_sm=16)  # H2D graph, kernel, count back (timed phase)
     res.answer, res.gpu_ms, res.row()
+    prep.run(seeds=idx)                      # only those roots (indices into prep.seeds, V by rank)
 
 Every option is a run-time argument (the module is compiled once):
 ``level`` "gmbe+" (warp workers with load-aware task splitting on the two-level queue),
@@ -24,7 +25,7 @@ import numpy as np
 
 from ..graph import BipartiteGraph, positions
 from . import require_gpu
-from .launch import free_bytes, params_dtype, plan_passes, set_params
+from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
 from .loader import load_module
 
 F_PRUNE, F_BITMAP, F_SPLIT, F_UNION, F_LIST, F_SCATTER = 1, 2, 4, 8, 16, 32
@@ -127,10 +128,14 @@ class Prepared:
         deg = np.diff(self.v_indptr)[self.seeds]
         return node_buf_words(deg, self.nw, self.p2, _tw(tau))
 
-    def run(self, *, listing=False, max_buffer_bytes=None, queue_cap=None, **params) -> GMBEResult:
+    def run(self, *, listing=False, max_buffer_bytes=None, queue_cap=None, seeds=None,
+            **params) -> GMBEResult:
         """One timed launch. ``max_buffer_bytes`` caps the node_bufs (more passes / fewer workers);
-        ``queue_cap`` caps the global task queue (a seed that finds it full runs its sub-tasks in place)."""
-        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, queue_cap=queue_cap, **params)
+        ``queue_cap`` caps the global task queue (a seed that finds it full runs its sub-tasks in place);
+        ``seeds`` (indices into ``self.seeds``) runs only those roots: every maximal biclique is found
+        from one root (its earliest vertex of V), so the counts of disjoint root sets add up."""
+        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, queue_cap=queue_cap,
+                    seeds=seeds, **params)
 
 
 def _tw(tau: int) -> int:
@@ -193,13 +198,19 @@ def _check(params: dict) -> dict:
     return p
 
 
-def plan(prep: Prepared, p: dict, n_workers: int, budget: int):
-    """[(seed indices, words per worker, workers)]: passes whose node_bufs fit ``budget`` bytes."""
-    need = prep.need_words(p["tau"])
-    passes = plan_passes({"buf": need}, n_workers, budget, "GMBE+",
-                         lambda i: f"seed v={int(prep.order[prep.seeds[i]])} (|N(v)|="
-                                   f"{int(np.diff(prep.v_indptr)[prep.seeds[i]])}, |N2|={int(prep.nw[i])})")
-    return [(idx, caps["buf"], workers) for idx, caps, workers in passes]
+def plan(prep: Prepared, p: dict, n_workers: int, budget: int, seeds=None):
+    """[(seed indices, words per worker, workers)]: passes whose node_bufs fit ``budget`` bytes
+    (of the roots ``seeds``, indices into ``prep.seeds``; None: all of them)."""
+    pick = np.arange(len(prep.seeds)) if seeds is None else np.asarray(seeds, dtype=np.int64)
+    need = prep.need_words(p["tau"])[pick]
+
+    def describe(j):
+        i = pick[j]
+        return (f"seed v={int(prep.order[prep.seeds[i]])} (|N(v)|="
+                f"{int(np.diff(prep.v_indptr)[prep.seeds[i]])}, |N2|={int(prep.nw[i])})")
+
+    passes = plan_passes({"buf": need}, n_workers, budget, "GMBE+", describe)
+    return [(pick[idx], caps["buf"], workers) for idx, caps, workers in passes]
 
 
 def may_split(prep: Prepared, idx: np.ndarray, p: dict) -> np.ndarray:
@@ -233,11 +244,12 @@ def arena_plan(prep: Prepared, idx: np.ndarray, p: dict, budget: int) -> tuple[n
     return off, max(1, int(ends[keep][-1]) if keep.any() else 1)
 
 
-def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, **params) -> GMBEResult:
+def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=None, **params) -> GMBEResult:
+    p = _check(params)
+    seeds = pick_tasks(seeds, len(prep.seeds), "GMBE+")
     require_gpu()
     import cupy
 
-    p = _check(params)
     block = p["level"] == "block"
     free = free_bytes()
     n_v = len(prep.v_indptr) - 1
@@ -255,7 +267,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, **params)
     flags |= F_SCATTER * scatter
     if not scatter:
         vmap_words = 0
-    passes = plan(prep, p, n_workers, budget)
+    passes = plan(prep, p, n_workers, budget, seeds)
     module = load_module("gmbe.cu", defines=_DEFINES)
     kernel = module.get_function("gmbe_block_kernel" if block else "gmbe_warp_kernel")
 
@@ -264,7 +276,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, **params)
     g = {k: cupy.asarray(getattr(prep, k)) for k in ("u_indptr", "u_indices", "v_indptr", "v_indices")}
     graph_bytes = sum(a.nbytes for a in g.values())
     stats = np.zeros((n_workers, NSTAT), dtype=np.uint64)
-    list_cap = max(4096, 16 * len(prep.seeds)) if listing else 1
+    list_cap = max(4096, 16 * (len(prep.seeds) if seeds is None else len(seeds))) if listing else 1
     device_bytes, records, queue_full = graph_bytes, [], False
     vmap = cupy.zeros(max(1, n_workers * vmap_words), dtype=cupy.uint32)  # zero; each seed clears what it set
     arena_bytes = 0

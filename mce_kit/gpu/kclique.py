@@ -3,6 +3,7 @@
     prep = prepare(G)                          # orientation, oriented CSR, edge tasks (CPU, untimed)
     res = prep.run(k=7, scheduling=True)       # graph to the GPU, kernel, 128-bit count back (timed)
     res.answer, res.gpu_ms, res.row()
+    prep.run(k=7, tasks=idx)                   # only those edge tasks (indices into orient(order).u)
 
 The paper orients by degree (ties by id); ``order="degeneracy"`` is the
 other option. Every switch of the paper's ablation (lane scheduling, dynamic
@@ -32,7 +33,7 @@ import numpy as np
 
 from ..graph import Graph
 from . import require_gpu
-from .launch import free_bytes, params_dtype, plan_passes, set_params
+from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
 from .loader import load_module
 
 FLAG_SCHED, FLAG_DYNAMIC, FLAG_SIZE, FLAG_LIST, FLAG_STATS, FLAG_BYROW, FLAG_BLOCK = 1, 2, 4, 8, 16, 32, 64
@@ -137,10 +138,10 @@ def upload(blob: np.ndarray, ptr: np.ndarray, idx: np.ndarray, u: np.ndarray, n_
 
 
 def tasks_of(d_tasks, u: np.ndarray, v: np.ndarray, idx: np.ndarray):
-    """The device task pairs of ``idx`` (sorted): a slice of the uploaded prefix when contiguous."""
+    """The device task pairs of ``idx``: a slice of the uploaded prefix when idx is a run i, i+1, ..."""
     import cupy
 
-    if len(idx) and idx[-1] - idx[0] + 1 == len(idx):
+    if len(idx) and (len(idx) == 1 or bool(np.all(np.diff(idx) == 1))):
         return d_tasks[2 * int(idx[0]): 2 * (int(idx[-1]) + 1)]
     return cupy.asarray(np.stack([u[idx], v[idx]], axis=1).ravel())
 
@@ -209,8 +210,10 @@ class OrientedGraph:
 
 
 class Prepared(OrientedGraph):
-    def run(self, *, listing=False, max_buffer_bytes=None, **params) -> Result:
-        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, **params)
+    def run(self, *, listing=False, max_buffer_bytes=None, tasks=None, **params) -> Result:
+        """One timed launch. ``tasks`` (indices into ``orient(order).u``/``.v``, the oriented edges)
+        runs only those edge tasks: the counts of disjoint task sets add up to the whole."""
+        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, tasks=tasks, **params)
 
 
 def prepare(G: Graph, order: str = "degree") -> Prepared:
@@ -237,7 +240,7 @@ _S_CTRL, _S_POS, _S_ACTIVE, _S_BINS = 0, 1, 2, 4
 _S_FIXED = _S_BINS + 2 * NBINS * 2
 
 
-def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> Result:
+def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, **params) -> Result:
     p = check_params(params, DEFAULTS, "KCMiner")
     k = int(p["k"])
     if not 3 <= k <= KMAX:
@@ -248,22 +251,27 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> Result:
     import cupy
 
     ori = prep.orient(p["order"])
+    tasks = pick_tasks(tasks, len(ori.u), "KCMiner", "tasks")
     lam = default_lam(k) if p["lam"] is None else float(p["lam"])
     flags = (FLAG_SCHED * bool(p["scheduling"]) | FLAG_DYNAMIC * bool(p["dynamic"])
              | FLAG_SIZE * bool(p["size"]) | FLAG_LIST * bool(listing) | FLAG_STATS * bool(p["stats"])
              | FLAG_BYROW * (p["rows"] == "by_row"))
-    n_keep = ori.n_tasks(k - 2)   # fewer common neighbours cannot hold a k-clique; a prefix (by bound)
-    # size specialisation: the tasks with over block_min candidates (by bound; a prefix) on a block each
-    n_big = min(n_keep, ori.n_tasks(int(p["block_min"]) + 1)) if p["size"] and p["block_min"] >= 0 else 0
+    # fewer common neighbours cannot hold a k-clique: the tasks kept are a prefix (by bound), or of a subset
+    chosen = np.arange(ori.n_tasks(k - 2)) if tasks is None else np.sort(tasks[ori.bound[tasks] >= k - 2])
+    n_keep = len(chosen)
+    # size specialisation: the tasks with over block_min candidates (again a prefix) on a block each
+    n_big = (int(np.count_nonzero(ori.bound[chosen] > int(p["block_min"])))
+             if p["size"] and p["block_min"] >= 0 else 0)
     sms = _sms()
     n_workers = sms * int(p["warps_per_sm"])
     budget = int(max_buffer_bytes or 0.4 * free_bytes())
     phases = []   # (first task, flags, warps per worker, plan)
     for lo, hi, parts in ((0, n_big, WARPS_PER_BLOCK), (n_big, n_keep, 1)):
         if hi > lo:
-            plan = plan_passes({"work": work_words(ori.bound[lo:hi], k, parts)}, n_workers // parts, budget,
-                               "KCMiner", lambda i, lo=lo: f"edge ({ori.order[ori.u[lo + i]]}, "
-                                                           f"{ori.order[ori.v[lo + i]]})")
+            part = chosen[lo:hi]
+            plan = plan_passes({"work": work_words(ori.bound[part], k, parts)}, n_workers // parts, budget,
+                               "KCMiner", lambda i, part=part: f"edge ({ori.order[ori.u[part[i]]]}, "
+                                                               f"{ori.order[ori.v[part[i]]]})")
             phases.append((lo, flags | FLAG_BLOCK * (parts > 1), parts, plan))
     module = load_module("kclique.cu", defines=_DEFINES)
     kernel = module.get_function("kclique_kernel")
@@ -272,7 +280,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> Result:
     # timed: the graph and tasks to the GPU (one copy), the kernel(s), the counts back
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
     start.record()
-    blob, indptr, indices, d_tasks = upload(ori.out_blob, ori.out_ptr, ori.out_idx, ori.u, n_keep)
+    n_up = int(chosen[-1]) + 1 if n_keep else 0   # the task pairs up to the last one chosen
+    blob, indptr, indices, d_tasks = upload(ori.out_blob, ori.out_ptr, ori.out_idx, ori.u, n_up)
     total = 0
     wt = np.zeros(n_workers, np.int64)
     wc = np.zeros(n_workers, np.uint64)
@@ -283,7 +292,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> Result:
     lists = []
     for lo, launch_flags, parts, plan in phases:
         for idx, caps, workers in plan:
-            tasks = tasks_of(d_tasks, ori.u, ori.v, idx + lo)   # largest first
+            pairs = tasks_of(d_tasks, ori.u, ori.v, chosen[idx + lo])   # largest first
             work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
             device_bytes = max(device_bytes, blob.nbytes + work.nbytes)
             warps = workers * parts
@@ -293,7 +302,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> Result:
                 acc = at + 8 * _S_FIXED
                 cyc, ntk = acc + 16 * warps, acc + 24 * warps
                 lst = cupy.empty(list_cap if listing else 1, dtype=cupy.int32)
-                set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=tasks, work=work,
+                set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=pairs, work=work,
                            ctrl=at + 8 * _S_CTRL, acc=acc, worker_tasks=ntk, worker_cycles=cyc,
                            bins=at + 8 * _S_BINS, active=at + 8 * _S_ACTIVE, list=lst,
                            list_pos=at + 8 * _S_POS, work_cap=caps["work"], list_cap=list_cap,

@@ -100,3 +100,20 @@ def plan_passes(needs: dict[str, np.ndarray], n_workers: int, budget: int, label
         passes.append((np.sort(idx), caps, workers))
         start = fits
     return passes
+
+
+def pick_tasks(tasks, n: int, label: str, what: str = "seeds") -> np.ndarray | None:
+    """Validated indices into a kernel's task list (``None``: every task). Run-time subsets let
+    several GPUs share one graph (``mce_kit.distributed``): disjoint subsets add up to the whole."""
+    if tasks is None:
+        return None
+    idx = np.asarray(tasks)
+    if idx.ndim != 1 or (len(idx) and not np.issubdtype(idx.dtype, np.integer)):
+        raise ValueError(f"{label}: {what}= must be a 1-D array of task indices, got shape {idx.shape} "
+                         f"of {idx.dtype}")
+    idx = idx.astype(np.int64)
+    if len(idx) and (idx.min() < 0 or idx.max() >= n):
+        raise ValueError(f"{label}: {what}= indices must lie in 0..{n - 1}, got {idx.min()}..{idx.max()}")
+    if len(np.unique(idx)) != len(idx):
+        raise ValueError(f"{label}: {what}= holds repeated indices (each task would count twice)")
+    return idx
