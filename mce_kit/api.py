@@ -400,14 +400,7 @@ def count_maximal_cliques(
     if client is not None or gpus is not None:
         if min_size is not None or max_size is not None or not isolated:
             raise NotImplementedError("size filters are not distributed yet; drop client=/gpus=")
-        if algorithm != MCE_ALGORITHMS[0]:
-            raise NotImplementedError(f"only algorithm='rdmce' is distributed; got {algorithm!r}")
-        from . import distributed
-
-        dev = "cpu" if device == "cpu" else "gpu"
-        return _timed(lambda: distributed.count_maximal_cliques(G, client=client, gpus=gpus, device=dev,
-                                                                **params),
-                      dev, {"gpus": gpus, "client": client is not None, **params})
+        return _distributed("count_maximal_cliques", G, client, gpus, device, algorithm=algorithm, **params)
     dev = _device(device, "maximal cliques", kernel)
     params = _check_params(params, _mce_knobs(algorithm), dev, "count_maximal_cliques")
     bar = _progress(progress, "maximal cliques")
@@ -535,9 +528,22 @@ def k_cliques(G, k: int, *, device="auto", progress=False, **params) -> Iterator
     return map(label, cpu.k_cliques(G, k, progress=_progress(progress, f"{k}-cliques")))
 
 
-def count_k_cliques(G, k: int, *, device="auto", progress=False, **params) -> Count:
-    """Number of k-cliques (k=1: vertices, k=2: edges); on the GPU with KCMiner (``params``: its switches)."""
+def _distributed(call: str, graph, client, gpus, device, **params) -> Count:
+    """``mce_kit.distributed.<call>`` on a Dask ``client`` or ``gpus`` local GPUs (device="cpu": the
+    workers run the kernel's CPU twin on the same tasks)."""
+    from . import distributed
+
+    dev = "cpu" if device == "cpu" else "gpu"
+    return _timed(lambda: getattr(distributed, call)(graph, client=client, gpus=gpus, device=dev, **params),
+                  dev, {"gpus": gpus, "client": client is not None, **params})
+
+
+def count_k_cliques(G, k: int, *, device="auto", progress=False, client=None, gpus=None, **params) -> Count:
+    """Number of k-cliques (k=1: vertices, k=2: edges); on the GPU with KCMiner (``params``: its switches).
+    ``client`` (a ``dask.distributed.Client``) or ``gpus=N`` splits KCMiner's edge tasks over several GPUs."""
     G = as_graph(G)
+    if (client is not None or gpus is not None) and int(k) >= 3:
+        return _distributed("count_k_cliques", G, client, gpus, device, k=int(k), **params)
     dev = _device(device, "k-cliques", _kclique)
     params = _check_params(params, _knobs(_kclique), dev, "count_k_cliques")
     bar = _progress(progress, f"{k}-cliques")
@@ -638,11 +644,16 @@ def maximal_bicliques(
 
 
 def count_maximal_bicliques(
-    B, *, min_left=None, min_right=None, device="auto", progress=False, **params
+    B, *, min_left=None, min_right=None, device="auto", progress=False, client=None, gpus=None, **params
 ) -> Count:
     """Number of maximal bicliques with both sides non-empty (the GMBE+ convention),
-    optionally only those with at least ``min_left`` / ``min_right`` vertices in L / R."""
+    optionally only those with at least ``min_left`` / ``min_right`` vertices in L / R.
+    ``client`` (a ``dask.distributed.Client``) or ``gpus=N`` splits GMBE+'s roots over several GPUs."""
     B = as_bipartite(B)
+    if client is not None or gpus is not None:
+        if min_left is not None or min_right is not None:
+            raise NotImplementedError("min_left/min_right are not distributed yet; drop client=/gpus=")
+        return _distributed("count_maximal_bicliques", B, client, gpus, device, **params)
     keep = _biclique_filter(min_left, min_right)
     dev = _device(device, "maximal bicliques", _gmbe)
     params = _check_params(params, _gmbe_knobs(), dev, "count_maximal_bicliques")

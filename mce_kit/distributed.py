@@ -4,6 +4,14 @@
     mk.count_maximal_cliques(G, device="gpu", client=Client("tcp://scheduler:8786"))
     mk.count_maximal_cliques(G, device="gpu", gpus=2)     # a LocalCUDACluster for this call only
     res = mk.distributed.run(G, "rdmce", client)          # the answer and one row per chunk
+    md.count_k_cliques(G, 7, gpus=2); md.count_maximal_bicliques(B, client=client)
+    md.count_maximal_cliques(G, algorithm="mce-gpu", subtree="L2", client=client)
+
+Kernels and their tasks: rdmce (edge seeds), mce-gpu (vertex or edge sub-trees,
+``subtree=``), kcminer (oriented edges, ``k=``), gmbe (roots: vertices of the smaller
+side V); each has a CPU twin (``CPU_TWIN``: the oracle on the same tasks) that CI runs
+on a CPU ``LocalCluster``. Geil's maximum cliques are not split: its windows share one
+lower bound that every later window prunes with (see ``KERNELS``' comment).
 
 The host prepares the graph once (degeneracy order, seeds, a cost estimate
 per seed) and scatters it to every worker once. The seed range is cut into
@@ -16,6 +24,12 @@ Counts are Python ints, so the sum is exact at any size.
 
 A kernel joins by an entry in ``KERNELS``: how to prepare the graph, the
 cost of each task, how to run a set of tasks, and what no task covers.
+
+On a GPU host without dask-cuda, ``gpus=N`` starts ``pinned_cluster``: plain
+``distributed`` workers, one per GPU. Install: ``pip install 'mce_kit[dist]'``; on a
+machine without network, carry the wheels (dask, distributed, partd, locket, tblib,
+tornado, zict) and ``pip install --no-index --no-deps --target /tmp/site .whl/*.whl``
+(``scripts/multigpu_device.sh`` does it).
 """
 
 from __future__ import annotations
@@ -28,19 +42,28 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .graph import Graph
-
 
 @dataclass(frozen=True)
 class Kernel:
     name: str
-    prepare: Callable[[Graph], object]  # host work, once; the result is scattered to the workers
-    costs: Callable[[object], np.ndarray]  # estimated cost of each task (len = number of tasks)
+    prepare: Callable[..., object]  # (graph, **params) -> prepared: host work, once; scattered to the workers
+    costs: Callable[..., np.ndarray]  # (prepared, **params) -> estimated cost of each task
     run_tasks: Callable[..., int]  # (prepared, task indices, **params) -> answer of those tasks
-    rest: Callable[[object], int]  # the part of the answer no task covers (on the host)
+    rest: Callable[..., int]  # (prepared, **params) -> the part of the answer no task covers (on the host)
+    task_params: tuple = ()  # parameters that change the task list (fixed when the Job is prepared)
+    single_gpu_below: float = 0.0  # gpus=N answers on one GPU below this total cost (0: not measured)
+    problem: str = "mce"  # the reference table (mce_kit.references) the answer is checked against
 
 
-def _rdmce_prepare(G):
+def _mce_cost(indptr, indices, u, v) -> np.ndarray:
+    """Estimated time of each edge seed: 2**(|P| / 6). Over the bundled graphs this tracks RDMCE's
+    measured kernel time within a factor of about 7 (about 5e4 units a millisecond on an H100),
+    where the buffer bound (rows + stack words) misses ego-Facebook's cost by 100x."""
+    p = common_later_neighbours(indptr, indices, u, v)
+    return np.exp2(np.minimum(p, 300) / 6.0)
+
+
+def _rdmce_prepare(G, **params):
     from .gpu import rdmce
 
     prep = rdmce.prepare(G)
@@ -62,13 +85,9 @@ def common_later_neighbours(indptr, indices, u, v, block: int = 1 << 20) -> np.n
     return out
 
 
-def _rdmce_costs(prep) -> np.ndarray:
-    """Estimated time of each edge seed: 2**(|P| / 6). Over the bundled graphs this tracks the
-    measured kernel time within a factor of about 7 (about 5e4 units a millisecond on an H100),
-    where the buffer bound (rows + stack words) misses ego-Facebook's cost by 100x."""
+def _rdmce_costs(prep, **params) -> np.ndarray:
     u, v, _, _ = prep.seed_arrays("edge")
-    p = common_later_neighbours(prep.indptr, prep.indices, u, v)
-    return np.exp2(np.minimum(p, 300) / 6.0)
+    return _mce_cost(prep.indptr, prep.indices, u, v)
 
 
 def _rdmce_run(prep, idx, **params) -> int:
@@ -76,21 +95,149 @@ def _rdmce_run(prep, idx, **params) -> int:
 
 
 def _oracle_run(prep, idx, **params) -> int:
-    from .cpu.mce import count_from_edge_seeds
+    from .cpu.mce import count_from_seeds
 
     u, v, _, _ = prep.seed_arrays("edge")
-    return count_from_edge_seeds(prep.indptr, prep.indices, u[idx], v[idx])
+    return count_from_seeds(prep.indptr, prep.indices, u[idx], v[idx])
 
 
+def _isolated(prep, **params) -> int:
+    return len(prep.isolated)
+
+
+# ---- mce-gpu: a sub-tree per vertex (L1) or per edge (L2) ----
+
+
+def _mcegpu_prepare(G, **params):
+    from .gpu import mcegpu
+
+    prep = mcegpu.prepare(G)
+    prep.seed_arrays("L2")  # the costs of both kinds come from the edge seeds
+    prep.seed_arrays(mcegpu._check(params)["subtree"])
+    return prep
+
+
+def _mcegpu_costs(prep, subtree: str = "L1", **params) -> np.ndarray:
+    """L2: the edge seed's cost as for RDMCE; L1: the sum over the vertex's edge seeds (its sub-tree
+    holds theirs), plus one."""
+    u, v, _, _ = prep.seed_arrays("L2")
+    edge = _mce_cost(prep.indptr, prep.indices, u, v)
+    if subtree == "L2":
+        return edge
+    vu = prep.seed_arrays("L1")[0]
+    return 1.0 + np.bincount(u, weights=edge, minlength=len(prep.indptr) - 1)[vu]
+
+
+def _mcegpu_run(prep, idx, **params) -> int:
+    return prep.run(seeds=idx, **params).answer
+
+
+def _mcegpu_oracle(prep, idx, **params) -> int:
+    from .cpu.mce import count_from_seeds
+    from .gpu import mcegpu
+
+    p = mcegpu._check(params)  # the same parameters as the kernel (typos raise TypeError)
+    u, v, _, _ = prep.seed_arrays(p["subtree"])
+    return count_from_seeds(prep.indptr, prep.indices, u[idx], v[idx])
+
+
+# ---- KCMiner: a task per oriented edge ----
+
+
+def _kc_params(params) -> dict:
+    from .gpu import kclique
+
+    p = kclique.check_params(params, kclique.DEFAULTS, "KCMiner")
+    if int(p["k"]) < 3:
+        raise ValueError(f"k must be >= 3 to split into edge tasks (k = 1, 2 are n and m), got {p['k']}")
+    return p
+
+
+def _kc_prepare(G, **params):
+    from .gpu import kclique
+
+    return kclique.prepare(G, _kc_params(params)["order"])
+
+
+def _kc_costs(prep, **params) -> np.ndarray:
+    """|S| = common later neighbours of the edge: about |S|**(k-2) set operations, capped at |S|**3
+    (deeper levels are bitmap ANDs that mostly die out); tasks with |S| < k - 2 cost one."""
+    p = _kc_params(params)
+    ori = prep.orient(p["order"])
+    s = common_later_neighbours(ori.indptr, ori.indices, ori.u, ori.v).astype(np.float64)
+    k = int(p["k"])
+    return np.where(s >= k - 2, (1.0 + s) ** min(k - 2, 3), 1.0)
+
+
+def _kc_run(prep, idx, **params) -> int:
+    return prep.run(tasks=idx, **params).answer
+
+
+def _kc_oracle(prep, idx, **params) -> int:
+    from .cpu.kclique import count_from_edge_tasks
+
+    p = _kc_params(params)
+    ori = prep.orient(p["order"])
+    return count_from_edge_tasks(ori.out_ptr, ori.out_idx, ori.u[idx], ori.v[idx], int(p["k"]))
+
+
+# ---- GMBE+: a root per vertex of the smaller side V ----
+
+
+def _gmbe_prepare(B, **params):
+    from .gpu import gmbe
+
+    return gmbe.prepare(B)
+
+
+def _gmbe_costs(prep, **params) -> np.ndarray:
+    """2-paths from the root (what the launcher orders the roots by) plus its 2-hop size."""
+    return 1.0 + prep.p2.astype(np.float64) + prep.nw
+
+
+def _gmbe_run(prep, idx, **params) -> int:
+    return prep.run(seeds=idx, **params).answer
+
+
+def _gmbe_oracle(prep, idx, **params) -> int:
+    from .cpu.mbe import count_maximal_bicliques
+    from .gpu import gmbe
+
+    p = gmbe._check(params)
+    if int(p["min_left"]) > 1 or int(p["min_right"]) > 1:
+        raise NotImplementedError("gmbe-cpu: the CPU oracle counts every maximal biclique (min_left/"
+                                  "min_right = 1)")
+    return count_maximal_bicliques(prep.B, roots=prep.order[prep.seeds[np.asarray(idx)]])
+
+
+def _none(prep, **params) -> int:
+    return 0
+
+
+# Geil (maximum cliques) is left out on purpose: a chunk of sources alone would return its own
+# (omega, count), merged by max, which is exact, but each chunk would then lose the bound the
+# other sources found (the launcher's windows raise one shared lower bound w and prune every
+# later window with it), so chunks would do far more work than one GPU; it needs the bound
+# broadcast between workers (a Dask Variable) first.
 KERNELS = {
-    "rdmce": Kernel("rdmce", _rdmce_prepare, _rdmce_costs, _rdmce_run, lambda p: len(p.isolated)),
-    # The CPU oracle on the very same edge seeds: checks partitioning, retries and the sum without a GPU.
-    "mce-cpu": Kernel("mce-cpu", _rdmce_prepare, _rdmce_costs, _oracle_run, lambda p: len(p.isolated)),
+    # Below 2.5e7 (about 0.5 s of one H100's time) one GPU answers RDMCE sooner than a cluster hands
+    # out chunks; multigpu_scaling.csv has the measured overheads (notebook 90).
+    "rdmce": Kernel("rdmce", _rdmce_prepare, _rdmce_costs, _rdmce_run, _isolated, single_gpu_below=2.5e7),
+    "mce-gpu": Kernel("mce-gpu", _mcegpu_prepare, _mcegpu_costs, _mcegpu_run, _isolated, ("subtree",)),
+    "kcminer": Kernel("kcminer", _kc_prepare, _kc_costs, _kc_run, _none, ("k", "order"), problem="kclique"),
+    "gmbe": Kernel("gmbe", _gmbe_prepare, _gmbe_costs, _gmbe_run, _none, problem="mbe"),
+    # The CPU twins: the oracles on the very same tasks, so partitioning, retries and the exact sum
+    # are checked without a GPU.
+    "mce-cpu": Kernel("mce-cpu", _rdmce_prepare, _rdmce_costs, _oracle_run, _isolated),
+    "mce-gpu-cpu": Kernel("mce-gpu-cpu", _mcegpu_prepare, _mcegpu_costs, _mcegpu_oracle, _isolated,
+                          ("subtree",)),
+    "kcminer-cpu": Kernel("kcminer-cpu", _kc_prepare, _kc_costs, _kc_oracle, _none, ("k", "order"),
+                          problem="kclique"),
+    "gmbe-cpu": Kernel("gmbe-cpu", _gmbe_prepare, _gmbe_costs, _gmbe_oracle, _none, problem="mbe"),
 }
+CPU_TWIN = {"rdmce": "mce-cpu", "mce-gpu": "mce-gpu-cpu", "kcminer": "kcminer-cpu", "gmbe": "gmbe-cpu"}
 
-# Below this estimated cost (about 0.5 s of one H100's time) one GPU answers sooner than a
-# cluster hands out chunks; multigpu_scaling.csv has the measured overheads (notebook 90).
-SINGLE_GPU_BELOW = 2.5e7
+SINGLE_GPU_BELOW = KERNELS["rdmce"].single_gpu_below
 
 
 def chunk_tasks(costs: np.ndarray, n_chunks: int) -> list[np.ndarray]:
@@ -133,13 +280,38 @@ class Job:
     prep: object
     costs: np.ndarray
     seconds: float
+    params: dict = field(default_factory=dict)  # the parameters it was prepared with
+
+    def merged(self, params: dict) -> dict:
+        """The Job's parameters updated by ``params``, which may not change the task list."""
+        changed = [k for k in self.kernel.task_params
+                   if k in params and (k not in self.params or params[k] != self.params[k])]
+        if changed:
+            had = ", ".join(f"{k}={self.params.get(k, 'default')!r}" for k in changed)
+            raise ValueError(f"{self.kernel.name}: {', '.join(changed)} fix the task list; prepare a new Job "
+                             f"with them (this one has {had})")
+        return {**self.params, **params}
 
 
-def prepare(G, kernel: str | Kernel) -> Job:
-    kernel = KERNELS[kernel] if isinstance(kernel, str) else kernel
+def _kernel(kernel: str | Kernel) -> Kernel:
+    if isinstance(kernel, Kernel):
+        return kernel
+    if kernel not in KERNELS:
+        raise ValueError(f"unknown kernel {kernel!r}; one of {', '.join(KERNELS)}")
+    return KERNELS[kernel]
+
+
+def prepare(G, kernel: str | Kernel, **params) -> Job:
+    """Host work for ``kernel`` on ``G`` (a BipartiteGraph for gmbe): order, tasks, their costs.
+    ``params`` that shape the task list (mce-gpu's subtree, KCMiner's k and order) go here."""
+    kernel = _kernel(kernel)
     t0 = time.perf_counter()
-    prep = kernel.prepare(G)
-    return Job(kernel, prep, kernel.costs(prep), time.perf_counter() - t0)
+    prep = kernel.prepare(G, **params)
+    return Job(kernel, prep, np.asarray(kernel.costs(prep, **params), dtype=np.float64),
+               time.perf_counter() - t0, dict(params))
+
+
+CHUNK_COLUMNS = ["chunk", "answer", "tasks", "first", "seconds", "worker", "pid", "started"]
 
 
 @dataclass
@@ -166,12 +338,15 @@ def run(G, kernel: str | Kernel | Job, client, *, chunks_per_worker: int = 8, in
     """
     from distributed import as_completed
 
-    job = kernel if isinstance(kernel, Job) else prepare(G, kernel)
+    job = kernel if isinstance(kernel, Job) else prepare(G, kernel, **params)
+    params = job.merged(params)
     kernel, prep = job.kernel, job.prep
     t1 = time.perf_counter()
     n_workers = max(1, len(client.scheduler_info()["workers"]))
     chunks = chunk_tasks(job.costs, chunks_per_worker * n_workers)
-    remote = client.scatter(prep, broadcast=True)
+    # a fresh key per run (hash=False): a run that follows another one of the same Job must not
+    # share its data key, or the first run's release can drop the second run's graph
+    remote = client.scatter(prep, broadcast=True, hash=False)
     todo = iter(enumerate(chunks))
     window = as_completed()
 
@@ -198,38 +373,90 @@ def run(G, kernel: str | Kernel | Job, client, *, chunks_per_worker: int = 8, in
     except BaseException:
         client.cancel(list(window.futures))
         raise
-    answer = sum(r["answer"] for r in rows) + kernel.rest(prep)
+    answer = sum(r["answer"] for r in rows) + kernel.rest(prep, **params)
     if sum(r["tasks"] for r in rows) != sum(len(c) for c in chunks):
         raise RuntimeError(f"{kernel.name}: chunks lost (internal error)")
-    return DistributedResult(answer, time.perf_counter() - t1, job.seconds, n_workers,
-                             pd.DataFrame(rows).sort_values("chunk").reset_index(drop=True))
+    table = pd.DataFrame(rows, columns=CHUNK_COLUMNS).sort_values("chunk").reset_index(drop=True)
+    return DistributedResult(answer, time.perf_counter() - t1, job.seconds, n_workers, table)
 
 
 def local_cuda_cluster(gpus: int):
-    """A ``dask_cuda.LocalCUDACluster`` with one worker per GPU (the first ``gpus`` devices)."""
+    """One Dask worker per GPU on this host (the first ``gpus`` visible devices): a
+    ``dask_cuda.LocalCUDACluster`` when dask-cuda is installed, else ``pinned_cluster``."""
     try:
         from dask_cuda import LocalCUDACluster
     except ImportError:
-        raise ImportError("gpus=N needs dask-cuda: pip install 'mce_kit[dist]'") from None
-    return LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(map(str, range(gpus))), threads_per_worker=1)
+        return pinned_cluster(gpus)
+    return LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(_visible_devices(gpus)), threads_per_worker=1)
 
 
-def count_maximal_cliques(G, *, client=None, gpus: int | None = None, device: str = "gpu",
-                          single_gpu_below: float = SINGLE_GPU_BELOW, **params) -> int:
-    """Maximal cliques of ``G`` on a Dask cluster (``client``) or on ``gpus`` local GPUs.
+def _visible_devices(gpus: int) -> list[str]:
+    seen = [d for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+    devices = seen[:gpus] if seen else [str(i) for i in range(gpus)]
+    if len(devices) < gpus:
+        raise ValueError(f"gpus={gpus}, but CUDA_VISIBLE_DEVICES names only {len(devices)}")
+    return devices
+
+
+def pinned_cluster(gpus: int, per_gpu: int = 1, **scheduler_options):
+    """Dask's ``SpecCluster`` with one single-threaded worker process per GPU, each seeing only
+    its own device (``CUDA_VISIBLE_DEVICES``), named gpu0, gpu1, ... (what LocalCUDACluster does,
+    with plain ``distributed``: no dask-cuda needed). ``per_gpu`` > 1 shares each GPU between
+    that many workers (gpu0.0, gpu0.1, ...: tests of the whole path on one GPU)."""
+    from distributed import Nanny, Scheduler, SpecCluster
+
+    if int(gpus) < 1 or int(per_gpu) < 1:
+        raise ValueError(f"gpus and per_gpu must be >= 1, got {gpus} and {per_gpu}")
+    workers = {f"gpu{i}" + (f".{j}" if per_gpu > 1 else ""):
+               {"cls": Nanny, "options": {"nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": dev}}}
+               for i, dev in enumerate(_visible_devices(int(gpus))) for j in range(int(per_gpu))}
+    scheduler = {"cls": Scheduler, "options": {"dashboard_address": None, **scheduler_options}}
+    return SpecCluster(workers=workers, scheduler=scheduler, silence_logs=30)
+
+
+def count(G, kernel: str, *, client=None, gpus: int | None = None, device: str = "gpu",
+          single_gpu_below: float | None = None, **params) -> int:
+    """``kernel``'s answer on ``G`` on a Dask cluster (``client``) or on ``gpus`` local GPUs.
 
     With ``gpus`` and little estimated work the answer comes from one GPU without a cluster.
-    ``device="cpu"`` runs the CPU oracle on the workers instead (no GPU needed).
+    ``device="cpu"`` runs the kernel's CPU twin on the workers instead (no GPU needed).
     """
     if client is None and (not gpus or gpus < 1):
         raise ValueError("pass a dask.distributed client= or gpus=N (N >= 1)")
-    job = prepare(G, "rdmce" if device == "gpu" else "mce-cpu")
+    if device not in ("gpu", "cpu"):
+        raise ValueError(f"device must be 'gpu' or 'cpu', got {device!r}")
+    name = CPU_TWIN.get(kernel, kernel) if device == "cpu" else kernel
+    job = prepare(G, name, **params)
     if client is not None:
-        return run(G, job, client, **params).answer
-    if gpus == 1 or job.costs.sum() < single_gpu_below:
+        return run(G, job, client).answer
+    below = job.kernel.single_gpu_below if single_gpu_below is None else single_gpu_below
+    if gpus == 1 or job.costs.sum() < below:
         everything = np.arange(len(job.costs))
-        return job.kernel.run_tasks(job.prep, everything, **params) + job.kernel.rest(job.prep)
+        return job.kernel.run_tasks(job.prep, everything, **params) + job.kernel.rest(job.prep, **params)
     from distributed import Client
 
     with local_cuda_cluster(gpus) as cluster, Client(cluster) as c:
-        return run(G, job, c, **params).answer
+        return run(G, job, c).answer
+
+
+def count_maximal_cliques(G, *, client=None, gpus: int | None = None, device: str = "gpu",
+                          algorithm: str = "rdmce", single_gpu_below: float | None = None, **params) -> int:
+    """Maximal cliques of ``G`` with RDMCE (or ``algorithm="mce-gpu"``) on several GPUs (``count``)."""
+    if algorithm not in ("rdmce", "mce-gpu"):
+        raise ValueError(f"algorithm must be 'rdmce' or 'mce-gpu', got {algorithm!r}")
+    return count(G, algorithm, client=client, gpus=gpus, device=device, single_gpu_below=single_gpu_below,
+                 **params)
+
+
+def count_k_cliques(G, k: int, *, client=None, gpus: int | None = None, device: str = "gpu",
+                    single_gpu_below: float | None = None, **params) -> int:
+    """k-cliques of ``G`` (k >= 3) with KCMiner's edge tasks on several GPUs (``count``)."""
+    return count(G, "kcminer", client=client, gpus=gpus, device=device, single_gpu_below=single_gpu_below,
+                 k=k, **params)
+
+
+def count_maximal_bicliques(B, *, client=None, gpus: int | None = None, device: str = "gpu",
+                            single_gpu_below: float | None = None, **params) -> int:
+    """Maximal bicliques of ``B`` with GMBE+'s roots on several GPUs (``count``)."""
+    return count(B, "gmbe", client=client, gpus=gpus, device=device, single_gpu_below=single_gpu_below,
+                 **params)

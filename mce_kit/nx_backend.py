@@ -9,10 +9,13 @@ entry point in pyproject.toml):
 
 The backend graph wraps a ``mce_kit.Graph`` (the labels of H are kept), so a
 converted graph goes to the GPU kernels or to the CPU engine (igraph's C
-routines) without another copy. ``can_run`` says what we implement (undirected
-graphs; ``max_weight_clique`` only with ``weight=None``); ``should_run`` keeps
-graphs with fewer than ``min_edges`` edges in networkx, and ``enumerate_all_cliques``
-and ``large_clique_size`` (where networkx is not slower) unless asked by name.
+routines) without another copy. Both are immutable, so a converted graph keeps
+what the GPU path derives from it (the launcher's prepared graph, the labels as
+Python objects): the second ``nx.find_cliques(Hb)`` only launches and drains.
+``can_run`` says what we implement (undirected graphs; ``max_weight_clique``
+only with ``weight=None``); ``should_run`` keeps graphs with fewer than
+``min_edges`` edges in networkx, and ``enumerate_all_cliques`` and
+``large_clique_size`` (where networkx is not slower) unless asked by name.
 Configuration: ``nx.config.backends.mce_kit.device`` ("auto", "cpu", "gpu";
 default from ``$MCE_KIT_NX_DEVICE``) and ``.min_edges``.
 
@@ -55,15 +58,41 @@ REFUSED: Counter = Counter()  # can_run said no, by (function, reason)
 
 
 class BackendGraph:
-    """A ``mce_kit.Graph`` dressed for networkx's dispatcher (``G.G`` is the Graph)."""
+    """A ``mce_kit.Graph`` dressed for networkx's dispatcher (``G.G`` is the Graph).
+
+    Immutable, like the Graph it wraps (frozen, read-only arrays): ``G`` cannot be
+    reassigned, so what is derived from it once (the GPU launcher's prepared graph, the
+    labels as Python objects, the label index) is kept here and reused by every later
+    call. The memo is keyed by the Graph object itself as well, so even a wrapper whose
+    Graph were swapped behind our back would rebuild rather than answer from stale data."""
 
     __networkx_backend__ = NAME
 
     def __init__(self, G: Graph, *, nx_class=None, graph_attrs=None):
-        self.G = G
+        if not isinstance(G, Graph):
+            raise TypeError(f"BackendGraph wraps a mce_kit.Graph, got {type(G).__name__}")
+        object.__setattr__(self, "_G", G)
         self.nx_class = nx_class  # the networkx class it came from (make_max_clique_graph's default)
         self.graph = dict(graph_attrs or {})
-        self._index = None
+        self._memo_of, self._memo = None, {}
+
+    @property
+    def G(self) -> Graph:
+        return self._G
+
+    def __setattr__(self, name, value):
+        if name in ("_G", "G"):
+            raise AttributeError("a BackendGraph is immutable: convert the changed graph again")
+        object.__setattr__(self, name, value)
+
+    def memo(self, key, build):
+        """``build(G)`` once per key for this graph's ``G`` (then the kept value)."""
+        G = self._G
+        if self._memo_of is not G:
+            self._memo_of, self._memo = G, {}
+        if key not in self._memo:
+            self._memo[key] = build(G)
+        return self._memo[key]
 
     # the little of networkx's graph API that decorators and our functions need
     def is_directed(self) -> bool:
@@ -76,10 +105,13 @@ class BackendGraph:
         G = self.G
         return list(range(G.n)) if G.labels is None else G.labels.tolist()
 
+    def label_objects(self) -> np.ndarray:
+        """The labels as a NumPy object array (``[ids].tolist()`` gives label lists without
+        making a Python int per vertex of every clique)."""
+        return self.memo("label objects", lambda G: _object_array(self.labels()))
+
     def index(self) -> dict:
-        if self._index is None:
-            self._index = {x: i for i, x in enumerate(self.labels())}
-        return self._index
+        return self.memo("index", lambda G: {x: i for i, x in enumerate(self.labels())})
 
     def __contains__(self, node) -> bool:
         try:
@@ -101,6 +133,10 @@ class BackendGraph:
 
     def __repr__(self) -> str:
         return f"BackendGraph({self.G!r})"
+
+
+def _object_array(values: list) -> np.ndarray:
+    return np.fromiter(values, dtype=object, count=len(values))  # one element per label, tuples too
 
 
 # ---- conversions ----
@@ -253,15 +289,57 @@ def _find(Gb: BackendGraph, nodes):
     return find_cliques(Gb.G, None if nodes is None else list(nodes), device=_device())
 
 
+BLOCK = 1 << 20  # cliques per block from the GPU
+
+
+def _gpu_kernel(Gb: BackendGraph):
+    """The RDMCE module when every maximal clique of ``Gb`` is asked for on the GPU, else None
+    (no GPU under device="auto", device="cpu", or a graph without edges: no launch for that)."""
+    from . import api
+
+    if Gb.G.m == 0 or api._device(_device(), "maximal cliques", api._rdmce) != "gpu":
+        return None
+    return api._rdmce()
+
+
+def _gpu_blocks(Gb: BackendGraph, kernel):
+    """Per CSR block of the GPU's stream: (the labels of its cliques end to end, where each
+    clique ends), both Python lists, made with one NumPy take and two ``tolist`` calls.
+
+    The launcher's prepared graph (degeneracy order, CSR, seeds) is kept on ``Gb``, so a
+    converted graph pays for it once, not once per call."""
+    prep = Gb.memo(("prepared", kernel), kernel.prepare)
+    labels = Gb.label_objects()
+    for off, ver in prep.blocks(BLOCK):
+        yield labels[ver].tolist(), off[1:].tolist()
+
+
+def _cliques(Gb: BackendGraph, nodes):
+    """The one generator behind find_cliques: on the GPU, a slice of a block's label list per
+    clique (no other Python work per clique); else the API's iterator. Nothing runs (no
+    check of ``nodes``, no launch) until the first clique is asked for."""
+    kernel = _gpu_kernel(Gb) if nodes is None else None
+    if kernel is None:
+        yield from _find(Gb, nodes)
+        return
+    for vals, ends in _gpu_blocks(Gb, kernel):
+        a = 0
+        for b in ends:
+            yield vals[a:b]
+            a = b
+
+
 def find_cliques(G, nodes=None):
     """Maximal cliques, lazily, as networkx's generator (a bad ``nodes`` raises on first use)."""
     CALLS["find_cliques"] += 1
-    yield from _find(G, nodes)
+    return _cliques(G, nodes)
 
 
 def find_cliques_recursive(G, nodes=None):
     """Maximal cliques (a bad ``nodes`` raises at once, as networkx's recursive version does)."""
     CALLS["find_cliques_recursive"] += 1
+    if nodes is None:
+        return _cliques(G, None)
     return iter(_find(G, nodes))
 
 
@@ -350,7 +428,7 @@ def make_max_clique_graph(G, create_using=None):
 
     CALLS["make_max_clique_graph"] += 1
     index = G.index()
-    cliques = [[index[v] for v in c] for c in _find(G, None)]
+    cliques = [[index[v] for v in c] for c in _cliques(G, None)]
     B = (G.nx_class or nx.Graph)() if create_using is None else nx.empty_graph(0, create_using)
     B.add_nodes_from(range(len(cliques)))
     if cliques:

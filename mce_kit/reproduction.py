@@ -119,12 +119,25 @@ def paper_status(paper: str) -> dict[str, Status]:
     return found
 
 
+def multigpu_status() -> dict[tuple[str, str], Status]:
+    """The papers' multi-GPU figures, measured for every kernel by ``experiments.multigpu``."""
+    from .experiments import multigpu
+
+    found = multigpu.status()
+    unknown = set(found) - {(i.paper, i.item) for i in CATALOGUE}
+    if unknown:
+        raise ValueError(f"experiments.multigpu.status() names items not in FIGURES.md: {sorted(unknown)}")
+    return found
+
+
 def scoreboard() -> pd.DataFrame:
     """One row per item of FIGURES.md: paper, item, what, theirs, state, ours, reason, device, date."""
     reports = {paper: paper_status(paper) for paper in PAPERS}
+    shared = multigpu_status()
     rows = []
     for it in CATALOGUE:
-        st = reports[it.paper].get(it.item, Status("missing", reason="no kernel or experiment yet"))
+        st = shared.get((it.paper, it.item)) or reports[it.paper].get(
+            it.item, Status("missing", reason="no kernel or experiment yet"))
         rows.append({"paper": it.paper, "item": it.item, "what": it.what, "theirs": it.theirs,
                      "state": st.state, "ours": st.ours, "reason": st.reason, "device": st.device,
                      "date": st.date})

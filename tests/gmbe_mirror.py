@@ -1,8 +1,8 @@
 """A line-by-line Python mirror of cuda/gmbe.cu's task logic (one worker, no parallelism).
 
 It reads the same host arrays as the kernel (``gmbe.prepare``) and keeps the same node_buf fields
-(depthL, st, dz, pm, bitmap rows, per-level L), so CPU tests can check the kernel's algorithm,
-its sub-task split and its buffer bounds against the oracle without a GPU.
+(depthL, st, pm, the per-depth vertex sets, bitmap rows, per-level L), so CPU tests can check the
+kernel's algorithm, its sub-task split and its buffer bounds against the oracle without a GPU.
 """
 
 from __future__ import annotations
@@ -18,10 +18,8 @@ def mk(d, k):
 
 
 def run(prep, *, prune=True, bitmap=True, tau=32, split=True, bound_height=20, bound_size=1500,
-        min_left=1, min_right=1, trace=None, compact=False):
-    """(count, stats) of the kernel's algorithm on ``prep`` (a gmbe.Prepared).
-
-    ``compact``: the GMBE_COMPACT build (each depth scans only its own vertex set)."""
+        min_left=1, min_right=1, trace=None):
+    """(count, stats) of the kernel's algorithm on ``prep`` (a gmbe.Prepared)."""
     vp, vi, up, ui = prep.v_indptr, prep.v_indices, prep.u_indptr, prep.u_indices
     NV = [vi[vp[v]:vp[v + 1]].tolist() for v in range(len(vp) - 1)]
     NU = [ui[up[u]:up[u + 1]].tolist() for u in range(len(up) - 1)]
@@ -30,19 +28,19 @@ def run(prep, *, prune=True, bitmap=True, tau=32, split=True, bound_height=20, b
     queue = []
     for si, s in enumerate(prep.seeds.tolist()):
         _task(NV, NU, s, -1, int(prep.nw[si]), int(prep.p2[si]), stats, queue, prune, bitmap, tau,
-              split, bound_height, bound_size, min_left, min_right, trace, compact)
+              split, bound_height, bound_size, min_left, min_right, trace)
         while queue:
-            s2, ct = queue.pop()
+            s2, jc = queue.pop()
             si2 = int(np.flatnonzero(prep.seeds == s2)[0])
-            _task(NV, NU, s2, ct, int(prep.nw[si2]), int(prep.p2[si2]), stats, queue, prune, bitmap, tau,
-                  False, bound_height, bound_size, min_left, min_right, trace, compact)
+            _task(NV, NU, s2, jc, int(prep.nw[si2]), int(prep.p2[si2]), stats, queue, prune, bitmap, tau,
+                  False, bound_height, bound_size, min_left, min_right, trace)
     return stats["count"], stats
 
 
-def _task(NV, NU, s, ct, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split, bh, bs, min_left,
-          min_right, trace, compact):
-    Ns = NV[s]
-    Lids = Ns if ct < 0 else sorted(set(Ns) & set(NV[ct]))
+def _task(NV, NU, s, jc, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split, bh, bs, min_left,
+          min_right, trace):
+    """The seed s (jc = -1), or its sub-task: the root's child through candidate W[jc] alone."""
+    Lids = NV[s]
     nL = len(Lids)
     if nL == 0:
         return
@@ -55,49 +53,43 @@ def _task(NV, NU, s, ct, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
         for w in NU[u]:
             adj[widx[w]].append(i)
     assert sum(map(len, adj)) <= p2_cap
-    st, dz, pm = [INF] * nW, [INF] * nW, [0] * nW
+    st, pm = [INF] * nW, [0] * nW
     bad = False
     for j, w in enumerate(W):
-        covers = len(adj[j]) == nL
-        if ct < 0:
-            if covers:
-                st[j] = mk(0, K_R)
-                bad |= w < s
-            else:
-                st[j] = INF if w > s else mk(0, K_X)
-        elif covers:
-            if w >= ct or w == s or set(Ns) <= set(NV[w]):
-                st[j] = mk(0, K_R)
-            else:
-                st[j] = mk(0, K_X)
-                bad = True
+        if len(adj[j]) == nL:
+            st[j] = mk(0, K_R)
+            bad |= w < s
         else:
-            st[j] = INF if w > ct else mk(0, K_X)
+            st[j] = INF if w > s else mk(0, K_X)
     nC = sum(x == INF for x in st)
     nR = sum(x != INF and x & 3 == K_R for x in st)
-    stats["nodes"] += 1
-    stats["subtasks"] += ct >= 0
-    h = min(nL, nC)
-    if bad:
-        stats["failed"] += ct >= 0
-        return
-    if nL >= min_left and nR >= min_right:
-        stats["count"] += 1
-    if nC == 0:
-        return
-    if split and h > bh and h * nC > bs:
-        stats["splits"] += 1
-        for j in range(nW):
-            if st[j] == INF:
-                queue.append((s, W[j]))
-        return
+    if jc >= 0:  # the seed's root states (the arena), candidates before jc traversed
+        assert not bad and st[jc] == INF
+        st = [mk(0, K_X) if x == INF and j < jc else x for j, x in enumerate(st)]
+        stats["subtasks"] += 1
+    else:
+        stats["nodes"] += 1
+        if bad:
+            return
+        if nL >= min_left and nR >= min_right:
+            stats["count"] += 1
+        if nC == 0:
+            return
+        h = min(nL, nC)
+        if split and h > bh and h * nC > bs:
+            stats["splits"] += 1
+            for j in range(nW):
+                if st[j] == INF:
+                    queue.append((s, j))
+            return
+    stop = jc if jc >= 0 else INF
     depthL = [0] * nL
-    trav, nRD = {0: -1}, {0: nR}
+    trav, nRD = {0: jc - 1 if jc >= 0 else -1}, {0: nR}
     perm = [j for j in range(nW) if st[j] == INF or st[j] & 3 == K_X]
     cnt = {0: len(perm)}
 
     def level_set(D):
-        return perm[:cnt[D]] if compact else range(nW)
+        return perm[:cnt[D]]
     bm = {"level": -1, "rows": None, "Lb": {}}
 
     def enter_bitmap(D):
@@ -105,7 +97,7 @@ def _task(NV, NU, s, ct, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
         pos = {i: k for k, i in enumerate(members)}
         rows = [0] * nW
         for j in level_set(D):
-            if (not compact and dz[j] <= D) or (st[j] != INF and st[j] & 3 == K_R):
+            if st[j] != INF and st[j] & 3 == K_R:
                 continue
             rows[j] = sum(1 << pos[i] for i in adj[j] if depthL[i] >= D)
         bm.update(level=D, rows=rows, Lb={D: (1 << len(members)) - 1})
@@ -115,8 +107,6 @@ def _task(NV, NU, s, ct, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
         for j in level_set(Dc - 1):
             if st[j] != INF and st[j] >> 2 == Dc:
                 st[j] = INF
-            if dz[j] == Dc:
-                dz[j] = INF
             if Dc < 64:
                 pm[j] &= ~(1 << Dc)
         if bm["level"] < 0 or bm["level"] == Dc:
@@ -135,9 +125,10 @@ def _task(NV, NU, s, ct, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
     if bitmap and nL <= tau:
         enter_bitmap(0)
     while True:
+        if D == 0 and trav[0] >= stop:
+            break
         bit = 1 << D if D < 64 else 0
-        q = min((j for j in level_set(D) if j > trav[D] and st[j] == INF and (compact or dz[j] > D)
-                 and not pm[j] & bit), default=None)
+        q = min((j for j in level_set(D) if j > trav[D] and st[j] == INF and not pm[j] & bit), default=None)
         if q is None:
             if D == 0:
                 break
@@ -162,7 +153,7 @@ def _task(NV, NU, s, ct, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
         for j in level_set(D):
             stats["scanned"] += 1
             other.append(j)
-            if j == q or (not compact and dz[j] <= D):
+            if j == q:
                 continue
             sj = st[j]
             cand = sj == INF and not pm[j] & bit
@@ -172,7 +163,6 @@ def _task(NV, NU, s, ct, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
             c1 = overlap(j, D + 1)
             c0 = overlap(j, D) if cand else -1
             if c1 == 0:
-                dz[j] = D + 1
                 continue
             if xv:
                 fail |= c1 == nl1
@@ -187,8 +177,7 @@ def _task(NV, NU, s, ct, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
             if prune and c1 == c0 and D < 64:
                 pm[j] |= bit
                 stats["pruned"] += 1
-        if compact:
-            perm[:cnt[D]] = rel + other[::-1]
+        perm[:cnt[D]] = rel + other[::-1]
         stats["nodes"] += 1
         nr1 = nRD[D] + 1 + nr_new
         if fail:

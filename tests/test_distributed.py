@@ -102,5 +102,174 @@ def test_public_call_on_a_cpu_cluster(client):
 
     G = datasets.load("CA-GrQc")
     assert mk.count_maximal_cliques(G, device="cpu", client=client) == 3906
+    assert mk.count_maximal_cliques(G, device="cpu", client=client, algorithm="mce-gpu") == 3906
+    want = references.expected("kclique", "CA-GrQc", k=4)
+    assert mk.count_k_cliques(G, 4, device="cpu", client=client) == want
+    assert mk.count_k_cliques(G, 2, device="cpu", client=client) == G.m  # k <= 2: no tasks to split
+    from graph_families import random_bipartite
+
+    B = random_bipartite(20, 12, 0.4, seed=3)
+    whole = mk.count_maximal_bicliques(B, device="cpu")
+    assert mk.count_maximal_bicliques(B, device="cpu", client=client) == whole
+    with pytest.raises(NotImplementedError, match="min_left/min_right"):
+        mk.count_maximal_bicliques(B, min_left=2, device="cpu", client=client)
     with pytest.raises(ValueError, match="client= or gpus="):
         md.count_maximal_cliques(G, device="cpu")
+
+
+# ---- every kernel: its CPU twin on the same tasks, split over a CPU LocalCluster ----
+
+def _families():
+    """Several graph families, with isolated vertices and empty / complete corner cases."""
+    from graph_families import (
+        complete,
+        disjoint_union,
+        empty,
+        erdos_renyi,
+        planted_cliques,
+        powerlaw_cluster,
+        star,
+    )
+
+    yield erdos_renyi(60, 0.08, seed=1)
+    yield erdos_renyi(40, 0.5, seed=2)
+    yield powerlaw_cluster(80, 3, 0.6, seed=3)
+    yield planted_cliques(70, 0.05, [9, 7], seed=4)
+    yield disjoint_union(complete(8), star(6), empty(3), erdos_renyi(25, 0.3, seed=5))
+    yield complete(12)
+    yield empty(4)
+
+
+@pytest.mark.parametrize("subtree", ["L1", "L2"])
+def test_mcegpu_seeds_partition_on_a_cluster(client, subtree):
+    for G in _families():
+        res = md.run(G, "mce-gpu-cpu", client, chunks_per_worker=5, subtree=subtree)
+        assert res.answer == _nx_count(G), (G.name, subtree)
+        assert res.chunks["tasks"].sum() == (G.m if subtree == "L2" else int((G.degrees() > 0).sum()))
+
+
+def test_mcegpu_on_a_bundled_graph(client):
+    G = datasets.load("email-Eu-core")
+    want = references.expected("mce", "email-Eu-core")
+    assert md.run(G, "mce-gpu-cpu", client, subtree="L1").answer == want
+
+
+@pytest.mark.parametrize("k", [3, 4, 5, 6])
+def test_kcminer_edge_tasks_partition_on_a_cluster(client, k):
+    from mce_kit import cpu
+
+    for G in _families():
+        for order in ("degree", "degeneracy"):
+            res = md.run(G, "kcminer-cpu", client, chunks_per_worker=5, k=k, order=order)
+            assert res.answer == cpu.count_k_cliques(G, k), (G.name, k, order)
+            assert res.chunks["tasks"].sum() == G.m
+
+
+def test_kcminer_on_a_bundled_graph(client):
+    G = datasets.load("CA-GrQc")
+    want = references.expected("kclique", "CA-GrQc", k=5)
+    assert md.count_k_cliques(G, 5, client=client, device="cpu") == want
+
+
+def test_the_sum_over_chunks_does_not_wrap_at_64_bits(client):
+    """Chunk answers travel as Python ints: 2**64 - 1 per task, summed over 5,000 tasks."""
+    huge = md.Kernel("huge", md.KERNELS["mce-cpu"].prepare, md.KERNELS["mce-cpu"].costs,
+                     lambda prep, idx, **p: (2**64 - 1) * len(idx), lambda p, **q: 2**70)
+    G = datasets.load("CA-GrQc")
+    assert md.run(G, huge, client, chunks_per_worker=7).answer == (2**64 - 1) * G.m + 2**70
+
+
+def _bipartites():
+    from graph_families import complete_bipartite, crown, random_bipartite
+
+    from mce_kit.generators import bipartite_chung_lu
+
+    yield random_bipartite(30, 20, 0.2, seed=1)
+    yield random_bipartite(25, 25, 0.5, seed=2)
+    yield complete_bipartite(6, 5)
+    yield crown(7)
+    yield bipartite_chung_lu(300, 150, 900, seed=3)
+
+
+def test_gmbe_roots_partition_on_a_cluster(client):
+    from mce_kit import cpu
+
+    for B in _bipartites():
+        res = md.run(B, "gmbe-cpu", client, chunks_per_worker=5)
+        assert res.answer == cpu.count_maximal_bicliques(B), B.name
+        assert res.chunks["tasks"].sum() == int((np.diff(B.v_indptr) > 0).sum())
+
+
+@pytest.mark.parametrize("kernel,params", [("mce-gpu-cpu", {"subtree": "L2"}), ("kcminer-cpu", {"k": 4}),
+                                           ("gmbe-cpu", {})])
+def test_every_kernel_survives_a_killed_worker(kernel, params):
+    if kernel == "gmbe-cpu":
+        from mce_kit.generators import bipartite_chung_lu
+
+        G = bipartite_chung_lu(400, 200, 1500, seed=9)
+        from mce_kit import cpu
+
+        want = cpu.count_maximal_bicliques(G)
+    else:
+        G = datasets.load("johnson8-4-4")
+        want = 114_690 if kernel == "mce-gpu-cpu" else references.expected("kclique", "johnson8-4-4", k=4)
+        if want is None:
+            from mce_kit import cpu
+
+            want = cpu.count_k_cliques(G, 4)
+    killed = []
+
+    def kill_one(row):
+        if not killed:
+            workers = c.scheduler_info()["workers"].items()
+            victim = next(a for a, w in workers if str(w["name"]) != row["worker"])
+            pid = c.run(os.getpid, workers=[victim])[victim]
+            killed.append(pid)
+            os.kill(pid, signal.SIGKILL)
+
+    with LocalCluster(n_workers=3, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
+            Client(cl) as c:
+        res = md.run(G, kernel, c, chunks_per_worker=12, on_result=kill_one, **params)
+    assert killed and res.answer == want
+
+
+def test_a_job_keeps_its_task_list():
+    G = datasets.load("johnson8-4-4")
+    job = md.prepare(G, "kcminer-cpu", k=4)
+    assert job.merged({"scheduling": False}) == {"k": 4, "scheduling": False}
+    with pytest.raises(ValueError, match="k fix the task list"):
+        job.merged({"k": 5})
+    with pytest.raises(ValueError, match="unknown kernel 'geil'"):
+        md.prepare(G, "geil")
+    with pytest.raises(TypeError, match="unknown KCMiner parameter"):
+        md.prepare(G, "kcminer-cpu", kk=4)
+    with pytest.raises(ValueError, match="k must be >= 3"):
+        md.prepare(G, "kcminer-cpu", k=2)
+
+
+def test_public_calls_for_every_kernel_on_a_cpu_cluster(client):
+    from graph_families import random_bipartite
+
+    from mce_kit import cpu
+
+    G = datasets.load("johnson8-4-4")
+    got = md.count_maximal_cliques(G, algorithm="mce-gpu", device="cpu", client=client, subtree="L1")
+    assert got == 114_690
+    assert md.count_k_cliques(G, 3, device="cpu", client=client) == cpu.count_k_cliques(G, 3)
+    B = random_bipartite(30, 20, 0.3, seed=4)
+    assert md.count_maximal_bicliques(B, device="cpu", client=client) == cpu.count_maximal_bicliques(B)
+    with pytest.raises(ValueError, match="algorithm must be"):
+        md.count_maximal_cliques(G, algorithm="geil", client=client)
+
+
+def test_pinned_cluster_gives_each_worker_its_own_device(monkeypatch):
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    with md.pinned_cluster(2) as cl, Client(cl) as c:
+        seen = c.run(lambda: os.environ.get("CUDA_VISIBLE_DEVICES"))
+        names = sorted(str(w["name"]) for w in c.scheduler_info()["workers"].values())
+        G = datasets.load("johnson8-4-4")
+        assert md.run(G, "mce-cpu", c).answer == 114_690
+    assert sorted(seen.values()) == ["0", "1"] and names == ["gpu0", "gpu1"]
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3")
+    with pytest.raises(ValueError, match="names only 1"):
+        md.pinned_cluster(2)

@@ -29,12 +29,11 @@ SWITCHES = {
 }
 
 
-@pytest.mark.parametrize("compact", [0, 1])
-def test_both_builds_compile(compact):
+def test_the_kernel_compiles():
     pytest.importorskip("cupy_backends.cuda.libs.nvrtc")
     from mce_kit.gpu.loader import compile_ptx
 
-    ptx, _ = compile_ptx("gmbe.cu", "sm_90", defines={"GMBE_COMPACT": compact})
+    ptx, _ = compile_ptx("gmbe.cu", "sm_90")
     assert ".entry gmbe_warp_kernel" in ptx and ".entry gmbe_block_kernel" in ptx
 
 
@@ -56,8 +55,7 @@ def test_mirror_matches_the_oracle_on_every_switch(B):
     want = count_maximal_bicliques(B)
     prep = gmbe.prepare(B)
     for name, cfg in SWITCHES.items():
-        for compact in (False, True):
-            assert gmbe_mirror.run(prep, compact=compact, **cfg)[0] == want, (name, compact)
+        assert gmbe_mirror.run(prep, **cfg)[0] == want, name
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -68,10 +66,7 @@ def test_mirror_on_larger_random_graphs(seed):
     want = count_maximal_bicliques(B)
     prep = gmbe.prepare(B)
     for name, cfg in SWITCHES.items():
-        plain = gmbe_mirror.run(prep, **cfg)
-        compact = gmbe_mirror.run(prep, compact=True, **cfg)
-        assert plain[0] == compact[0] == want, name
-        assert compact[1]["nodes"] <= plain[1]["nodes"]  # the compact build also keeps pruned vertices out
+        assert gmbe_mirror.run(prep, **cfg)[0] == want, name
 
 
 def test_mirror_size_filters():
@@ -162,3 +157,31 @@ def test_queue_bound_covers_every_split():
     assert stats["subtasks"] > 0
     assert gmbe.queue_bound(prep, np.arange(len(prep.seeds)), p) >= stats["subtasks"]
     assert gmbe.queue_bound(prep, np.arange(len(prep.seeds)), {**p, "level": "warp"}) == 1
+
+
+def test_union_modes_and_their_booleans():
+    assert gmbe._check({})["union"] == "scatter"
+    assert gmbe._check({"union": True})["union"] == "scatter"
+    assert gmbe._check({"union": False})["union"] == "serial"
+    assert gmbe._check({"union": "merge"})["union"] == "merge"
+    with pytest.raises(ValueError, match="union must be one of"):
+        gmbe._check({"union": "hash"})
+
+
+def test_arena_slots_are_disjoint_and_cover_the_splittable_seeds():
+    B = generators.bipartite_chung_lu(400, 200, 4000, seed=6)
+    prep = gmbe.prepare(B)
+    p = gmbe._check({"bound_height": 2, "bound_size": 10})
+    idx = np.arange(len(prep.seeds))
+    may = gmbe.may_split(prep, idx, p)
+    assert may.any()
+    off, total = gmbe.arena_plan(prep, idx, p, budget=1 << 30)
+    assert ((off >= 0) == may).all()
+    words = gmbe.arena_words(prep.nw, prep.p2)
+    spans = sorted((int(off[i]), int(off[i] + words[i])) for i in np.flatnonzero(may))
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False)) and spans[-1][1] == total
+    # a small arena keeps the heaviest seeds; the rest simply do not split
+    small, tot2 = gmbe.arena_plan(prep, idx, p, budget=int(words[may].max()) * 4 * 3)
+    assert 1 <= (small >= 0).sum() <= 3 and tot2 * 4 <= int(words[may].max()) * 4 * 3
+    assert gmbe.arena_plan(prep, idx, {**p, "level": "warp"}, 1 << 30)[0].max() == -1
+    assert (words % 32 == 0).all() and (off[off >= 0] % 32 == 0).all()  # slots on their own cache lines

@@ -22,6 +22,8 @@ SWITCHES = {
     "no prune": dict(prune=False),
     "no bitmap": dict(bitmap=False, bound_height=0, bound_size=0),
     "no union": dict(union=False),
+    "merge union": dict(union="merge"),
+    "split all, merge": dict(bound_height=0, bound_size=0, union="merge", warps_per_sm=2),
     "warp": dict(level="warp"),
     "block": dict(level="block"),
     "tau 2": dict(tau=2, bound_height=1, bound_size=1),
@@ -69,22 +71,6 @@ def random_bipartite_graphs(count=300, seed=11):
     return [makers[i % len(makers)]() for i in range(count)]
 
 
-BUILDS = {"default": {}, "compact": {"GMBE_COMPACT": 1}}
-
-
-@pytest.fixture(params=list(BUILDS))
-def build(request):
-    """Each test runs on the default build and on the GMBE_COMPACT build."""
-    from mce_kit.gpu import gmbe
-
-    saved = dict(gmbe._DEFINES)
-    gmbe._DEFINES.clear()
-    gmbe._DEFINES.update(BUILDS[request.param])
-    yield request.param
-    gmbe._DEFINES.clear()
-    gmbe._DEFINES.update(saved)
-
-
 @pytest.fixture(scope="module")
 def graphs():
     from mce_kit.gpu import gmbe
@@ -96,7 +82,7 @@ def graphs():
 
 
 @pytest.mark.parametrize("name", list(SWITCHES))
-def test_random_graphs_match_the_oracle(graphs, name, build):
+def test_random_graphs_match_the_oracle(graphs, name):
     bad = []
     for B, prep, want in graphs:
         got = prep.run(**SWITCHES[name]).answer
@@ -105,7 +91,7 @@ def test_random_graphs_match_the_oracle(graphs, name, build):
     assert not bad, f"{len(bad)} of {len(graphs)} wrong, e.g. {bad[:3]}"
 
 
-def test_complete_blocks_wider_than_1024(build):
+def test_complete_blocks_wider_than_1024():
     from mce_kit.gpu import gmbe
 
     for a, b in [(1030, 2), (1100, 40), (40, 1030)]:
@@ -118,7 +104,7 @@ def test_complete_blocks_wider_than_1024(build):
 
 
 @pytest.mark.parametrize("cfg", [{}, {"level": "block"}, {"tau": 8}, {"min_left": 2, "min_right": 2}])
-def test_listing_gives_the_same_bicliques(cfg, build):
+def test_listing_gives_the_same_bicliques(cfg):
     from mce_kit.gpu import gmbe
 
     for seed in range(6):
@@ -152,7 +138,7 @@ def test_a_tight_budget_runs_more_passes_and_the_same_answer():
     assert res.passes >= 2 and res.answer == want == count_maximal_bicliques(B)
 
 
-def test_a_full_queue_runs_sub_tasks_in_place(build):
+def test_a_full_queue_runs_sub_tasks_in_place():
     from mce_kit.gpu import gmbe
 
     full = []
@@ -172,14 +158,15 @@ def test_unknown_option_is_rejected():
 
 
 @pytest.mark.parametrize("name", ["MovieLens", "marvel", "dbpedia-writer"])
-def test_bundled_graphs_ten_of_ten(name, build):
+def test_bundled_graphs_ten_of_ten(name):
     from mce_kit.gpu import gmbe
 
     want = references.expected("mbe", name)
     prep = gmbe.prepare(datasets.load(name))
     got = [prep.run().answer for _ in range(10)]
     assert got == [want] * 10
-    for cfg in ({"level": "block"}, {"level": "warp"}, {"prune": False}, {"bitmap": False}):
+    for cfg in ({"level": "block"}, {"level": "warp"}, {"prune": False}, {"bitmap": False},
+                {"union": "merge"}, {"union": "serial"}, {"bound_height": 5, "bound_size": 100}):
         assert prep.run(**cfg).answer == want, cfg
 
 

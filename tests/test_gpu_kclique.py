@@ -26,6 +26,11 @@ SWITCHES = {
     "size": dict(scheduling=False, dynamic=False, size=True),
     "all-level3": dict(scheduling=True, dynamic=True, lam=1.0, size=True),
     "default-degeneracy": dict(order="degeneracy"),
+    "rows-by-row": dict(rows="by_row"),
+    "rows-by-row-level3": dict(rows="by_row", lam=1.0),
+    # block_min=0: every task on a whole block (the path of tasks over 1024 candidates)
+    "block": dict(block_min=0),
+    "block-level3-thread": dict(block_min=0, lam=1.0, scheduling=False),
 }
 
 
@@ -78,10 +83,11 @@ def test_listing_matches_the_oracle_and_grows_its_buffer(monkeypatch):
     for seed in range(0, 120, 3):
         G, ref = _case(seed)
         for k in (3, 4, 5, 6):
-            rows = kclique.k_cliques(G, k)
-            assert len(rows) == ref[k]
             want = sorted(tuple(sorted(c)) for c in cpu.k_cliques(G, k))
-            assert sorted(tuple(sorted(c)) for c in rows.tolist()) == want
+            for params in (dict(), dict(block_min=0)):
+                rows = kclique.k_cliques(G, k, **params)
+                assert len(rows) == ref[k]
+                assert sorted(tuple(sorted(c)) for c in rows.tolist()) == want
 
 
 @pytest.mark.parametrize("size", [33, 64, 65, 200])
@@ -92,6 +98,43 @@ def test_planted_cliques_wider_than_a_word(size):
         for params in (dict(), dict(scheduling=False, dynamic=False, size=False), dict(lam=1.0)):
             assert mk.count_k_cliques(G, k, device="gpu", **params) == want[k], (k, params)
     assert mk.clique_counts(G, device="gpu") == cpu.clique_counts(G)
+
+
+def star_of_cliques(m, c):
+    """A hub joined to every vertex of m disjoint c-cliques: m * C(c + 1, k) k-cliques (k >= 2)."""
+    import numpy as np
+
+    from mce_kit.graph import Graph
+
+    e = [(0, 1 + q * c + a) for q in range(m) for a in range(c)]
+    e += [(1 + q * c + a, 1 + q * c + b) for q in range(m) for a in range(c) for b in range(a + 1, c)]
+    e = np.array(e)
+    return Graph.from_edges(1 + m * c, e[:, 0], e[:, 1], name=f"star-of-cliques({m},{c})")
+
+
+def test_tasks_over_1024_candidates_on_a_block_and_a_star_of_cliques():
+    from graph_families import disjoint_union, erdos_renyi
+
+    from mce_kit.gpu import kclique
+
+    small = erdos_renyi(120, 0.1, 7)
+    G = disjoint_union(complete(1100), star_of_cliques(30, 40), small)  # hub degree 1200
+    ref = cpu.clique_counts(small, 5)
+    want = {k: math.comb(1100, k) + 30 * math.comb(41, k) + ref[k] for k in range(3, 6)}
+    for order in ("degree", "degeneracy"):
+        prep = kclique.prepare(G, order)
+        for k in (3, 4, 5):
+            res = prep.run(k=k)
+            assert res.block_tasks > 0 and res.answer == want[k], (order, k)
+        assert prep.run(k=4, block_min=-1).answer == want[4]       # one warp per task, C in global memory
+        assert prep.run(k=4, rows="by_row").answer == want[4]
+    H = star_of_cliques(30, 40)
+    for k in range(3, 9):
+        assert mk.count_k_cliques(H, k, device="gpu") == 30 * math.comb(41, k)
+        got = mk.count_k_cliques(H, k, device="gpu", block_min=0, order="degeneracy")
+        assert got == 30 * math.comb(41, k)
+    allk = mk.clique_counts(G, device="gpu")
+    assert all(allk[k] == want[k] for k in (3, 4, 5)) and allk[1100] == 1
 
 
 def test_complete_graph_counts_past_2_to_the_64():

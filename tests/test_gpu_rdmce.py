@@ -228,3 +228,53 @@ def test_public_api_streams_on_the_gpu():
     assert mk.clique_size_histogram(H, device="gpu") == mk.clique_size_histogram(H, device="cpu")
     assert mk.count_maximal_cliques(H, min_size=4, device="gpu") == sum(len(c) >= 4 for c in want)
     assert mk.count_maximal_cliques(H, isolated=False, device="gpu") == len(want) - 1
+
+
+# ---- sub-trees searched in registers (solve_local) against the bitmap path and the oracle ----
+
+
+def _dense_core(rng):
+    """A G(n, p) with a denser core of 20-45 vertices: sub-roots with |P| + |X| near 32 on both sides."""
+    n = int(rng.integers(40, 90))
+    H = nx.gnp_random_graph(n, float(rng.choice([0.1, 0.25])), seed=int(rng.integers(1 << 30)))
+    core = rng.choice(n, size=min(n, int(rng.integers(20, 46))), replace=False)
+    q = float(rng.choice([0.6, 0.8, 0.95]))
+    for i, a in enumerate(core):
+        for b in core[i + 1:]:
+            if rng.random() < q:
+                H.add_edge(int(a), int(b))
+    return H
+
+
+def test_register_subtrees_match_the_oracle_on_300_random_graphs():
+    from collections import Counter
+
+    from mce_kit.gpu import rdmce
+
+    rng = np.random.default_rng(5)
+    graphs = random_graphs(200, seed=41) + [_dense_core(rng) for _ in range(100)]
+    for i, H in enumerate(graphs):
+        G = _from_nx(H)
+        prep = rdmce.prepare(G)
+        want = _cliques_nx(G)
+        sizes = dict(sorted(Counter(len(c) for c in want).items()))
+        params = dict(tau=int(rng.choice([1, 4, 12, 24, 31, 32, 64])), exposure=bool(rng.random() < 0.7),
+                      aggressive=bool(rng.random() < 0.7), seeding=str(rng.choice(["edge", "vertex"])),
+                      warps_per_sm=int(rng.choice([2, 8])))
+        res = prep.run(histogram=True, **params)
+        assert res.histogram == sizes and res.count == len(want), f"graph {i} {params}"
+        assert prep.run(**params).count == len(want), f"graph {i} {params}"
+        assert prep.run(local=False, **params).count == len(want), f"graph {i} {params} (bitmap path)"
+        lo = int(rng.integers(1, 6))
+        assert prep.run(min_size=lo, **params).count == sum(len(c) >= lo for c in want), f"graph {i} >= {lo}"
+
+
+@pytest.mark.parametrize("k", [9, 10, 11, 12])
+def test_register_subtrees_on_moon_moser_graphs_at_the_32_vertex_edge(k):
+    """3^k maximal cliques on 3k vertices: sub-roots with |P| + |X| just under, at and over 32."""
+    from mce_kit.gpu import rdmce
+
+    prep = rdmce.prepare(_from_nx(_moon_moser(k)))
+    for params in (dict(exposure=False), dict(tau=32), dict(tau=24), dict(tau=32, aggressive=False)):
+        for local in (True, False):
+            assert prep.run(local=local, **params).count == 3**k, (params, local)

@@ -43,6 +43,8 @@ def test_unknown_and_bad_parameters_are_refused():
         prep.run(k=4, tau=3)
     with pytest.raises(ValueError, match="k must be in 3"):
         prep.run(k=2)
+    with pytest.raises(ValueError, match="rows must be 'flat' or 'by_row'"):
+        prep.run(k=4, rows="diagonal")
     with pytest.raises(ValueError, match="order must be"):
         kclique.prepare(complete(5), order="random")
     with pytest.raises(TypeError, match="unknown clique-count parameter.*k"):
@@ -70,3 +72,33 @@ def test_gpu_run_without_gpu_says_so(monkeypatch):
         kclique.prepare(complete(4)).run(k=3)
     with pytest.raises(RuntimeError, match="no usable CUDA GPU"):
         cliquecount.prepare(complete(4)).run(k_max=4)
+
+
+def test_tasks_are_sorted_largest_first_and_kept_tasks_are_a_prefix():
+    G = powerlaw_cluster(300, 5, 0.5, 4)
+    ori = kclique.orient(G, "degree")
+    assert (np.diff(ori.bound) <= 0).all()
+    for least in range(0, int(ori.bound[0]) + 3):
+        n = ori.n_tasks(least)
+        assert (ori.bound[:n] >= least).all() and (ori.bound[n:] < least).all()
+    a, b = len(ori.out_ptr), len(ori.out_ptr) + len(ori.out_idx)
+    blob = ori.out_blob
+    assert blob.dtype == np.int32 and (blob[:a] == ori.out_ptr).all() and (blob[a:b] == ori.out_idx).all()
+    assert (blob[b::2] == ori.u).all() and (blob[b + 1::2] == ori.v).all()
+    a, b = len(ori.indptr), len(ori.indptr) + len(ori.indices)
+    assert (ori.all_blob[a:b] == ori.indices).all() and (ori.all_blob[b::2] == ori.u).all()
+
+
+def test_128_bit_sums_are_exact():
+    rng = np.random.default_rng(1)
+    lo = rng.integers(0, 2**63, 5000, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    hi = rng.integers(0, 2**40, 5000, dtype=np.uint64)
+    want = sum(int(a) + (int(b) << 64) for a, b in zip(lo, hi, strict=True))
+    assert kclique.sum128(lo, hi) == want
+
+
+def test_one_pass_plan_equals_the_general_plan():
+    need = kclique.work_words(np.array([5, 40, 300, 10, 200]), 8)
+    fast = plan_passes({"work": need}, 64, budget=10**9, label="KCMiner")
+    assert len(fast) == 1 and fast[0][0].tolist() == list(range(5)) and fast[0][2] == 64
+    assert fast[0][1]["work"] >= need.max() and fast[0][1]["work"] % 4 == 0

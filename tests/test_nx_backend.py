@@ -228,7 +228,8 @@ class StandInKernel:
     """The RDMCE module's shape with CPU answers: checks the backend's GPU path without a GPU."""
 
     DEFAULTS = {"tau": 24}
-    calls = 0
+    calls = 0  # streams started (module-level calls from the API and Prepared.blocks from the backend)
+    prepares = 0
 
     @classmethod
     def maximal_clique_blocks(cls, G, block_size=1 << 20, *, min_size=None, max_size=None, **params):
@@ -237,14 +238,33 @@ class StandInKernel:
         cls.calls += 1
         return api._pack_blocks(cpu.maximal_cliques(G, min_size=min_size, max_size=max_size), block_size)
 
+    @classmethod
+    def prepare(cls, G):
+        cls.prepares += 1
+        return StandInPrepared(G)
 
-def test_gpu_device_setting_uses_the_kernel(monkeypatch):
+
+class StandInPrepared:
+    def __init__(self, G):
+        self.G = G
+
+    def blocks(self, block_size=1 << 20, **kw):
+        return StandInKernel.maximal_clique_blocks(self.G, block_size, **kw)
+
+
+@pytest.fixture
+def stand_in_gpu(monkeypatch):
     import mce_kit.api as api
 
     monkeypatch.setattr("mce_kit.gpu.has_gpu", lambda: True)
     monkeypatch.setattr(api, "_rdmce", lambda: StandInKernel)
     monkeypatch.setattr(nx.config.backends.mce_kit, "device", "gpu")
-    StandInKernel.calls = 0
+    monkeypatch.setattr(nx_backend, "BLOCK", 7)  # several blocks even on small graphs
+    StandInKernel.calls = StandInKernel.prepares = 0
+    return StandInKernel
+
+
+def test_gpu_device_setting_uses_the_kernel(stand_in_gpu):
     H = nx.karate_club_graph()
     H.add_nodes_from(["iso", "lone"])
     kw = {"backend": "mce_kit"}
@@ -256,3 +276,118 @@ def test_gpu_device_setting_uses_the_kernel(monkeypatch):
     assert StandInKernel.calls == 5
     assert canon(nx.find_cliques(nx.empty_graph(4), **kw)) == [["0"], ["1"], ["2"], ["3"]]  # no launch
     assert StandInKernel.calls == 5
+
+
+def random_graph(seed: int, labels: str):
+    n, p = (40, 0.25) if seed % 2 else (70, 0.1)
+    H = nx.gnp_random_graph(n, p, seed=seed)
+    H.add_nodes_from([n, n + 1])  # isolated vertices: cliques of size 1 the kernel never sees
+    if labels == "str":
+        H = nx.relabel_nodes(H, {v: f"v{v}" for v in H})
+    elif labels == "mixed":
+        H = nx.relabel_nodes(H, {v: (v if v % 3 else ("t", v)) for v in H})
+    elif labels == "shifted":
+        H = nx.relabel_nodes(H, {v: 10**12 - 7 * v for v in H})
+    return H
+
+
+@pytest.mark.parametrize("labels", ["int", "str", "mixed", "shifted"])
+@pytest.mark.parametrize("seed", range(4))
+def test_prepared_graph_is_built_once_per_converted_graph(stand_in_gpu, seed, labels):
+    H = random_graph(seed, labels)
+    want = canon(nx.find_cliques(H))
+    Hb = as_backend_graph(H)
+    gens = [nx.find_cliques(Hb) for _ in range(3)]
+    assert stand_in_gpu.prepares == 0 and all(inspect.isgenerator(g) for g in gens)  # lazy: nothing ran
+    for g in gens:
+        got = list(g)
+        assert canon(got) == want and all(type(c) is list for c in got)
+        assert len(got) == len(want)
+    assert canon(nx.find_cliques_recursive(Hb)) == want
+    assert stand_in_gpu.prepares == 1 and stand_in_gpu.calls == 4  # one preparation, four streams
+    for c in want[:3]:  # nodes= is answered exactly (the subgraph of common neighbours, not the cache)
+        node = next(v for v in H if str(v) == c[0])
+        assert canon(nx.find_cliques(Hb, [node])) == canon(nx.find_cliques(H, [node]))
+    assert stand_in_gpu.prepares == 1
+    # a second conversion is a new graph: its own preparation, the same answers
+    assert canon(nx.find_cliques(as_backend_graph(H))) == want and stand_in_gpu.prepares == 2
+
+
+def test_cached_preparation_never_outlives_its_graph(stand_in_gpu):
+    H = random_graph(1, "int")
+    Hb = as_backend_graph(H)
+    assert canon(nx.find_cliques(Hb)) == canon(nx.find_cliques(H))
+    with pytest.raises(AttributeError, match="immutable"):
+        Hb.G = as_backend_graph(nx.complete_graph(3)).G
+    with pytest.raises(ValueError):
+        Hb.G.indices[0] = 1  # the wrapped Graph's arrays are read-only
+    # the memo is keyed by the Graph object: a swap that got past the guard still rebuilds
+    other = as_backend_graph(nx.complete_graph(5)).G
+    object.__setattr__(Hb, "_G", other)
+    assert canon(nx.find_cliques(Hb)) == [[str(v) for v in range(5)]]
+    assert stand_in_gpu.prepares == 2
+    # end to end from an nx.Graph: networkx caches the converted graph (and with it our
+    # preparation) until H changes; a change converts again and the answer follows it
+    nx.config.cache_converted_graphs, old = True, nx.config.cache_converted_graphs
+    try:
+        H = random_graph(2, "int")
+        first = canon(nx.find_cliques(H, backend="mce_kit"))
+        assert canon(nx.find_cliques(H, backend="mce_kit")) == first == canon(nx.find_cliques(H))
+        assert stand_in_gpu.prepares == 3
+        u, v = next((u, v) for u in H for v in H if u < v and not H.has_edge(u, v) and H.degree(u) > 2)
+        H.add_edge(u, v)
+        after = canon(nx.find_cliques(H, backend="mce_kit"))
+        assert after == canon(nx.find_cliques(H)) and after != first and stand_in_gpu.prepares == 4
+    finally:
+        nx.config.cache_converted_graphs = old
+
+
+def test_cpu_path_never_prepares_for_the_gpu(monkeypatch):
+    import mce_kit.api as api
+
+    monkeypatch.setattr(api, "_rdmce", lambda: StandInKernel)
+    monkeypatch.setattr(nx.config.backends.mce_kit, "device", "cpu")
+    StandInKernel.calls = StandInKernel.prepares = 0
+    H = random_graph(3, "str")
+    assert canon(nx.find_cliques(as_backend_graph(H))) == canon(nx.find_cliques(H))
+    assert StandInKernel.prepares == StandInKernel.calls == 0
+
+
+# ---- the real GPU path with the prepared graph kept on the backend graph ----
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not mk.has_gpu(), reason="needs a CUDA GPU")
+def test_gpu_cached_path_matches_networkx_on_random_graphs(monkeypatch):
+    from graph_families import random_nx_graphs
+
+    monkeypatch.setattr(nx.config.backends.mce_kit, "device", "gpu")
+    for i, H in enumerate(random_nx_graphs(96, seed=18)):
+        if i % 3 == 1:  # string labels; every third graph also gets isolated vertices
+            H = nx.relabel_nodes(H, {v: f"v{v}" for v in H})
+        if i % 3 == 2:
+            H.add_nodes_from(["iso", ("t", 1)])
+        want = canon(nx.find_cliques(H))
+        Hb = as_backend_graph(H)
+        for _ in range(2):  # the second call runs on the kept preparation
+            assert canon(nx.find_cliques(Hb)) == want, (i, H)
+        if H.number_of_edges():
+            node = max(H, key=H.degree)
+            assert canon(nx.find_cliques(Hb, [node])) == canon(nx.find_cliques(H, [node])), i
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not mk.has_gpu(), reason="needs a CUDA GPU")
+def test_gpu_cached_path_exact_on_bundled_graphs_ten_runs(monkeypatch):
+    from mce_kit import engine, references
+
+    monkeypatch.setattr(nx.config.backends.mce_kit, "device", "gpu")
+    for name in ("CA-GrQc", "email-Eu-core", "wiki-Vote"):
+        G = datasets.load(name)
+        Hb = as_backend_graph(G.to_networkx())
+        want = references.expected("mce", name)
+        counts = [sum(1 for _ in nx.find_cliques(Hb)) for _ in range(10)]
+        assert counts == [want] * 10, (name, counts)
+        label = G.labels.tolist()
+        oracle = {frozenset(label[v] for v in c) for c in engine.maximal_cliques(G, None, None)}
+        assert {frozenset(c) for c in nx.find_cliques(Hb)} == oracle, name

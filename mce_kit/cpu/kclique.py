@@ -82,3 +82,41 @@ def k_cliques(G, k: int, *, progress: Progress = None) -> Iterator[list[int]]:
                 continue
             for i in bits(cand):
                 stack.append(((*R, i), cand & adj[i]))
+
+
+def count_from_edge_tasks(out_ptr: np.ndarray, out_idx: np.ndarray, u, v, k: int) -> int:
+    """k-cliques (k >= 3) whose two earliest vertices are the oriented edge (u[i], v[i]), in a graph
+    given by its later-neighbour CSR (``out_idx`` sorted per vertex; ids follow the order).
+
+    Each k-clique has exactly one pair of earliest vertices, so the counts of disjoint edge sets
+    add up (KCMiner's edge tasks; how ``mce_kit.distributed`` splits them). Python ints: no wrap.
+    """
+    k = int(k)
+    if k < 3:
+        raise ValueError(f"k must be >= 3 for edge tasks (k = 1, 2 are n and m), got {k}")
+    pos = np.full(len(out_ptr) - 1, -1, dtype=np.int64)
+    total = 0
+    for a, b in zip(np.asarray(u).tolist(), np.asarray(v).tolist(), strict=True):
+        S = np.intersect1d(out_idx[out_ptr[a]:out_ptr[a + 1]], out_idx[out_ptr[b]:out_ptr[b + 1]],
+                           assume_unique=True)
+        if len(S) < k - 2:
+            continue
+        if k == 3:
+            total += len(S)
+            continue
+        pos[S] = np.arange(len(S))
+        rows, w = gather(out_ptr, out_idx, S)
+        cols = pos[w]
+        keep = cols >= 0
+        adj = row_masks(rows[keep], cols[keep], len(S), len(S))
+        pos[S] = -1
+        stack = [(2, (1 << len(S)) - 1)]  # (clique size, candidates): each candidate of a child closes one
+        while stack:
+            c, cand = stack.pop()
+            for i in bits(cand):
+                sub = cand & adj[i]
+                if c + 2 == k:
+                    total += sub.bit_count()
+                elif c + 1 + sub.bit_count() >= k:
+                    stack.append((c + 1, sub))
+    return total

@@ -25,15 +25,17 @@ from ..graph import positions
 from ._bits import Progress, bits, gather, mask_of, row_masks
 
 
-def _roots(B, progress: Progress = None):
-    """Yield (v, L0, W, vmask, umask, root node) for each v in V that starts a search.
+def _roots(B, progress: Progress = None, roots=None):
+    """Yield (v, L0, W, vmask, umask, root node) for each v in V (or in ``roots``, V ids) that
+    starts a search.
 
     Local ids: U-bits over L0 = N(v), V-bits over W = vertices sharing a
     neighbour with v (v included). vmask[w] = N(w) ∩ L0, umask[u] = N(u) ∩ W."""
     deg = np.diff(B.v_indptr)
     order = np.lexsort((np.arange(B.n_v), deg))
     rank = positions(order)
-    for v in order if progress is None else progress(order):
+    todo = order if roots is None else _check_roots(B, roots)
+    for v in todo if progress is None else progress(todo):
         L0 = B.v_neighbors(v)
         if len(L0) == 0:
             continue
@@ -48,6 +50,13 @@ def _roots(B, progress: Progress = None):
         if R & earlier:
             continue  # an earlier vertex covers N(v): found from there
         yield int(v), L0, W, vmask, umask, (L, R, later & ~R, earlier)
+
+
+def _check_roots(B, roots) -> np.ndarray:
+    r = np.asarray(roots, dtype=np.int64).ravel()
+    if len(r) and (r.min() < 0 or r.max() >= B.n_v):
+        raise ValueError(f"roots must be vertices of V (0..{B.n_v - 1}), got {r.min()}..{r.max()}")
+    return r
 
 
 def _common(umask: list[int], L: int) -> tuple[int, int]:
@@ -83,9 +92,10 @@ def maximal_bicliques(B, *, progress: Progress = None) -> Iterator[tuple[list[in
             yield [u_ids[i] for i in bits(L)], [v_ids[i] for i in bits(R)]
 
 
-def count_maximal_bicliques(B, *, progress: Progress = None) -> int:
-    """Number of maximal bicliques with both sides non-empty."""
+def count_maximal_bicliques(B, *, progress: Progress = None, roots=None) -> int:
+    """Number of maximal bicliques with both sides non-empty (with ``roots``, V ids: only those
+    whose earliest vertex of V, by (degree, id), is one of them; disjoint root sets add up)."""
     count = 0
-    for _, _, _, vmask, umask, root in _roots(B, progress):
+    for _, _, _, vmask, umask, root in _roots(B, progress, roots):
         count += sum(1 for _ in _search(vmask, umask, root))
     return count

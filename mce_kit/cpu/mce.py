@@ -129,12 +129,14 @@ def count_maximal_cliques(
     return sum(hist.values())
 
 
-def count_from_edge_seeds(indptr: np.ndarray, indices: np.ndarray, u, v) -> int:
-    """Maximal cliques found from the edge seeds (u[i], v[i]), u < v, of a graph whose vertex
-    ids are its degeneracy ranks: R = {u, v}, P = common neighbours after v, X = those before.
+def count_from_seeds(indptr: np.ndarray, indices: np.ndarray, u, v) -> int:
+    """Maximal cliques found from the seeds (u[i], v[i]) of a graph whose vertex ids are its
+    degeneracy ranks. An edge seed u < v: R = {u, v}, P = common neighbours after v, X = those
+    before. A vertex seed (v[i] = -1): R = {u}, P = its later neighbours, X = its earlier ones.
 
     Every maximal clique of two or more vertices comes from exactly one edge seed (its two
-    earliest vertices), so the counts of disjoint seed sets add up (RDMCE's partition of the work).
+    earliest vertices) and from exactly one vertex seed (its earliest vertex), so the counts of
+    disjoint seed sets add up (how RDMCE, mce-gpu and ``mce_kit.distributed`` split the work).
     """
     from ..graph import Graph
 
@@ -142,7 +144,10 @@ def count_from_edge_seeds(indptr: np.ndarray, indices: np.ndarray, u, v) -> int:
     pos = np.full(H.n, -1, dtype=np.int64)
     total = 0
     for a, b in zip(np.asarray(u).tolist(), np.asarray(v).tolist(), strict=True):
-        S = np.intersect1d(H.neighbors(a), H.neighbors(b), assume_unique=True)
+        if b < 0:
+            S, b = H.neighbors(a), a
+        else:
+            S = np.intersect1d(H.neighbors(a), H.neighbors(b), assume_unique=True)
         later = S > b
         S = np.concatenate([S[later], S[~later]])
         P = (1 << int(later.sum())) - 1
@@ -151,3 +156,10 @@ def count_from_edge_seeds(indptr: np.ndarray, indices: np.ndarray, u, v) -> int:
         _histogram_at(local_masks(H, S, pos), P, X, 1, 2**62, hist)
         total += sum(hist)
     return total
+
+
+def count_from_edge_seeds(indptr: np.ndarray, indices: np.ndarray, u, v) -> int:
+    """Maximal cliques found from the edge seeds (u[i], v[i]), u < v (see ``count_from_seeds``)."""
+    if len(v) and np.min(v) < 0:
+        raise ValueError("count_from_edge_seeds: v holds -1 (vertex seeds); use count_from_seeds")
+    return count_from_seeds(indptr, indices, u, v)

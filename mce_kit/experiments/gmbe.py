@@ -4,11 +4,12 @@ On a GPU, ``run_all(out_dir)`` measures and writes each table row by row (with p
 without one, ``load(name)`` reads the committed CSVs from ``data/results/`` for the notebook.
 
     python -m mce_kit.experiments.gmbe --out data/results [--quick] [--only table1,ablations]
-                                       [--define GMBE_COMPACT=1]
 
 The paper's larger KONECT graphs are not bundled; seeded Chung-Lu bipartite graphs
 (``mce_kit.generators.bipartite_chung_lu``, heavy tails on both sides) stand in for them,
-grown until a default run takes about a second (``large``).
+grown until a default run takes about a second (``large``; answers checked across 10 runs and
+between levels and union modes, and against the CPU oracle in ``cpu_oracle`` where it finishes).
+``cpu_oracle`` times the CPU oracle (no GPU needed; run it beside the GPU jobs) for Fig 9.
 """
 
 from __future__ import annotations
@@ -39,19 +40,21 @@ PAPER = {
     "best_tau": 32, "best_bounds": (20, 1500), "best_warps_per_sm": 16,
     "pruning_avoids_pct": (48.7, 92.8),  # Table II
 }
-VARIANTS = {
-    "GMBE+": {},
-    "w/o PRUNE": {"prune": False},
-    "w/o BITMAP": {"bitmap": False},
-    "w/o UNION": {"union": False},
+VARIANTS = {  # GMBE+ is the paper's full design (warp workers, load-aware split), whatever the default level
+    "GMBE+": {"level": "gmbe+"},
+    "w/o PRUNE": {"level": "gmbe+", "prune": False},
+    "w/o BITMAP": {"level": "gmbe+", "bitmap": False},
+    "w/o UNION": {"level": "gmbe+", "union": "serial"},
     "WARP": {"level": "warp"},
     "BLOCK": {"level": "block"},
+    "merge UNION": {"level": "gmbe+", "union": "merge"},  # the paper's merge-path union, not our scatter
 }
 TAUS = [8, 16, 32, 64, 128]
 BOUND_HEIGHTS = [5, 10, 20, 40, 80]
 BOUND_SIZES = [100, 500, 1500, 5000, 20000]
 WARPS_PER_SM = [8, 16, 24, 32]
-LARGE = dict(n_u=60_000, n_v=20_000, exponent=2.1)  # edges grow from LARGE_M0 by 1.5x
+LARGE = dict(n_u=60_000, n_v=20_000, exponent=2.1)  # edges grow from m0 by 1.5x
+ORACLE_LARGE_M = [20_000, 30_000]  # large sizes the CPU oracle is asked to count (with a limit)
 
 
 def _prepared(names):
@@ -137,50 +140,107 @@ def sm_activity(graph):
 
 
 def sweep(graphs, param, values, repeats=5, **fixed):
-    """Fig 14 (tau), Fig 16 (warps_per_sm)."""
+    """Fig 14 (tau), Fig 16 (warps_per_sm), for the paper's design (level gmbe+)."""
+    fixed = {"level": "gmbe+", **fixed}
     for name, _, prep in _prepared(graphs):
         for v in values:
             row = measure(prep, "mbe", repeats=repeats, expect=_expect(name), **{param: v}, **fixed)
             yield pd.DataFrame([{"graph": name, param + "_value": v, **row}])
 
 
-def bounds(graphs, repeats=5):
-    """Fig 15: the (bound_height, bound_size) grid."""
+def bounds(graphs, repeats=3, budget_s=30.0):
+    """Fig 15: the (bound_height, bound_size) grid of level gmbe+ (pairs with bound_size >=
+    bound_height**2, as the paper keeps: below that the size bound is implied); each graph's grid stops
+    after ``budget_s`` / the number of graphs."""
     for name, _, prep in _prepared(graphs):
+        start = time.perf_counter()
         for h in BOUND_HEIGHTS:
             for s in BOUND_SIZES:
-                row = measure(prep, "mbe", repeats=repeats, expect=_expect(name),
+                if s < h * h or time.perf_counter() - start > budget_s / len(graphs):
+                    continue
+                row = measure(prep, "mbe", repeats=repeats, expect=_expect(name), level="gmbe+",
                               bound_height=h, bound_size=s)
                 yield pd.DataFrame([{"graph": name, **row}])
 
 
-def large(m0=150_000, grow=1.5, target_ms=1500.0, stop_ms=6000.0, seed=1, repeats=3, steps=8):
-    """Seeded Chung-Lu graphs grown until a run takes ``target_ms``; answers checked across runs
-    and against BLOCK (no CPU oracle at this size)."""
+def _large_graph(m, seed=1):
     from .. import generators
+
+    return generators.bipartite_chung_lu(LARGE["n_u"], LARGE["n_v"], int(m), LARGE["exponent"], seed=seed)
+
+
+def large(m0=20_000, grow=1.5, target_ms=1500.0, stop_ms=4000.0, seed=1, repeats=5, steps=10, budget_s=25.0):
+    """Seeded Chung-Lu graphs grown until a run takes ``target_ms``: each answer checked on 10
+    consecutive runs and against WARP, BLOCK and the merge-path union (the CPU oracle's counts are
+    in ``cpu_oracle`` for the sizes it finishes)."""
     from ..gpu import gmbe
 
-    m = m0
+    m, start = m0, time.perf_counter()
     for _ in range(steps):
-        B = generators.bipartite_chung_lu(LARGE["n_u"], LARGE["n_v"], int(m), LARGE["exponent"], seed=seed)
+        if time.perf_counter() - start > budget_s:
+            break
+        B = _large_graph(m, seed)
         prep = gmbe.prepare(B)
         t0 = time.perf_counter()
         first = prep.run()
         if time.perf_counter() - t0 > stop_ms / 1000:
             break
         row = measure(prep, "mbe", repeats=repeats, warmup=0, expect=first.answer)
-        block = prep.run(level="block")
-        yield pd.DataFrame([{"graph": B.name, "n_u": B.n_u, "n_v": B.n_v, "m": B.m,
-                             "delta2_v": int(prep.nw.max()) - 1, **row, "block_ms": block.gpu_ms,
-                             "block_agrees": block.answer == first.answer}])
+        runs = [first.answer] + [prep.run().answer for _ in range(10 - 1 - repeats)]
+        others = {v: prep.run(**VARIANTS[v]) for v in ("WARP", "BLOCK", "merge UNION")}
+        yield pd.DataFrame([{"graph": B.name, "m_target": int(m), "n_u": B.n_u, "n_v": B.n_v, "m": B.m,
+                             "delta_v": int(np.diff(prep.v_indptr).max()),
+                             "delta2_v": int(prep.nw.max()) - 1, **row,
+                             "runs_equal": len(set(runs)) == 1, "runs_checked": 10,
+                             **{f"{v.split()[0].lower()}_ms": r.gpu_ms for v, r in others.items()},
+                             "levels_agree": all(r.answer == first.answer for r in others.values())}])
         if row["median_ms"] >= target_ms:
             break
         m *= grow
 
 
+def cpu_oracle(graphs, large_m=ORACLE_LARGE_M, limit_s=240.0):
+    """Fig 9's CPU side: our CPU oracle (mce_kit.cpu, one thread, Python big-int bitsets) timed on
+    this machine's CPU, on the bundled graphs and the smaller large graphs (each in a subprocess
+    stopped after ``limit_s``; a stopped one is a row with ``finished`` False)."""
+    import multiprocessing as mp
+    import platform
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        cpu = next(ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    items = [(g, None) for g in graphs] + [(None, m) for m in large_m]
+    ctx = mp.get_context("fork")
+    for name, m in items:
+        q = ctx.Queue()
+        proc = ctx.Process(target=_oracle_child, args=(name, m, q))
+        proc.start()
+        proc.join(limit_s)
+        done = not proc.is_alive()
+        if not done:
+            proc.kill()
+            proc.join()
+        count, secs, label = q.get() if done and not q.empty() else (None, None, name or _large_graph(m).name)
+        yield pd.DataFrame([{"graph": label, "cpu_oracle_s": secs, "count": count, "finished": done,
+                             "limit_s": limit_s, "cpu": cpu, "threads": 1,
+                             "reference": _expect(name) if name else None,
+                             "pmbe_cpu_s": PMBE_CPU_S.get(name), "gmbe_h200_ms": GMBE_H200_MS.get(name)}])
+
+
+def _oracle_child(name, m, q):
+    from ..cpu import count_maximal_bicliques
+
+    B = datasets.load(name) if name else _large_graph(m)
+    t0 = time.perf_counter()
+    c = count_maximal_bicliques(B)
+    q.put((c, time.perf_counter() - t0, name or B.name))
+
+
 def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str] | None = None) -> dict:
     """Measure every GMBE+ figure on this GPU and write ``gmbe_*.csv`` to ``out_dir``."""
-    prov = provenance()
+    prov = provenance() if _has_gpu() else _cpu_provenance()  # cpu_oracle alone runs without a GPU
     graphs = QUICK_GRAPHS if quick else GRAPHS
     jobs = {
         "table1": lambda: table1(graphs, repeats),
@@ -192,9 +252,32 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str
         "warps": lambda: sweep(graphs, "warps_per_sm", WARPS_PER_SM, repeats),
         "bounds": lambda: bounds(graphs if not quick else [], repeats),
         "large": lambda: large() if not quick else iter(()),
+        "cpu_oracle": lambda: cpu_oracle(graphs),
     }
-    frames = run_jobs("gmbe", jobs, out_dir, prov, only)
+    frames = run_jobs("gmbe", jobs, out_dir, prov, only, skip=("cpu_oracle",))
     return frames
+
+
+def _has_gpu() -> bool:
+    from ..gpu import has_gpu
+
+    return has_gpu()
+
+
+def _cpu_provenance() -> dict:
+    """Provenance of a CPU-only job (no GPU on this machine): commit and date, gpu 'none'."""
+    import datetime as dt
+    import os
+    import subprocess
+
+    commit = os.environ.get("MCE_KIT_COMMIT", "")
+    try:
+        commit = commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                          text=True, cwd=Path(__file__).parent, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return {"gpu": "none", "commit": commit or "unknown",
+            "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
 
 
 def load(name: str, results: Path = RESULTS) -> pd.DataFrame:
@@ -217,38 +300,86 @@ def _when(df: pd.DataFrame) -> dict:
     return {"device": str(df["gpu"].iloc[0]), "date": dates[-1]}
 
 
+def _ms(df: pd.DataFrame, setting: str) -> pd.Series:
+    """Median ms per graph of one setting of ``gmbe_levels.csv``."""
+    return df[df["setting"] == setting].set_index("graph")["median_ms"]
+
+
+def _list(series: pd.Series, fmt: str = "{:.1f}") -> str:
+    return ", ".join(f"{g} {fmt.format(x)}" for g, x in series.items())
+
+
 def status() -> dict:
-    """Each GMBE+ item of FIGURES.md as reproduced / partial / missing, from the committed CSVs."""
+    """Each GMBE+ item of FIGURES.md as reproduced / partial / missing, from the committed CSVs.
+
+    ``gmbe_levels.csv`` holds the current build's times (levels, two more split bounds, 32 warps/SM);
+    the ablation, tau, memory and SM-activity tables are from the previous builds (their rows say so)."""
     from ..reproduction import Status
 
-    out = {"Fig 9": Status("missing", reason="no builds of oomBEA, MBET, ParMBE, cuMBE here; only the "
-                                             "authors' GMBE times on an H200 (issue 11) in Table I"),
-           "Fig 18": Status("missing", reason="multi-GPU is outside issue 11")}
-    names = ("table1", "ablations", "memory", "sm_activity", "tau", "bounds", "warps")
+    out = {"Fig 18": Status("missing", reason="multi-GPU is outside issue 11")}
+    names = ("table1", "levels", "ablations", "memory", "sm_activity", "tau", "bounds", "warps", "large",
+             "cpu_oracle")
     tables = {k: load_or_none(k, quiet=True) for k in names}
-    t1 = tables["table1"]
-    if t1 is not None:
-        ml = t1[t1["graph"] == "MovieLens"]
-        exact = (t1["checked"] == "reference").all()
-        met = t1[t1["median_ms"] <= t1["target_ms"]]["graph"].tolist()
-        ours = (f"MovieLens {int(ml['count'].iloc[0]):,}; " if len(ml) else "") + ", ".join(
-            f"{g} {m:.1f} ms" for g, m in zip(t1["graph"], t1["median_ms"], strict=True))
-        out["Table I"] = Status("partial" if exact else "missing", ours,
-                                f"3 of 13 graphs bundled; speed target met on {', '.join(met) or 'none'}",
-                                **_when(t1))
+    lv, t1 = tables["levels"], tables["table1"]
+    if lv is not None:
+        gp, blk, warp = _ms(lv, "GMBE+"), _ms(lv, "BLOCK"), _ms(lv, "WARP")
+        target = pd.Series(TARGET_MS)
+        met = [g for g in blk.index if blk[g] <= target[g]]
+        big = tables["large"]
+        extra = (f"; {len(big)} seeded Chung-Lu graphs up to {int(big['m'].max()):,} edges"
+                 if big is not None and len(big) else "")
+        counts = lv[lv["setting"] == "GMBE+"].set_index("graph")["count"]
+        out["Table I"] = Status(
+            "partial", f"MovieLens {int(counts.get('MovieLens', 0)):,}; GMBE+ level {_list(gp)} ms; "
+            f"BLOCK level {_list(blk)} ms (targets {_list(target)} ms)" + extra,
+            f"3 of 13 graphs bundled; target met by the BLOCK level on {', '.join(met) or 'none'}, "
+            "by the GMBE+ level on none", **_when(lv))
+        cpu = tables["cpu_oracle"]
+        cpu_txt = ""
+        if cpu is not None:
+            fin = cpu[cpu["finished"] & cpu["graph"].isin(list(GMBE_H200_MS))]
+            cpu_txt = "; our CPU oracle (1 thread, this workstation) " + _list(
+                fin.set_index("graph")["cpu_oracle_s"]) + " s"
+        best = pd.concat([gp, blk, warp], axis=1).min(axis=1)
+        out["Fig 9"] = Status(
+            "partial", "fastest level vs GMBE (H200): " + _list(pd.Series(GMBE_H200_MS) / best, "{:.2f}x")
+            + "; vs PMBE (1 thread): " + _list(1000 * pd.Series(PMBE_CPU_S) / best, "{:.0f}x") + cpu_txt,
+            "oomBEA, MBET, ParMBE, cuMBE, GMBE and PMBE not run here: GMBE's and PMBE's times are the "
+            "issue's (one H200, one CPU thread); the CPU oracle was timed on the 2-core workstation, not "
+            "the GPU host", **_when(lv))
+        w, b = warp / gp, blk / gp
+        out["Fig 10"] = Status(
+            "partial", f"GMBE+/WARP {_list(gp / warp, '{:.2f}')}; GMBE+/BLOCK {_list(gp / blk, '{:.2f}')} "
+            "(above 1: GMBE+ slower)",
+            "GMBE+ is slower than BLOCK on every bundled graph (sub-tasks lose the pruning of earlier "
+            "siblings; the heaviest seeds' subtrees stay on single warps); PRUNE/BITMAP/UNION ablations "
+            "from the previous build" if (b < 1).all() or (w < 1).all() else "", **_when(lv))
+        bd = lv[lv["setting"].str.startswith("GMBE+ bounds") | (lv["setting"] == "GMBE+")]
+        fastest = bd.loc[bd.groupby("graph")["median_ms"].idxmin()]
+        txt = ", ".join(f"{g} best ({int(h)}, {int(z)})" for g, h, z in
+                        zip(fastest["graph"], fastest["bound_height"], fastest["bound_size"], strict=True))
+        out["Fig 15"] = Status("partial", txt + " (paper (20, 1500))",
+                               "3 of the grid's points ((10, 500), (20, 1500), (40, 5000))", **_when(lv))
+        wp = lv[lv["setting"].isin(["GMBE+", "GMBE+ 32 warps/SM"])]
+        fastest = wp.loc[wp.groupby("graph")["median_ms"].idxmin()]
+        txt = ", ".join(f"{g} best {int(x)}" for g, x in
+                        zip(fastest["graph"], fastest["warps_per_sm"], strict=True))
+        out["Fig 16"] = Status("partial", txt + " (paper 16)",
+                               "16 and 32 warps per SM only (8 and 24 not measured)", **_when(lv))
+    elif t1 is not None:
+        out["Table I"] = Status("partial", ", ".join(f"{g} {m:.1f} ms" for g, m in
+                                                     zip(t1["graph"], t1["median_ms"], strict=True)),
+                                "previous build", **_when(t1))
     ab = tables["ablations"]
     if ab is not None:
-        piv = ab.pivot(index="graph", columns="variant", values="median_ms")
-        w, b = piv["WARP"] / piv["GMBE+"], piv["BLOCK"] / piv["GMBE+"]
-        out["Fig 10"] = Status("partial", f"WARP/GMBE+ {w.min():.2f}-{w.max():.2f}x, BLOCK/GMBE+ "
-                               f"{b.min():.2f}-{b.max():.2f}x", "BLOCK beats GMBE+ on the heavier graphs "
-                               "(whole 2-hop scans per node in the default build)", **_when(ab))
         nm = ab.pivot(index="graph", columns="variant", values="nonmax_per_max")
         avoided = 100 * (1 - nm["GMBE+"] / nm["w/o PRUNE"])
         out["Table II"] = Status("reproduced", f"pruning avoids {avoided.min():.1f}-{avoided.max():.1f}%; "
                                  f"MovieLens {nm['GMBE+'].get('MovieLens', float('nan')):.2f} vs "
                                  f"{nm['w/o PRUNE'].get('MovieLens', float('nan')):.1f}",
-                                 "our kernel also stops below non-maximal nodes", **_when(ab))
+                                 "our kernel also stops below non-maximal nodes "
+                                 f"(build {ab['commit'].iloc[0]})",
+                                 **_when(ab))
     mem = tables["memory"]
     if mem is not None:
         out["Fig 12"] = Status("reproduced", f"{mem['saving'].min():.0f}-{mem['saving'].max():.0f}x less",
@@ -256,21 +387,22 @@ def status() -> dict:
     act = tables["sm_activity"]
     if act is not None:
         out["Fig 13"] = Status("reproduced", "per-SM busy spans for GMBE+, WARP, BLOCK on MovieLens",
-                               **_when(act))
+                               f"build {act['commit'].iloc[0]}", **_when(act))
     tau = tables["tau"]
     if tau is not None:
         best = tau.loc[tau.groupby("graph")["median_ms"].idxmin()]
-        out["Fig 14"] = Status("partial", ", ".join(f"{g} best {int(t)}" for g, t in
-                                                    zip(best["graph"], best["tau_value"], strict=True)),
-                               "sweep cut off by the GPU lease", **_when(tau))
-    for key, item in (("bounds", "Fig 15"), ("warps", "Fig 16")):
+        out["Fig 14"] = Status("partial", _list(best.set_index("graph")["tau_value"], "best {:.0f}")
+                               + f" (paper {PAPER['best_tau']})",
+                               f"sweep cut off by the GPU lease (build {tau['commit'].iloc[0]})",
+                               **_when(tau))
+    for key, item in (("bounds", "Fig 15"), ("warps", "Fig 16")):  # full sweeps, once measured
         df = tables[key]
-        if df is None:
-            out[item] = Status("missing", reason="not reached in the one GPU run")
-        else:
+        if df is not None:
             col = "warps_per_sm_value" if key == "warps" else "bound_height"
             row = df.loc[df["median_ms"].idxmin()]
             out[item] = Status("reproduced", f"best {row[col]} on {row['graph']}", **_when(df))
+    for item in ("Fig 15", "Fig 16", "Table I", "Fig 9", "Fig 10"):
+        out.setdefault(item, Status("missing", reason="not measured yet"))
     return out
 
 
@@ -280,14 +412,8 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--only", nargs="+", help="tables, e.g. table1 ablations (spaces or commas)")
-    ap.add_argument("--define", nargs="+", default=[], metavar="NAME=VALUE",
-                    help="compile-time kernel settings, e.g. GMBE_COMPACT=1 (rows record them in `build`)")
     a = ap.parse_args(argv)
     a.out.mkdir(parents=True, exist_ok=True)
-    if a.define:
-        from ..gpu import gmbe
-
-        gmbe._DEFINES.update(d.split("=", 1) for d in a.define)
     run_all(a.out, quick=a.quick, repeats=a.repeats, only=names(a.only))
     return 0
 

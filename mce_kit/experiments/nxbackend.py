@@ -15,7 +15,9 @@ a mce_kit Graph (the engine's own igraph graph rebuilt on every run, so it is
 paid for); ``nx.find_cliques(H, backend="mce_kit")`` from an ``nx.Graph`` with
 networkx's conversion cache off (end to end). GPU rows (``nxbackend_gpu.csv``):
 networkx on the device's CPU, ``nx.find_cliques`` on a converted backend graph
-with the GPU path, and end to end from an ``nx.Graph``.
+with the GPU path, and end to end from an ``nx.Graph``. ``--split`` adds
+``nxbackend_split.csv``: the converted-graph time taken apart stage by stage
+(GPU stream, device to host, label lists, one list per clique, networkx's dispatch).
 """
 
 from __future__ import annotations
@@ -161,8 +163,9 @@ def cpu_rows(graphs, repeats: int = 5):
             yield _row(name, G, library, call, "cpu", convert, timed[key])
 
 
-def gpu_rows(graphs, repeats: int = 5):
-    """networkx on the device's CPU; the backend's GPU path on a converted graph and end to end."""
+def gpu_rows(graphs, repeats: int = 5, nx_repeats: int | None = None):
+    """networkx on the device's CPU; the backend's GPU path on a converted graph and end to end.
+    networkx runs ``nx_repeats`` times without warm-up (seconds a run, pure Python: nothing to warm)."""
     import networkx as nx
 
     from .. import nx_backend
@@ -174,16 +177,86 @@ def gpu_rows(graphs, repeats: int = 5):
         expect = references.expected("mce", name)
         H = G.to_networkx()
 
-        def run(prep, expect=expect):
-            return _seconds(measure(prep, "mce", repeats=repeats, warmup=1, expect=expect))
+        def run(prep, expect=expect, repeats=repeats, warmup=1):
+            return _seconds(measure(prep, "mce", repeats=repeats, warmup=warmup, expect=expect))
 
         yield _row(name, G, "networkx", "nx.find_cliques(H)", "cpu", 0.0,
-                   run(Drain(lambda H=H: nx.find_cliques(H, backend="networkx"))))
+                   run(Drain(lambda H=H: nx.find_cliques(H, backend="networkx")),
+                       repeats=nx_repeats or repeats, warmup=0))
         conv, Hb = _timed(lambda H=H: nx_backend.convert_from_nx(H))
         yield _row(name, G, "mce_kit", "nx.find_cliques(Hb) on a converted graph", "gpu", conv,
                    run(Drain(lambda Hb=Hb: nx.find_cliques(Hb))))
         yield _row(name, G, "mce_kit", "nx.find_cliques(H, backend='mce_kit') end to end", "gpu", conv,
                    run(Drain(lambda H=H: nx.find_cliques(H, backend="mce_kit"))))
+
+
+class Counted(Drain):
+    """A Drain whose ``make()`` returns the clique count itself (stages that yield blocks)."""
+
+    def run(self) -> _Result:
+        t = time.perf_counter()
+        count = self.make()
+        return _Result(count, time.perf_counter() - t)
+
+
+SPLIT_STAGES = (  # cumulative: each stage does the one before and one more step
+    ("prepare", "kernel.prepare(G): degeneracy order, CSR, seeds (once per converted graph, then kept)"),
+    ("gpu", "stream on the GPU: launch, kernel, unpack to CSR (blocks left on the device, synchronized)"),
+    ("to_host", "+ device to host: the CSR blocks as NumPy arrays"),
+    ("label_lists", "+ per block: labels[ids].tolist() and the clique ends .tolist()"),
+    ("clique_lists", "+ one list per clique: the backend's generator slicing the block's list"),
+    ("dispatch", "nx.find_cliques(Hb): + networkx's dispatch (the converted-graph row)"),
+)
+
+
+def split_rows(graphs, repeats: int = 5):
+    """Where the converted-graph time goes on the GPU: each stage of ``SPLIT_STAGES`` timed on
+    its own (median of ``repeats``, every run's clique count checked); the differences between
+    consecutive stages are the costs of the steps (``step_s``)."""
+    import cupy
+    import networkx as nx
+
+    from .. import api, nx_backend
+
+    nx.config.backends.mce_kit.device = "gpu"
+    kernel = api._rdmce()
+    sync = cupy.cuda.Device().synchronize
+    for name in graphs:
+        G = datasets.load(name)
+        expect = references.expected("mce", name)
+        Hb = nx_backend.convert_from_nx(G.to_networkx())
+        prep_s, prep = _timed(lambda G=Hb.G: kernel.prepare(G))
+        prep_s += _timed(lambda prep=prep: prep.seed_arrays(kernel.DEFAULTS["seeding"]))[0]
+        Hb.memo(("prepared", kernel), lambda G, prep=prep: prep)
+
+        def on_device(prep=prep):
+            n = sum(len(off) - 1 for off, _ in prep.blocks(nx_backend.BLOCK, as_cupy=True))
+            sync()
+            return n
+
+        def to_host(prep=prep):
+            return sum(len(off) - 1 for off, _ in prep.blocks(nx_backend.BLOCK))
+
+        def label_lists(Hb=Hb):
+            return sum(len(ends) for _, ends in nx_backend._gpu_blocks(Hb, kernel))
+
+        stages = {
+            "gpu": Counted(on_device),
+            "to_host": Counted(to_host),
+            "label_lists": Counted(label_lists),
+            "clique_lists": Drain(lambda Hb=Hb: nx_backend._cliques(Hb, None)),
+            "dispatch": Drain(lambda Hb=Hb: nx.find_cliques(Hb)),
+        }
+        t = {"prepare": {"median_s": prep_s, "min_s": prep_s, "max_s": prep_s, "repeats": 1,
+                         "count": expect, "checked": "reference"}}
+        for key, stage in stages.items():
+            t[key] = _seconds(measure(stage, "mce", repeats=repeats, warmup=1, expect=expect))
+        before = 0.0  # the prepare stage stands alone; the others add one step each to the last
+        for key, what in SPLIT_STAGES:
+            step = t[key]["median_s"] - before
+            before = 0.0 if key == "prepare" else t[key]["median_s"]
+            row = {"stage": key, **t[key], "step_s": round(step, 4)}
+            yield _row(name, G, "mce_kit", what, "gpu", 0.0, row)
 
 
 def with_ratios(df: pd.DataFrame) -> pd.DataFrame:
@@ -206,8 +279,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--gpu", action="store_true", help="measure the GPU rows (needs a CUDA GPU)")
+    ap.add_argument("--split", action="store_true",
+                    help="with --gpu: also the converted-graph time split by stage (nxbackend_split.csv)")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--nx-repeats", type=int,
+                    help="with --gpu: runs of networkx's baseline (default --repeats)")
     ap.add_argument("--graphs", nargs="*")
     a = ap.parse_args(argv)
     from ..nx_backend import register
@@ -218,7 +295,10 @@ def main(argv=None) -> int:
     if a.gpu:
         from ..measure import provenance
 
-        df = write_rows(gpu_rows(graphs, a.repeats), a.out / "nxbackend_gpu.csv", provenance())
+        df = write_rows(gpu_rows(graphs, a.repeats, a.nx_repeats), a.out / "nxbackend_gpu.csv", provenance())
+        if a.split:
+            split = write_rows(split_rows(graphs, a.repeats), a.out / "nxbackend_split.csv", provenance())
+            print(split[["graph", "stage", "median_s", "step_s"]].to_string())
     else:
         df = write_rows(cpu_rows(graphs, a.repeats), a.out / "nxbackend_cpu.csv", cpu_provenance())
     print(with_ratios(df)[["graph", "library", "call", "device", "convert_s", "median_s", "min_s",

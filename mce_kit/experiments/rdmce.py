@@ -48,6 +48,11 @@ PAPER = {
     "memory_vs_mcegpu_px": (0.568, 0.973),  # Fig 9
 }
 
+# ego-Facebook under ncu before the register sub-trees (issue 8's text; H200, bitmap path only).
+BEFORE_LOCAL = {"warp_inst": 1.002e12, "warp_inst_per_result": 1150, "lanes_active": 18.5,
+                "issue_active_pct": 79.0, "seconds": 1.214, "source": "issue 8 (ncu, H200, before)"}
+ISSUE_TARGETS = {"facebook_seconds": 0.9, "warp_inst_per_result": 800}  # issue 8, item 3
+
 # Where our kernel (cuda/rdmce.cu) differs from the paper's description: (aspect, paper, ours).
 DEVIATIONS = [
     ("exposed state", "two words: ptr (level) and cnt", "one packed word per warp: level << 32 | cnt"),
@@ -62,6 +67,8 @@ DEVIATIONS = [
     ("isolated vertices", "not discussed (no edge seed finds them)", "added on the host as 1-cliques"),
     ("registers", "not stated; fewer warps leave each more", "64 per thread at every warps_per_sm"),
     ("defaults", "warps_per_sm = 20, tau = 24", "warps_per_sm = 32 (best here), tau = 24"),
+    ("small sub-trees", "the same bitmap search at every node",
+     "below a node with |P| <= min(tau, 32) and |P| + |X| <= 32: one vertex per lane, masks in registers"),
 ]
 
 GRAPHS = ["CA-GrQc", "CA-HepTh", "email-Eu-core", "wiki-Vote", "Email-Enron", "soc-Slashdot0902",
@@ -227,7 +234,7 @@ def streaming(graphs, expect, repeats=5, min_size=10):
 SCALES = list(range(10, 25))
 SCALE_COLUMNS = ["graph", "scale", "edge_factor", "n", "m", "d", "count", "oracle", "oracle_s", "median_ms",
                  "runs", "gen_s", "prepare_s", "seeds_s", "device_bytes", "pool_peak_bytes", "passes",
-                 "workers", "nodes"]
+                 "workers", "nodes", "peak_rss_bytes"]
 OPT_IN = ("stream", "scale")
 
 
@@ -236,8 +243,10 @@ def scale(scales=SCALES, edge_factor=16, seed=1, oracle_max=12, budget_s=400.0, 
     time, device memory and count per scale; the count checked by the CPU oracle up to ``oracle_max``.
     Past ``kernel_max`` only the host side is timed: the number of maximal cliques grows about 37x
     per scale (3.3 G at scale 15), so a count there takes minutes to hours. Stops before a scale
-    whose projected cost would pass ``budget_s`` (rows are written as they come)."""
-    import cupy
+    whose projected cost would pass ``budget_s`` (rows are written as they come). ``peak_rss_bytes``
+    is the process's peak resident memory so far (so a process running one scale measures that
+    scale's generation and preparation)."""
+    import resource
 
     from .. import cpu
     from ..generators import rmat
@@ -256,16 +265,19 @@ def scale(scales=SCALES, edge_factor=16, seed=1, oracle_max=12, budget_s=400.0, 
         t1 = time.perf_counter()
         prep.seed_arrays("edge")
         seeds_s = time.perf_counter() - t1
-        pool = cupy.get_default_memory_pool()
-        pool.free_all_blocks()
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
         if sc > kernel_max:
             row = dict.fromkeys(SCALE_COLUMNS)
             row.update(graph=G.name, scale=sc, edge_factor=edge_factor, n=G.n, m=G.m, d=prep.d, gen_s=gen_s,
-                       prepare_s=prep.prep_s, seeds_s=seeds_s)
+                       prepare_s=prep.prep_s, seeds_s=seeds_s, peak_rss_bytes=peak)
             yield pd.DataFrame([row])
             last = time.perf_counter() - t_scale
             del G, prep
             continue
+        import cupy
+
+        pool = cupy.get_default_memory_pool()
+        pool.free_all_blocks()
         runs = [prep.run() for _ in range(repeats if sc < 22 else 1)]
         counts = {r.count for r in runs}
         if len(counts) != 1:
@@ -284,7 +296,7 @@ def scale(scales=SCALES, edge_factor=16, seed=1, oracle_max=12, budget_s=400.0, 
                "median_ms": times[len(times) // 2], "runs": len(runs), "gen_s": gen_s,
                "prepare_s": prep.prep_s, "seeds_s": seeds_s, "device_bytes": r.device_bytes,
                "pool_peak_bytes": pool.total_bytes(), "passes": r.passes,
-               "workers": r.params["workers"], "nodes": r.nodes}
+               "workers": r.params["workers"], "nodes": r.nodes, "peak_rss_bytes": peak}
         assert list(row) == SCALE_COLUMNS
         yield pd.DataFrame([row])
         last = time.perf_counter() - t_scale
@@ -297,7 +309,7 @@ JOBS = ("table1", "exactness", "variants", "warps", "tau", "load")
 def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = HEAVY,
             only: list[str] | None = None, graphs: list[str] | None = None, small_repeats: int = 15,
             warps: list[int] | None = None, taus: list[int] | None = None,
-            scale_budget_s: float = 400.0) -> dict:
+            scale_budget_s: float = 400.0, scales: list[int] | None = None) -> dict:
     """Measure every RDMCE figure on this GPU and write the CSVs. Returns the DataFrames.
 
     Every graph gets the paper's full grids (``WARPS_PER_SM``, ``TAUS``) unless
@@ -326,7 +338,7 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = H
         # opt-in (--only): sizes and streaming at counting speed, R-MAT scales
         "stream": lambda: streaming([g for g in graphs if g in ("CA-GrQc", "wiki-Vote", heavy)], expect,
                                     max(5, repeats)),
-        "scale": lambda: scale(SCALES[:5] if quick else SCALES, budget_s=scale_budget_s),
+        "scale": lambda: scale(scales or (SCALES[:5] if quick else SCALES), budget_s=scale_budget_s),
     }
     frames = run_jobs("rdmce", jobs, out_dir, prov, only, skip=OPT_IN)
     bad = frames["exactness"][~frames["exactness"]["exact"]] if "exactness" in frames else []
@@ -496,6 +508,7 @@ def main(argv=None) -> int:
     ap.add_argument("--merge", type=Path, metavar="DIR",
                     help="fold the CSVs of an earlier --out DIR into --out (replacing re-measured rows)")
     ap.add_argument("--scale-budget", type=float, default=400.0, help="seconds for the R-MAT scale series")
+    ap.add_argument("--scales", type=int, nargs="+", help=f"R-MAT scales (default {SCALES[0]}..{SCALES[-1]})")
     a = ap.parse_args(argv)
     if a.merge:
         for name, (before, after) in merge(a.merge, a.out).items():
@@ -503,7 +516,7 @@ def main(argv=None) -> int:
         return 0
     only, graphs = names(a.only), names(a.graphs)
     run_all(a.out, a.quick, a.repeats, only=only, graphs=graphs, small_repeats=a.small_repeats,
-            warps=a.warps, taus=a.taus, scale_budget_s=a.scale_budget)
+            warps=a.warps, taus=a.taus, scale_budget_s=a.scale_budget, scales=a.scales)
     return 0
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from ..cpu.pivot import combine_leaves
 from ..graph import Graph
 from . import require_gpu
-from .kclique import OrientedGraph, check_params
+from .kclique import OrientedGraph, _sms, check_params, tasks_of, upload
 from .launch import free_bytes, params_dtype, plan_passes, set_params
 from .loader import load_module
 
@@ -29,7 +29,7 @@ WARPS_PER_BLOCK = 4
 DEFAULTS = dict(k_max=None, order="degeneracy", warps_per_sm=32)
 
 PARAMS = params_dtype(
-    pointers=("indptr", "indices", "task_u", "task_v", "work", "ctrl", "leaves", "worker_tasks",
+    pointers=("indptr", "indices", "tasks", "work", "ctrl", "leaves", "worker_tasks",
               "worker_nodes"),
     i8=("work_cap",),
     i4=("n_tasks", "k_max", "pc", "n_workers"))
@@ -82,40 +82,43 @@ def _run(prep: Prepared, *, max_buffer_bytes, **params) -> Result:
     smax = int(ori.bound.max()) if len(ori.bound) else 0
     K = smax + 2 if k_max is None else min(int(k_max), smax + 2)  # no clique is larger than smax + 2
     pc = smax + 1
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-    start.record()
     leaves_host = np.zeros((K + 1, pc), np.int64)
     device_bytes, passes, nodes, n_tasks = 0, 0, 0, 0
-    if K >= 3 and len(ori.u):
+    n_leaves = (K + 1) * pc
+    run = K >= 3 and len(ori.u)
+    if run:
         need = work_words(ori.bound)
-        sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
-        n_workers = sms * int(p["warps_per_sm"])
+        n_workers = _sms() * int(p["warps_per_sm"])
         budget = int(max_buffer_bytes or 0.4 * free_bytes())
         plan = plan_passes({"work": need}, n_workers, budget, "clique counts",
                            lambda i: f"edge ({ori.order[ori.u[i]]}, {ori.order[ori.v[i]]})")
         module = load_module("cliquecount.cu")
         kernel = module.get_function("cliquecount_kernel")
-        indptr, indices = cupy.asarray(ori.indptr), cupy.asarray(ori.indices)
-        leaves = cupy.zeros((K + 1) * pc, dtype=cupy.uint64)
+    # timed: the graph and tasks to the GPU (one copy), the kernel(s), the leaf counts back
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    start.record()
+    if run:
+        blob, indptr, indices, d_tasks = upload(ori.all_blob, ori.indptr, ori.indices, ori.u, len(ori.u))
         for idx, caps, workers in plan:
-            sel = idx[np.argsort(-ori.bound[idx], kind="stable")]
-            tu, tv = cupy.asarray(ori.u[sel]), cupy.asarray(ori.v[sel])
+            tasks = tasks_of(d_tasks, ori.u, ori.v, idx)   # largest first
             work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
-            ctrl = cupy.zeros(2, dtype=cupy.int32)
-            tasks = cupy.zeros(workers, dtype=cupy.int32)
-            wn = cupy.zeros(workers, dtype=cupy.uint64)
-            set_params(module, PARAMS, indptr=indptr, indices=indices, task_u=tu, task_v=tv, work=work,
-                       ctrl=ctrl, leaves=leaves, worker_tasks=tasks, worker_nodes=wn,
-                       work_cap=caps["work"], n_tasks=len(sel), k_max=K, pc=pc, n_workers=workers)
+            # one zeroed buffer: ctrl (next task, error flags), leaves, per worker: nodes, tasks (int32)
+            state = cupy.zeros(1 + n_leaves + 2 * workers, dtype=cupy.uint64)
+            at = state.data.ptr
+            set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=tasks, work=work,
+                       ctrl=at, leaves=at + 8, worker_nodes=at + 8 * (1 + n_leaves),
+                       worker_tasks=at + 8 * (1 + n_leaves + workers),
+                       work_cap=caps["work"], n_tasks=len(idx), k_max=K, pc=pc, n_workers=workers)
             kernel((-(-workers // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
-            if int(ctrl[1]) & ERR_CAPACITY:
+            host = state.get()
+            if int(host[0]) >> 32 & ERR_CAPACITY:
                 raise RuntimeError("clique counts: a task exceeded its workspace bound (internal error)")
-            device_bytes = max(device_bytes, indptr.nbytes + indices.nbytes + work.nbytes + leaves.nbytes)
-            nodes += int(wn.sum())
-            n_tasks += len(sel)
+            leaves_host += host[1: 1 + n_leaves].astype(np.int64).reshape(K + 1, pc)
+            device_bytes = max(device_bytes, blob.nbytes + work.nbytes + state.nbytes)
+            nodes += int(host[1 + n_leaves: 1 + n_leaves + workers].sum())
+            n_tasks += len(idx)
             passes += 1
             del work
-        leaves_host = leaves.get().astype(np.int64).reshape(K + 1, pc)
     stop.record()
     stop.synchronize()
     gpu_ms = cupy.cuda.get_elapsed_time(start, stop)

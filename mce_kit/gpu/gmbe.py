@@ -3,11 +3,15 @@
     prep = prepare(B)                        # V in degree order, 2-hop sizes, node_buf bounds (CPU)
     res = prep.run(tau=32, warps_per_sm=16)  # H2D graph, kernel, count back (timed phase)
     res.answer, res.gpu_ms, res.row()
+    prep.run(seeds=idx)                      # only those roots (indices into prep.seeds, V by rank)
 
 Every option is a run-time argument (the module is compiled once):
 ``level`` "gmbe+" (warp workers with load-aware task splitting on the two-level queue),
-"warp" (one warp per seed) or "block" (one block per seed); ``prune``, ``bitmap``, ``union``
-switch the paper's techniques off for its ablations; ``tau`` is the bitmap threshold,
+"warp" (one warp per seed) or "block" (one block per seed); ``prune`` and ``bitmap`` switch the
+paper's techniques off for its ablations; ``union`` builds each seed's 2-hop set by "scatter" (a
+per-worker bitmap over V, read back in order; the default), "merge" (the paper's warp-wide
+merge-path union, list by list) or "serial" (one thread merges: the w/o-UNION ablation; True and
+False mean "scatter" and "serial"); ``tau`` is the bitmap threshold,
 ``bound_height``/``bound_size`` the split thresholds, ``min_left``/``min_right`` count only
 bicliques with at least that many vertices in U / V. Unknown names raise TypeError.
 """
@@ -21,25 +25,26 @@ import numpy as np
 
 from ..graph import BipartiteGraph, positions
 from . import require_gpu
-from .launch import free_bytes, params_dtype, plan_passes, set_params
+from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
 from .loader import load_module
 
-F_PRUNE, F_BITMAP, F_SPLIT, F_UNION, F_LIST = 1, 2, 4, 8, 16
+F_PRUNE, F_BITMAP, F_SPLIT, F_UNION, F_LIST, F_SCATTER = 1, 2, 4, 8, 16, 32
 ERR_QUEUE = 1
 WARPS_PER_BLOCK = 4
 LEVELS = ("gmbe+", "warp", "block")
+UNIONS = ("scatter", "merge", "serial")
 STATS = ("count", "nodes", "failed", "pruned", "seeds", "subtasks", "splits", "cycles", "t0", "t1", "sm",
-         "bitmaps")
+         "bitmaps", "setup")
 NSTAT = len(STATS)
 _DEFINES: dict = {}  # compile-time settings (kept empty in normal use; benchmarks may probe)
 DEFAULTS = dict(level="gmbe+", tau=32, bound_height=20, bound_size=1500, warps_per_sm=16, prune=True,
-                bitmap=True, union=True, min_left=1, min_right=1)
+                bitmap=True, union="scatter", min_left=1, min_right=1)
 
 # The kernel's launch parameters, ``struct Params`` in gmbe.cu (same fields, same order).
 PARAMS = params_dtype(
-    pointers=("u_indptr", "u_indices", "v_indptr", "v_indices", "seeds", "seed_nw", "seed_p2", "buf", "gq",
-              "ctrl", "stats", "list", "list_pos", "list_overflow"),
-    i8=("buf_cap", "gq_cap", "list_cap", "bound_size"),
+    pointers=("u_indptr", "u_indices", "v_indptr", "v_indices", "seeds", "seed_nw", "seed_p2", "buf", "arena",
+              "arena_off", "vmap", "gq", "ctrl", "stats", "list", "list_pos", "list_overflow"),
+    i8=("buf_cap", "gq_cap", "list_cap", "bound_size", "vmap_words"),
     i4=("n_seeds", "tau", "tw", "flags", "n_workers", "bound_height", "min_left", "min_right"))
 
 
@@ -47,7 +52,14 @@ def node_buf_words(nL, nW, p2, tw):
     """Words of one task's node_buf for a seed with |L*| = nL, |N2 ∪ {s}| = nW, 2-paths p2 (as gmbe.cu)."""
     nL, nW, p2 = (np.asarray(x, dtype=np.int64) for x in (nL, nW, p2))
     lcap = np.minimum(nL, nW) + 2
-    return 4 * nL + 7 * nW + 1 + nW * tw + p2 + lcap * (3 + tw)
+    return 4 * nL + 7 * nW + 2 + nW * tw + p2 + lcap * (3 + tw)
+
+
+def arena_words(nW, p2):
+    """Words of a splittable seed's arena slot: |W|, |R*|, W, off, adj and the root's states, rounded up
+    to 128-byte lines (no two slots share a cache line: no SM keeps a stale copy of a slot written later)."""
+    w = 3 + 3 * np.asarray(nW, dtype=np.int64) + np.asarray(p2, dtype=np.int64)
+    return -(-w // 32) * 32
 
 
 def no_reuse_words(nL, nW, depth):
@@ -89,7 +101,7 @@ class GMBEResult:
 
     def row(self) -> dict:
         t = self.totals()
-        keys = ("nodes", "failed", "pruned", "seeds", "subtasks", "splits", "bitmaps")
+        keys = ("nodes", "failed", "pruned", "seeds", "subtasks", "splits", "bitmaps", "cycles", "setup")
         return {**{k: t[k] for k in keys},
                 "max_over_mean_cycles": round(t["max_over_mean_cycles"], 3),
                 "device_bytes": self.device_bytes,
@@ -116,10 +128,14 @@ class Prepared:
         deg = np.diff(self.v_indptr)[self.seeds]
         return node_buf_words(deg, self.nw, self.p2, _tw(tau))
 
-    def run(self, *, listing=False, max_buffer_bytes=None, queue_cap=None, **params) -> GMBEResult:
+    def run(self, *, listing=False, max_buffer_bytes=None, queue_cap=None, seeds=None,
+            **params) -> GMBEResult:
         """One timed launch. ``max_buffer_bytes`` caps the node_bufs (more passes / fewer workers);
-        ``queue_cap`` caps the global task queue (a seed that finds it full runs its sub-tasks in place)."""
-        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, queue_cap=queue_cap, **params)
+        ``queue_cap`` caps the global task queue (a seed that finds it full runs its sub-tasks in place);
+        ``seeds`` (indices into ``self.seeds``) runs only those roots: every maximal biclique is found
+        from one root (its earliest vertex of V), so the counts of disjoint root sets add up."""
+        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, queue_cap=queue_cap,
+                    seeds=seeds, **params)
 
 
 def _tw(tau: int) -> int:
@@ -166,6 +182,10 @@ def _check(params: dict) -> dict:
     if unknown:
         raise TypeError(f"unknown GMBE+ parameter(s): {', '.join(sorted(unknown))}")
     p = {**DEFAULTS, **params}
+    if p["union"] is True or p["union"] is False:
+        p["union"] = "scatter" if p["union"] else "serial"
+    if p["union"] not in UNIONS:
+        raise ValueError(f"union must be one of {', '.join(UNIONS)} (or True / False), got {p['union']!r}")
     if p["level"] not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {p['level']!r}")
     for k in ("tau", "bound_height", "bound_size", "min_left", "min_right"):
@@ -178,40 +198,76 @@ def _check(params: dict) -> dict:
     return p
 
 
-def plan(prep: Prepared, p: dict, n_workers: int, budget: int):
-    """[(seed indices, words per worker, workers)]: passes whose node_bufs fit ``budget`` bytes."""
-    need = prep.need_words(p["tau"])
-    passes = plan_passes({"buf": need}, n_workers, budget, "GMBE+",
-                         lambda i: f"seed v={int(prep.order[prep.seeds[i]])} (|N(v)|="
-                                   f"{int(np.diff(prep.v_indptr)[prep.seeds[i]])}, |N2|={int(prep.nw[i])})")
-    return [(idx, caps["buf"], workers) for idx, caps, workers in passes]
+def plan(prep: Prepared, p: dict, n_workers: int, budget: int, seeds=None):
+    """[(seed indices, words per worker, workers)]: passes whose node_bufs fit ``budget`` bytes
+    (of the roots ``seeds``, indices into ``prep.seeds``; None: all of them)."""
+    pick = np.arange(len(prep.seeds)) if seeds is None else np.asarray(seeds, dtype=np.int64)
+    need = prep.need_words(p["tau"])[pick]
+
+    def describe(j):
+        i = pick[j]
+        return (f"seed v={int(prep.order[prep.seeds[i]])} (|N(v)|="
+                f"{int(np.diff(prep.v_indptr)[prep.seeds[i]])}, |N2|={int(prep.nw[i])})")
+
+    passes = plan_passes({"buf": need}, n_workers, budget, "GMBE+", describe)
+    return [(pick[idx], caps["buf"], workers) for idx, caps, workers in passes]
+
+
+def may_split(prep: Prepared, idx: np.ndarray, p: dict) -> np.ndarray:
+    """Which of the seeds ``idx`` may split (the kernel's test with |C| <= |N2| - 1)."""
+    if p["level"] != "gmbe+" or not len(idx):
+        return np.zeros(len(idx), dtype=bool)
+    deg = np.diff(prep.v_indptr)[prep.seeds[idx]].astype(np.int64)
+    c = prep.nw[idx].astype(np.int64) - 1
+    h = np.minimum(deg, c)
+    return (h > p["bound_height"]) & (h * c > p["bound_size"])
 
 
 def queue_bound(prep: Prepared, idx: np.ndarray, p: dict) -> int:
     """Most sub-tasks the seeds ``idx`` can push (|C| <= |N2| - 1 for each seed that may split)."""
-    if p["level"] != "gmbe+" or not len(idx):
-        return 1
-    deg = np.diff(prep.v_indptr)[prep.seeds[idx]].astype(np.int64)
-    c = prep.nw[idx].astype(np.int64) - 1
-    h = np.minimum(deg, c)
-    may = (h > p["bound_height"]) & (h * c > p["bound_size"])
-    return int(c[may].sum()) + 1
+    may = may_split(prep, idx, p)
+    return int((prep.nw[idx].astype(np.int64) - 1)[may].sum()) + 1
 
 
-def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, **params) -> GMBEResult:
+def arena_plan(prep: Prepared, idx: np.ndarray, p: dict, budget: int) -> tuple[np.ndarray, int]:
+    """(word offset of each seed's arena slot or -1, total words): the splittable seeds of ``idx``,
+    heaviest first, while their slots fit ``budget`` bytes; the others run un-split (no work is lost)."""
+    off = np.full(len(idx), -1, dtype=np.int64)
+    may = np.flatnonzero(may_split(prep, idx, p))
+    if not len(may):
+        return off, 1
+    may = may[np.argsort(-prep.p2[idx[may]], kind="stable")]
+    words = arena_words(prep.nw[idx[may]], prep.p2[idx[may]])
+    ends = np.cumsum(words)
+    keep = ends * 4 <= budget
+    off[may[keep]] = ends[keep] - words[keep]
+    return off, max(1, int(ends[keep][-1]) if keep.any() else 1)
+
+
+def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=None, **params) -> GMBEResult:
+    p = _check(params)
+    seeds = pick_tasks(seeds, len(prep.seeds), "GMBE+")
     require_gpu()
     import cupy
 
-    p = _check(params)
     block = p["level"] == "block"
+    free = free_bytes()
+    n_v = len(prep.v_indptr) - 1
+    vmap_words = 2 * (-(-n_v // 32))
+    scatter = p["union"] == "scatter"
     flags = (F_PRUNE * bool(p["prune"]) | F_BITMAP * bool(p["bitmap"]) | F_SPLIT * (p["level"] == "gmbe+")
-             | F_UNION * bool(p["union"]) | F_LIST * bool(listing))
+             | F_UNION * (p["union"] != "serial") | F_LIST * bool(listing))
     tw = _tw(p["tau"])
     sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
     n_blocks = max(1, sms * int(p["warps_per_sm"]) // WARPS_PER_BLOCK)
     n_workers = n_blocks if block else n_blocks * WARPS_PER_BLOCK
-    budget = int(max_buffer_bytes or 0.4 * free_bytes())
-    passes = plan(prep, p, n_workers, budget)
+    budget = int(max_buffer_bytes or 0.4 * free)
+    if scatter and n_workers * vmap_words * 4 > 0.05 * free:
+        scatter = False  # the bitmaps over V would not fit: merge-path unions instead (same answer)
+    flags |= F_SCATTER * scatter
+    if not scatter:
+        vmap_words = 0
+    passes = plan(prep, p, n_workers, budget, seeds)
     module = load_module("gmbe.cu", defines=_DEFINES)
     kernel = module.get_function("gmbe_block_kernel" if block else "gmbe_warp_kernel")
 
@@ -220,8 +276,10 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, **params)
     g = {k: cupy.asarray(getattr(prep, k)) for k in ("u_indptr", "u_indices", "v_indptr", "v_indices")}
     graph_bytes = sum(a.nbytes for a in g.values())
     stats = np.zeros((n_workers, NSTAT), dtype=np.uint64)
-    list_cap = max(4096, 16 * len(prep.seeds)) if listing else 1
+    list_cap = max(4096, 16 * (len(prep.seeds) if seeds is None else len(seeds))) if listing else 1
     device_bytes, records, queue_full = graph_bytes, [], False
+    vmap = cupy.zeros(max(1, n_workers * vmap_words), dtype=cupy.uint32)  # zero; each seed clears what it set
+    arena_bytes = 0
     for idx, cap, workers in passes:
         order = idx[np.argsort(-prep.p2[idx], kind="stable")]  # heaviest seeds first
         seeds = cupy.asarray(prep.seeds[order])
@@ -234,6 +292,10 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, **params)
             gq_cap = max(1, min(gq_cap, int(queue_cap)))
         buf = cupy.empty(workers * cap, dtype=cupy.uint32)
         gq = cupy.empty(gq_cap, dtype=cupy.uint64)
+        a_off, a_words = arena_plan(prep, order, p, int(0.1 * free))
+        arena = cupy.empty(a_words, dtype=cupy.uint32)
+        arena_off = cupy.asarray(a_off)
+        arena_bytes = max(arena_bytes, arena.nbytes + arena_off.nbytes)
         blocks = workers if block else -(-workers // WARPS_PER_BLOCK)
         while True:
             gq.fill(np.uint64(0xFFFFFFFFFFFFFFFF))
@@ -242,7 +304,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, **params)
             lst = cupy.empty(list_cap, dtype=cupy.int32)
             pos = cupy.zeros(1, dtype=cupy.uint64)
             overflow = cupy.zeros(1, dtype=cupy.int32)
-            set_params(module, PARAMS, **g, seeds=seeds, seed_nw=nw, seed_p2=p2, buf=buf, gq=gq, ctrl=ctrl,
+            set_params(module, PARAMS, **g, seeds=seeds, seed_nw=nw, seed_p2=p2, buf=buf, arena=arena,
+                       arena_off=arena_off, vmap=vmap, vmap_words=vmap_words, gq=gq, ctrl=ctrl,
                        stats=st, list=lst, list_pos=pos, list_overflow=overflow, buf_cap=cap, gq_cap=gq_cap,
                        list_cap=list_cap, bound_size=p["bound_size"], n_seeds=len(order), tau=p["tau"], tw=tw,
                        flags=flags, n_workers=workers, bound_height=p["bound_height"],
@@ -252,7 +315,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, **params)
                 break
             list_cap = int(pos[0]) + 1  # the kernel counted what it needed
         device_bytes = max(device_bytes, graph_bytes + buf.nbytes + gq.nbytes + st.nbytes + seeds.nbytes * 4
-                           + lst.nbytes)
+                           + lst.nbytes + arena.nbytes + arena_off.nbytes + vmap.nbytes)
         host = st.get().reshape(workers, NSTAT)
         if len(passes) == 1:
             stats[:workers] = host
@@ -263,7 +326,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, **params)
         queue_full |= bool(int(ctrl[4]) & ERR_QUEUE)
         if listing:
             records.append(lst[: int(pos[0])].get())
-        del buf, gq
+        del buf, gq, arena, arena_off
     answer = int(stats[:, 0].sum())
     stop.record()
     stop.synchronize()
@@ -282,7 +345,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, **params)
                 i += 2 + nl + nr
     return GMBEResult(
         answer=answer,
-        params={**p, "sms": sms, "workers": n_workers, "listing": listing, "regs": kernel.num_regs,
+        params={**p, "union_used": "scatter" if scatter else p["union"].replace("scatter", "merge"),
+                "sms": sms, "workers": n_workers, "listing": listing, "regs": kernel.num_regs,
                 "spill_bytes": kernel.local_size_bytes,
                 "build": " ".join(f"{k}={v}" for k, v in sorted(_DEFINES.items())) or "default"},
         gpu_ms=gpu_ms, prep_s=prep.prep_s, device_bytes=int(device_bytes), stats=stats, passes=len(passes),

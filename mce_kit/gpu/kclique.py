@@ -3,11 +3,25 @@
     prep = prepare(G)                          # orientation, oriented CSR, edge tasks (CPU, untimed)
     res = prep.run(k=7, scheduling=True)       # graph to the GPU, kernel, 128-bit count back (timed)
     res.answer, res.gpu_ms, res.row()
+    prep.run(k=7, tasks=idx)                   # only those edge tasks (indices into orient(order).u)
 
 The paper orients by degree (ties by id); ``order="degeneracy"`` is the
 other option. Every switch of the paper's ablation (lane scheduling, dynamic
 bitmap level, size specialisation) and the density threshold are run-time
 parameters: one compiled module serves the whole sweep.
+
+Size specialisation (``size=True``) covers both ends: one-word bitmaps (<= 32
+candidates) in shared memory, and the tasks with more than ``block_min``
+(default 1024) candidates - judged by the bound min(out-degree(u), out-degree(v)),
+known before the launch - run one per block of four warps in a launch of their
+own (``kclique_block_kernel``); ``block_min=-1`` keeps every task on one warp.
+``rows`` picks how the bitmap rows are built: ``"flat"`` (32 rows' lists walked
+as one) or ``"by_row"`` (one row after the other).
+
+Timed (``gpu_ms``): one host-to-device copy of the oriented CSR and the task
+list, the launch(es), one copy of the counters back and their 128-bit sum.
+Orienting, sorting the tasks by size and planning are host work done once per
+orientation (``order_s``, ``prep_s``), not per run.
 """
 
 from __future__ import annotations
@@ -19,10 +33,10 @@ import numpy as np
 
 from ..graph import Graph
 from . import require_gpu
-from .launch import free_bytes, params_dtype, plan_passes, set_params
+from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
 from .loader import load_module
 
-FLAG_SCHED, FLAG_DYNAMIC, FLAG_SIZE, FLAG_LIST, FLAG_STATS = 1, 2, 4, 8, 16
+FLAG_SCHED, FLAG_DYNAMIC, FLAG_SIZE, FLAG_LIST, FLAG_STATS, FLAG_BYROW, FLAG_BLOCK = 1, 2, 4, 8, 16, 32, 64
 ERR_CAPACITY = 1
 WARPS_PER_BLOCK = 4
 KMAX = 32
@@ -31,10 +45,11 @@ LIST_CAP = 1 << 20  # first guess of the listing buffer (ints); a pass that need
 ORDERS = ("degree", "degeneracy")
 _DEFINES: dict = {}  # compile-time settings (KC_ACTIVE_LANES=1 for the instrumented build)
 DEFAULTS = dict(k=4, order="degree", scheduling=True, dynamic=True, size=True, lam=None,
-                warps_per_sm=32, stats=False)
+                warps_per_sm=32, stats=False, rows="flat", block_min=1024)
+ROWS = ("flat", "by_row")  # how the bitmap rows are built (build_rows in cuda/subgraph.cuh)
 
 PARAMS = params_dtype(
-    pointers=("indptr", "indices", "task_u", "task_v", "work", "ctrl", "acc", "worker_tasks",
+    pointers=("indptr", "indices", "tasks", "work", "ctrl", "acc", "worker_tasks",
               "worker_cycles", "bins", "active", "list", "list_pos"),
     i8=("work_cap", "list_cap"),
     i4=("n_tasks", "k", "flags", "lam_milli", "n_workers"))
@@ -46,12 +61,13 @@ def default_lam(k: int) -> float:
     return -1.0 if k <= 5 else 0.25 if k == 6 else 1.0
 
 
-def work_words(s, k):
-    """Workspace words of one task with <= s common neighbours (matches kclique.cu)."""
+def work_words(s, k, parts=1):
+    """Workspace words of one task with <= s common neighbours on ``parts`` warps (matches kclique.cu):
+    the list C and the rows, then per warp a sub-bitmap, an index list and 32 lane stacks."""
     s = np.asarray(s, dtype=np.int64)
     W = (s + 31) // 32
     r4 = (s + 3) // 4 * 4
-    return 2 * r4 + 2 * s * W + 32 * max(1, k - 4) * W
+    return r4 + s * W + parts * (s * W + r4 + 32 * max(1, k - 4) * W)
 
 
 def orientation(G: Graph, order: str) -> np.ndarray:
@@ -65,17 +81,28 @@ def orientation(G: Graph, order: str) -> np.ndarray:
 
 @dataclass
 class Oriented:
-    """G renumbered by an order: the full CSR, the later-neighbour CSR, the oriented edges."""
+    """G renumbered by an order: the full CSR, the later-neighbour CSR, the oriented edges.
+
+    The edges are sorted by ``bound``, largest first (ties by (u, v)): the kernels take the big
+    tasks first, and the tasks that can hold a k-clique (bound >= k - 2) are a prefix. ``out_blob``
+    and ``all_blob`` are what one host-to-device copy sends: [out_ptr | out_idx | u0 v0 u1 v1 ...]
+    and [indptr | indices | u0 v0 ...] (int32; a prefix of the tasks is a prefix of the blob)."""
 
     order: np.ndarray
     indptr: np.ndarray          # all neighbours (sorted)
     indices: np.ndarray
     out_ptr: np.ndarray         # later neighbours only (sorted)
     out_idx: np.ndarray
-    u: np.ndarray               # oriented edges u < v
+    u: np.ndarray               # oriented edges u < v, by bound descending
     v: np.ndarray
     bound: np.ndarray           # min(out-degree(u), out-degree(v)) >= |common later neighbours|
     seconds: float
+    out_blob: np.ndarray = None
+    all_blob: np.ndarray = None
+
+    def n_tasks(self, least: int) -> int:
+        """How many tasks (a prefix) have bound >= least."""
+        return int(np.searchsorted(-self.bound, -least, side="right"))
 
 
 def orient(G: Graph, order: str) -> Oriented:
@@ -90,9 +117,42 @@ def orient(G: Graph, order: str) -> Oriented:
     out_ptr = np.zeros(H.n + 1, dtype=np.int32)
     np.cumsum(out_deg, out=out_ptr[1:])
     u, v = src[keep], indices[keep]
-    bound = np.minimum(out_deg[u], out_deg[v])
-    return Oriented(o, indptr, indices, out_ptr, np.ascontiguousarray(indices[keep]), u, v,
-                    bound.astype(np.int64), time.perf_counter() - t0)
+    bound = np.minimum(out_deg[u], out_deg[v]).astype(np.int64)
+    by_size = np.argsort(-bound, kind="stable")
+    u, v, bound = u[by_size], v[by_size], bound[by_size]
+    out_idx = np.ascontiguousarray(indices[keep])
+    uv = np.stack([u, v], axis=1).ravel()
+    return Oriented(o, indptr, indices, out_ptr, out_idx, u, v, bound, time.perf_counter() - t0,
+                    out_blob=np.concatenate([out_ptr, out_idx, uv]).astype(np.int32, copy=False),
+                    all_blob=np.concatenate([indptr, indices, uv]).astype(np.int32, copy=False))
+
+
+def upload(blob: np.ndarray, ptr: np.ndarray, idx: np.ndarray, u: np.ndarray, n_tasks: int):
+    """One host-to-device copy of the CSR (ptr, idx) and the first ``n_tasks`` task pairs of ``blob``:
+    returns (device blob, device indptr, device indices, device tasks)."""
+    import cupy
+
+    a, b = len(ptr), len(ptr) + len(idx)
+    d = cupy.asarray(blob[: b + 2 * n_tasks])
+    return d, d[:a], d[a:b], d[b:]
+
+
+def tasks_of(d_tasks, u: np.ndarray, v: np.ndarray, idx: np.ndarray):
+    """The device task pairs of ``idx``: a slice of the uploaded prefix when idx is a run i, i+1, ..."""
+    import cupy
+
+    if len(idx) and (len(idx) == 1 or bool(np.all(np.diff(idx) == 1))):
+        return d_tasks[2 * int(idx[0]): 2 * (int(idx[-1]) + 1)]
+    return cupy.asarray(np.stack([u[idx], v[idx]], axis=1).ravel())
+
+
+def sum128(lo: np.ndarray, hi: np.ndarray) -> int:
+    """Exact sum of 128-bit numbers given as u64 (lo, hi) word arrays (fewer than 2^32 of them)."""
+    lo = lo.astype(np.uint64, copy=False)
+    low = int((lo & np.uint64(0xFFFFFFFF)).sum()) + (int((lo >> np.uint64(32)).sum()) << 32)
+    high = int((hi.astype(np.uint64, copy=False) & np.uint64(0xFFFFFFFF)).sum())
+    high += int((hi.astype(np.uint64, copy=False) >> np.uint64(32)).sum()) << 32
+    return low + (high << 64)
 
 
 @dataclass
@@ -105,6 +165,7 @@ class Result:
     device_bytes: int
     passes: int
     tasks: int
+    block_tasks: int
     worker_tasks: np.ndarray
     worker_cycles: np.ndarray
     bins: np.ndarray | None = None          # FLAG_STATS: [level 2/3, bin, (tasks, cycles)]
@@ -116,7 +177,8 @@ class Result:
         return self.answer
 
     def row(self) -> dict:
-        r = {"tasks": self.tasks, "passes": self.passes, "device_bytes": self.device_bytes,
+        r = {"tasks": self.tasks, "block_tasks": self.block_tasks, "passes": self.passes,
+             "device_bytes": self.device_bytes,
              "order_s": round(self.order_s, 4)}
         if self.active is not None and self.active[1]:
             r["active_lanes"] = self.active[0] / self.active[1]
@@ -148,8 +210,10 @@ class OrientedGraph:
 
 
 class Prepared(OrientedGraph):
-    def run(self, *, listing=False, max_buffer_bytes=None, **params) -> Result:
-        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, **params)
+    def run(self, *, listing=False, max_buffer_bytes=None, tasks=None, **params) -> Result:
+        """One timed launch. ``tasks`` (indices into ``orient(order).u``/``.v``, the oriented edges)
+        runs only those edge tasks: the counts of disjoint task sets add up to the whole."""
+        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, tasks=tasks, **params)
 
 
 def prepare(G: Graph, order: str = "degree") -> Prepared:
@@ -164,69 +228,103 @@ def check_params(params: dict, defaults: dict, what: str) -> dict:
     return {**defaults, **params}
 
 
-def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> Result:
+def _sms() -> int:
+    import cupy
+
+    return cupy.cuda.Device().attributes["MultiProcessorCount"]
+
+
+# the per-pass state, one zeroed u64 buffer: ctrl (next task, error flags), list_pos, active[2],
+# bins[2 * NBINS * 2], then per worker: acc (lo, hi), cycles, tasks (int32 in a u64 slot)
+_S_CTRL, _S_POS, _S_ACTIVE, _S_BINS = 0, 1, 2, 4
+_S_FIXED = _S_BINS + 2 * NBINS * 2
+
+
+def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, **params) -> Result:
     p = check_params(params, DEFAULTS, "KCMiner")
     k = int(p["k"])
     if not 3 <= k <= KMAX:
         raise ValueError(f"k must be in 3..{KMAX} on the GPU (k = 1, 2 are n and m), got {k}")
+    if p["rows"] not in ROWS:
+        raise ValueError(f"rows must be 'flat' or 'by_row', got {p['rows']!r}")
     require_gpu()
     import cupy
 
     ori = prep.orient(p["order"])
+    tasks = pick_tasks(tasks, len(ori.u), "KCMiner", "tasks")
     lam = default_lam(k) if p["lam"] is None else float(p["lam"])
     flags = (FLAG_SCHED * bool(p["scheduling"]) | FLAG_DYNAMIC * bool(p["dynamic"])
-             | FLAG_SIZE * bool(p["size"]) | FLAG_LIST * bool(listing) | FLAG_STATS * bool(p["stats"]))
-    keep = np.flatnonzero(ori.bound >= k - 2)   # fewer common neighbours cannot hold a k-clique
-    need = work_words(ori.bound[keep], k)
-    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+             | FLAG_SIZE * bool(p["size"]) | FLAG_LIST * bool(listing) | FLAG_STATS * bool(p["stats"])
+             | FLAG_BYROW * (p["rows"] == "by_row"))
+    # fewer common neighbours cannot hold a k-clique: the tasks kept are a prefix (by bound), or of a subset
+    chosen = np.arange(ori.n_tasks(k - 2)) if tasks is None else np.sort(tasks[ori.bound[tasks] >= k - 2])
+    n_keep = len(chosen)
+    # size specialisation: the tasks with over block_min candidates (again a prefix) on a block each
+    n_big = (int(np.count_nonzero(ori.bound[chosen] > int(p["block_min"])))
+             if p["size"] and p["block_min"] >= 0 else 0)
+    sms = _sms()
     n_workers = sms * int(p["warps_per_sm"])
     budget = int(max_buffer_bytes or 0.4 * free_bytes())
-    plan = plan_passes({"work": need}, n_workers, budget, "KCMiner",
-                       lambda i: f"edge ({ori.order[ori.u[keep[i]]]}, {ori.order[ori.v[keep[i]]]})")
+    phases = []   # (first task, flags, warps per worker, plan)
+    for lo, hi, parts in ((0, n_big, WARPS_PER_BLOCK), (n_big, n_keep, 1)):
+        if hi > lo:
+            part = chosen[lo:hi]
+            plan = plan_passes({"work": work_words(ori.bound[part], k, parts)}, n_workers // parts, budget,
+                               "KCMiner", lambda i, part=part: f"edge ({ori.order[ori.u[part[i]]]}, "
+                                                               f"{ori.order[ori.v[part[i]]]})")
+            phases.append((lo, flags | FLAG_BLOCK * (parts > 1), parts, plan))
     module = load_module("kclique.cu", defines=_DEFINES)
     kernel = module.get_function("kclique_kernel")
+    block_kernel = module.get_function("kclique_block_kernel")
 
+    # timed: the graph and tasks to the GPU (one copy), the kernel(s), the counts back
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
     start.record()
-    indptr, indices = cupy.asarray(ori.out_ptr), cupy.asarray(ori.out_idx)
+    n_up = int(chosen[-1]) + 1 if n_keep else 0   # the task pairs up to the last one chosen
+    blob, indptr, indices, d_tasks = upload(ori.out_blob, ori.out_ptr, ori.out_idx, ori.u, n_up)
     total = 0
     wt = np.zeros(n_workers, np.int64)
     wc = np.zeros(n_workers, np.uint64)
-    bins = cupy.zeros(2 * NBINS * 2, dtype=cupy.uint64)
-    active = cupy.zeros(2, dtype=cupy.uint64)
-    device_bytes = indptr.nbytes + indices.nbytes
+    bins = np.zeros(2 * NBINS * 2, np.uint64)
+    active = np.zeros(2, np.uint64)
+    device_bytes = blob.nbytes
     list_cap = LIST_CAP if listing else 1
     lists = []
-    for idx, caps, workers in plan:
-        sel = keep[idx[np.argsort(-ori.bound[keep[idx]], kind="stable")]]  # largest tasks first
-        tu, tv = cupy.asarray(ori.u[sel]), cupy.asarray(ori.v[sel])
-        work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
-        device_bytes = max(device_bytes, indptr.nbytes + indices.nbytes + 2 * tu.nbytes + work.nbytes)
-        while True:
-            ctrl = cupy.zeros(2, dtype=cupy.int32)
-            acc = cupy.zeros(2 * workers, dtype=cupy.uint64)
-            tasks = cupy.zeros(workers, dtype=cupy.int32)
-            cycles = cupy.zeros(workers, dtype=cupy.uint64)
-            lst = cupy.empty(list_cap if listing else 1, dtype=cupy.int32)
-            pos = cupy.zeros(1, dtype=cupy.uint64)
-            set_params(module, PARAMS, indptr=indptr, indices=indices, task_u=tu, task_v=tv, work=work,
-                       ctrl=ctrl, acc=acc, worker_tasks=tasks, worker_cycles=cycles, bins=bins,
-                       active=active, list=lst, list_pos=pos, work_cap=caps["work"], list_cap=list_cap,
-                       n_tasks=len(sel), k=k, flags=flags, lam_milli=int(round(lam * 1000)),
-                       n_workers=workers)
-            kernel((-(-workers // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
-            if not listing or int(pos[0]) <= list_cap:
-                break
-            list_cap = int(pos[0])  # the kernel counted what it needed: run the pass again
-        if int(ctrl[1]) & ERR_CAPACITY:
-            raise RuntimeError("KCMiner: a task exceeded its workspace bound (internal error; please report)")
-        a = acc.get()
-        total += int(a[0::2].astype(object).sum()) + (int(a[1::2].astype(object).sum()) << 64)
-        wt[:workers] += tasks.get()
-        wc[:workers] += cycles.get()
-        if listing:
-            lists.append(lst[: int(pos[0])].get())
-        del work
+    for lo, launch_flags, parts, plan in phases:
+        for idx, caps, workers in plan:
+            pairs = tasks_of(d_tasks, ori.u, ori.v, chosen[idx + lo])   # largest first
+            work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
+            device_bytes = max(device_bytes, blob.nbytes + work.nbytes)
+            warps = workers * parts
+            while True:
+                state = cupy.zeros(_S_FIXED + 4 * warps, dtype=cupy.uint64)
+                at = state.data.ptr
+                acc = at + 8 * _S_FIXED
+                cyc, ntk = acc + 16 * warps, acc + 24 * warps
+                lst = cupy.empty(list_cap if listing else 1, dtype=cupy.int32)
+                set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=pairs, work=work,
+                           ctrl=at + 8 * _S_CTRL, acc=acc, worker_tasks=ntk, worker_cycles=cyc,
+                           bins=at + 8 * _S_BINS, active=at + 8 * _S_ACTIVE, list=lst,
+                           list_pos=at + 8 * _S_POS, work_cap=caps["work"], list_cap=list_cap,
+                           n_tasks=len(idx), k=k, flags=launch_flags, lam_milli=int(round(lam * 1000)),
+                           n_workers=workers)
+                fn = block_kernel if parts > 1 else kernel
+                fn((-(-warps // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
+                host = state.get()
+                if not listing or int(host[_S_POS]) <= list_cap:
+                    break
+                list_cap = int(host[_S_POS])  # the kernel counted what it needed: run the pass again
+            if int(host[_S_CTRL]) >> 32 & ERR_CAPACITY:
+                raise RuntimeError("KCMiner: a task exceeded its workspace bound (internal error)")
+            per = host[_S_FIXED:]
+            total += sum128(per[0: 2 * warps: 2], per[1: 2 * warps: 2])
+            wc[:warps] += per[2 * warps: 3 * warps]
+            wt[:warps] += per[3 * warps:].view(np.int32)[:warps]
+            bins += host[_S_BINS:_S_FIXED]
+            active += host[_S_ACTIVE:_S_BINS]
+            if listing:
+                lists.append(lst[: int(host[_S_POS])].get())
+            del work
     stop.record()
     stop.synchronize()
     gpu_ms = cupy.cuda.get_elapsed_time(start, stop)
@@ -234,16 +332,16 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, **params) -> Result:
     if listing:
         flat = np.concatenate(lists) if lists else np.empty(0, np.int32)
         cliques = ori.order[flat.reshape(-1, k)] if len(flat) else np.empty((0, k), np.int64)
-    act = active.get()
     return Result(
         answer=total, gpu_ms=gpu_ms,
         params={**p, "lam": lam, "sms": sms, "workers": n_workers, "listing": listing,
                 "regs": kernel.num_regs, "spill_bytes": kernel.local_size_bytes,
                 "build": " ".join(f"{a}={b}" for a, b in sorted(_DEFINES.items())) or "default"},
-        prep_s=prep.prep_s, order_s=ori.seconds, device_bytes=int(device_bytes), passes=len(plan),
-        tasks=len(keep), worker_tasks=wt, worker_cycles=wc,
-        bins=bins.get().reshape(2, NBINS, 2) if p["stats"] else None,
-        active=(int(act[0]), int(act[1])) if "KC_ACTIVE_LANES" in _DEFINES else None, cliques=cliques)
+        prep_s=prep.prep_s, order_s=ori.seconds, device_bytes=int(device_bytes),
+        passes=sum(len(ph[3]) for ph in phases), tasks=n_keep, block_tasks=n_big,
+        worker_tasks=wt, worker_cycles=wc,
+        bins=bins.reshape(2, NBINS, 2) if p["stats"] else None,
+        active=(int(active[0]), int(active[1])) if "KC_ACTIVE_LANES" in _DEFINES else None, cliques=cliques)
 
 
 def count_k_cliques(G: Graph, k: int, **params) -> int:

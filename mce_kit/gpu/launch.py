@@ -59,6 +59,9 @@ def free_bytes() -> int:
     return int(free + cupy.get_default_memory_pool().free_bytes())
 
 
+_ONE_PASS = True  # the shortcut below (a switch for the test that compares it with the general split)
+
+
 def plan_passes(needs: dict[str, np.ndarray], n_workers: int, budget: int, label: str,
                 describe=None, align: int = 4) -> list[tuple[np.ndarray, dict[str, int], int]]:
     """Split tasks into passes whose per-worker buffers fit ``budget`` bytes.
@@ -72,8 +75,12 @@ def plan_passes(needs: dict[str, np.ndarray], n_workers: int, budget: int, label
     """
     regions = list(needs)
     need = sum(np.asarray(needs[r], dtype=np.int64) for r in regions)
-    order = np.argsort(need, kind="stable")
     slack = align * len(regions)  # room the alignment of each cap may add
+    if _ONE_PASS and len(need) and int(need.max()) <= budget // (4 * n_workers) - slack:
+        # the usual case: every task fits at full width, one pass in task order (no sort)
+        caps = {r: -(-int(np.asarray(needs[r]).max()) // align) * align for r in regions}
+        return [(np.arange(len(need)), caps, n_workers)]
+    order = np.argsort(need, kind="stable")
     passes, start, workers = [], 0, n_workers
     while start < len(order):
         per_worker = budget // (4 * workers) - slack
@@ -93,3 +100,20 @@ def plan_passes(needs: dict[str, np.ndarray], n_workers: int, budget: int, label
         passes.append((np.sort(idx), caps, workers))
         start = fits
     return passes
+
+
+def pick_tasks(tasks, n: int, label: str, what: str = "seeds") -> np.ndarray | None:
+    """Validated indices into a kernel's task list (``None``: every task). Run-time subsets let
+    several GPUs share one graph (``mce_kit.distributed``): disjoint subsets add up to the whole."""
+    if tasks is None:
+        return None
+    idx = np.asarray(tasks)
+    if idx.ndim != 1 or (len(idx) and not np.issubdtype(idx.dtype, np.integer)):
+        raise ValueError(f"{label}: {what}= must be a 1-D array of task indices, got shape {idx.shape} "
+                         f"of {idx.dtype}")
+    idx = idx.astype(np.int64)
+    if len(idx) and (idx.min() < 0 or idx.max() >= n):
+        raise ValueError(f"{label}: {what}= indices must lie in 0..{n - 1}, got {idx.min()}..{idx.max()}")
+    if len(np.unique(idx)) != len(idx):
+        raise ValueError(f"{label}: {what}= holds repeated indices (each task would count twice)")
+    return idx

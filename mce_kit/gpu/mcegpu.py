@@ -3,6 +3,7 @@
     prep = prepare(G)                                    # degeneracy order, seeds (CPU, untimed)
     res = prep.run(subtree="L1", induced="auto", worker_list=True)
     res.answer, res.gpu_ms, res.donations, res.sm_load()
+    prep.run(subtree="L2", seeds=idx)                   # only those seeds (indices into seed_arrays)
 
 One thread block per independent sub-tree (``subtree="L1"``: a vertex,
 ``"L2"``: an edge), a binary-encoded induced sub-graph over P (``induced="IP"``)
@@ -28,7 +29,7 @@ import numpy as np
 
 from ..graph import Graph
 from . import require_gpu
-from .launch import free_bytes, params_dtype, plan_passes, set_params
+from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
 from .loader import load_module
 from .seeds import degeneracy_csr, seed_sets
 
@@ -140,8 +141,12 @@ class Prepared:
             raise ValueError(f"induced must be 'auto', 'IP' or 'IPX', got {induced!r}")
         return induced
 
-    def run(self, *, listing=False, max_buffer_bytes=None, profile=False, **params) -> MCEGPUResult:
-        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, profile=profile, **params)
+    def run(self, *, listing=False, max_buffer_bytes=None, profile=False, seeds=None,
+            **params) -> MCEGPUResult:
+        """One timed launch. ``seeds`` (indices into ``seed_arrays(subtree)``) runs only those
+        sub-trees and leaves out the isolated vertices: disjoint seed sets add up to the whole."""
+        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, profile=profile, seeds=seeds,
+                    **params)
 
 
 def prepare(G: Graph) -> Prepared:
@@ -155,16 +160,19 @@ def prepare(G: Graph) -> Prepared:
                     prep_s=time.perf_counter() - t0)
 
 
-def plan(prep: Prepared, subtree: str, ipx: bool, n_workers: int, budget: int):
-    """[(seed indices, buffer words per block, blocks)]: passes whose buffers fit ``budget`` bytes."""
+def plan(prep: Prepared, subtree: str, ipx: bool, n_workers: int, budget: int, seeds=None):
+    """[(seed indices, buffer words per block, blocks)]: passes whose buffers fit ``budget`` bytes
+    (of the seeds ``seeds``, indices into ``seed_arrays(subtree)``; None: all of them)."""
     u, v, p, x = prep.seed_arrays(subtree)
+    pick = np.arange(len(u)) if seeds is None else np.asarray(seeds, dtype=np.int64)
 
     def describe(i):
         a = prep.order[u[i]]
         return f"seed vertex {a}" if v[i] < 0 else f"seed edge ({a}, {prep.order[v[i]]})"
 
-    passes = plan_passes({"buffer": buffer_words(p, x, ipx)}, n_workers, budget, "mce-gpu", describe)
-    return [(idx, caps["buffer"], workers) for idx, caps, workers in passes]
+    passes = plan_passes({"buffer": buffer_words(p[pick], x[pick], ipx)}, n_workers, budget, "mce-gpu",
+                         lambda i: describe(pick[i]))
+    return [(pick[idx], caps["buffer"], workers) for idx, caps, workers in passes]
 
 
 def blocks_per_sm(kernel, threads: int, device) -> int:
@@ -202,8 +210,9 @@ def _sum_u64(a: np.ndarray) -> int:
     return (int((a >> np.uint64(32)).sum()) << 32) + int((a & np.uint64(0xFFFFFFFF)).sum())
 
 
-def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, **params) -> MCEGPUResult:
+def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, **params) -> MCEGPUResult:
     p = _check(params)
+    seeds = pick_tasks(seeds, len(prep.seed_arrays(p["subtree"])[0]), "mce-gpu")
     require_gpu()
     import cupy
 
@@ -224,7 +233,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, **params) -> MCE
     n_workers = sms * per_sm
     u, v, _, _ = prep.seed_arrays(p["subtree"])
     budget = int(max_buffer_bytes or 0.4 * free_bytes())
-    passes = plan(prep, p["subtree"], ipx, n_workers, budget)
+    passes = plan(prep, p["subtree"], ipx, n_workers, budget, seeds)
+    n_run = len(u) if seeds is None else len(seeds)
 
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
     start.record()
@@ -233,7 +243,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, **params) -> MCE
     # per block: count, nodes, busy cycles (64-bit), seeds, donated, received, SM
     stats = [cupy.zeros(n_workers, dtype=dt) for dt in ("u8", "u8", "u8", "i4", "i4", "i4", "i4")]
     phase = cupy.zeros(4 * n_workers, dtype=cupy.uint64)
-    list_cap = max(1024, 8 * len(u)) if listing else 1
+    list_cap = max(1024, 8 * n_run) if listing else 1
     device_bytes = indptr.nbytes + indices.nbytes
     counts, records = [], []
     for idx, cap, workers in passes:
@@ -273,14 +283,14 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, **params) -> MCE
         if listing:
             records.append(lst[: int(pos[0])].get())
         del buf
-    answer = sum(_sum_u64(c) for c in counts) + len(prep.isolated)
+    answer = sum(_sum_u64(c) for c in counts) + (len(prep.isolated) if seeds is None else 0)
     stop.record()
     stop.synchronize()
     gpu_ms = cupy.cuda.get_elapsed_time(start, stop)
 
     cliques = None
     if listing:
-        cliques = [prep.order[np.array([i])] for i in prep.isolated]
+        cliques = [prep.order[np.array([i])] for i in prep.isolated] if seeds is None else []
         for rec in records:
             i = 0
             while i < len(rec):

@@ -12,6 +12,10 @@ kernel argument or a launch setting. The source is built twice, once per task
 kind (``STREAMING=0`` for counts, histograms and filters, so the counting hot
 loop carries no streaming code; ``STREAMING=1`` for listing), each once.
 
+Counting, histograms and filters search small sub-trees in registers (``local=True``: below a node
+with ``|P| <= min(tau, 32)`` and ``|P| + |X| <= 32`` each vertex gets a lane and the DFS runs on
+32-bit lane masks; ``solve_local`` in the kernel); listing keeps the bitmap path throughout.
+
 Streaming design (a relaunch that resumes, double-buffered). The kernel
 appends cliques to a device ring of chunks (``ring_layout``): each warp owns
 one chunk at a time, taken with one atomic, and writes records
@@ -48,6 +52,7 @@ from .loader import load_module
 from .seeds import seed_sets
 
 FLAG_EXPOSE, FLAG_AGGRESSIVE, FLAG_STREAM, FLAG_SIZES, FLAG_HIST, FLAG_RESUME = 1, 2, 4, 8, 16, 32
+FLAG_LOCAL = 64
 ERR_CAPACITY, ERR_RING = 1, 2
 WARPS_PER_BLOCK = 4
 RESUME_INTS = 8       # per worker in resume[] (matches rdmce.cu)
@@ -55,7 +60,9 @@ MIN_CHUNK_WORDS = 1024
 RING_BYTES = 256 << 20  # default ring of a streaming run (the host gets blocks of it)
 INT32_MAX = 2**31 - 1
 _DEFINES: dict = {}  # compile-time settings (kept empty in normal use; benchmarks may probe)
-DEFAULTS = dict(tau=24, warps_per_sm=32, seeding="edge", exposure=True, aggressive=True)
+# local: sub-trees of nodes with |P| <= min(tau, 32) and |P| + |X| <= 32 are searched in registers
+# (solve_local in rdmce.cu); False keeps every node on the bitmap path (the ablation).
+DEFAULTS = dict(tau=24, warps_per_sm=32, seeding="edge", exposure=True, aggressive=True, local=True)
 
 
 # The kernel's launch parameters, ``struct Params`` in rdmce.cu (same fields, same order).
@@ -302,7 +309,8 @@ class _Device:
             pick = np.asarray(seeds, dtype=np.int64)
             u, v, rows_need, stack_need = (a[pick] for a in (u, v, rows_need, stack_need))
         self.u, self.v = u, v
-        self.flags = FLAG_EXPOSE * bool(p["exposure"]) | FLAG_AGGRESSIVE * bool(p["aggressive"])
+        self.flags = (FLAG_EXPOSE * bool(p["exposure"]) | FLAG_AGGRESSIVE * bool(p["aggressive"])
+                      | FLAG_LOCAL * bool(p["local"]))
         self.sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
         self.n_workers = self.sms * int(p["warps_per_sm"])
         budget = int(max_buffer_bytes or 0.4 * max(0, free_bytes() - reserve_bytes))

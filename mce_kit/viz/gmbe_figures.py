@@ -131,3 +131,48 @@ def plot_bounds(df: pd.DataFrame, paper_best):
         fig.colorbar(im, ax=ax, shrink=0.8)
     fig.tight_layout()
     return fig
+
+
+def levels_table(levels: pd.DataFrame, gmbe_ms: dict, target_ms: dict) -> pd.DataFrame:
+    """Median ms of each level of the current build beside the authors' GMBE (H200) and the target."""
+    piv = levels.pivot(index="graph", columns="setting", values="median_ms")
+    out = piv[["GMBE+", "WARP", "BLOCK"]].round(2).add_suffix(" ms")
+    out["GMBE (H200) ms"] = pd.Series(gmbe_ms)
+    out["target ms"] = pd.Series(target_ms)
+    best = piv[["GMBE+", "WARP", "BLOCK"]].min(axis=1)
+    out["best / target"] = (best / out["target ms"]).round(2)
+    out["target met"] = best <= out["target ms"]
+    return out
+
+
+def fig9_table(ours_ms: pd.Series, gmbe_ms: dict, pmbe_s: dict, cpu: pd.DataFrame | None) -> pd.DataFrame:
+    """Fig 9 as far as it can be run here: ours, the authors' GMBE (H200, from the issue), PMBE (one
+    CPU thread, from the issue) and our CPU oracle (one thread, where it was timed)."""
+    out = pd.DataFrame({"ours ms": ours_ms.round(2), "GMBE (H200) ms": pd.Series(gmbe_ms)})
+    out["ours vs GMBE"] = (out["GMBE (H200) ms"] / out["ours ms"]).round(2)
+    out["PMBE (1 CPU thread) s"] = pd.Series(pmbe_s)
+    out["ours vs PMBE"] = (1000 * out["PMBE (1 CPU thread) s"] / out["ours ms"]).round(0)
+    if cpu is not None:
+        c = cpu[cpu["finished"]].set_index("graph")["cpu_oracle_s"]
+        out["our CPU oracle s"] = c.reindex(out.index).round(2)
+        out["ours vs CPU oracle"] = (1000 * out["our CPU oracle s"] / out["ours ms"]).round(0)
+    return out
+
+
+def plot_fig9(table: pd.DataFrame):
+    """Seconds per graph (log scale) of each code in ``fig9_table``."""
+    cols = [("ours ms", 1e-3, "ours (GPU, fastest level)"), ("GMBE (H200) ms", 1e-3, "GMBE, H200 (issue)"),
+            ("PMBE (1 CPU thread) s", 1.0, "PMBE, 1 thread (issue)"),
+            ("our CPU oracle s", 1.0, "our CPU oracle, 1 thread")]
+    cols = [c for c in cols if c[0] in table]
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    x = np.arange(len(table))
+    width = 0.8 / len(cols)
+    for k, (col, scale, label) in enumerate(cols):
+        ax.bar(x + (k - (len(cols) - 1) / 2) * width, table[col] * scale, width, label=label)
+    ax.set_xticks(x, table.index)
+    ax.set_yscale("log")
+    ax.set_ylabel("seconds")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig

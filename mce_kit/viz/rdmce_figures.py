@@ -287,3 +287,34 @@ def plot_streaming(df: pd.DataFrame, target: dict | None = None):
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def local_table(local: pd.DataFrame, paper_s: float, target_s: float) -> pd.DataFrame:
+    """ego-Facebook with and without the register sub-trees (``rdmce_local.csv``): our median seconds
+    beside the paper's RTX 4090 time and the issue's target."""
+    s = spread(local)
+    ours = s["median"].to_numpy() / 1e3
+    return pd.DataFrame({
+        "change": local["change"].to_numpy(), "ours (s)": ours.round(3),
+        "min-max (s)": [f"{a / 1e3:.3f}-{b / 1e3:.3f}" for a, b in zip(s["min"], s["max"], strict=True)],
+        "paper, RTX 4090 (s)": paper_s, "ours / paper": (ours / paper_s).round(3),
+        "target (s)": target_s, "met": ours <= target_s, "nodes": local["nodes"].to_numpy(),
+        "device": local["gpu"].to_numpy()})
+
+
+def plot_local(local: pd.DataFrame, paper_s: float, target_s: float):
+    """ego-Facebook count time per configuration (min-max bars), the issue's target and the paper's time."""
+    s = spread(local)
+    fig, ax = plt.subplots(figsize=(6.5, 3.2), layout="constrained")
+    y = np.arange(len(local))
+    ax.barh(y, s["median"] / 1e3, color="#4c78a8", label=f"ours ({local['gpu'].iloc[0]})")
+    ax.errorbar(s["median"] / 1e3, y, xerr=[(s["median"] - s["min"]) / 1e3, (s["max"] - s["median"]) / 1e3],
+                fmt="none", ecolor="k", capsize=2)
+    mark_paper(ax, paper_s, "paper, RTX 4090", axis="x")
+    ax.axvline(target_s, color="gray", ls=":", lw=1.2)
+    ax.annotate(f"target {target_s} s", xy=(target_s, 0.02), xycoords=("data", "axes fraction"), fontsize=7,
+                color="gray")
+    ax.set_yticks(y, local["change"])
+    ax.set_xlabel("seconds (CUDA events, median of the timed runs)")
+    ax.set_title("ego-Facebook: sub-trees in registers", fontsize=9)
+    return fig

@@ -77,7 +77,10 @@ exp.comparison()
 #    at most `lambda(k)` it builds, per child, a smaller and denser bitmap one
 #    level deeper.
 # 6. **Size specialisation.** A task of at most 32 vertices has one-word rows:
-#    they go to shared memory and each lane keeps its stack in registers.
+#    they go to shared memory and each lane keeps its stack in registers. At
+#    the other end, a task with over 1024 candidates (`block_min`) runs on a
+#    whole block of four warps, which share its bitmap rows and split its
+#    first-level vertices.
 #
 # Each of 4-6 is a run-time switch (`scheduling`, `dynamic`, `size`, `lam`),
 # so the ablation is one sweep of one compiled kernel. Where our kernel does
@@ -166,32 +169,44 @@ assert tgt["met"].all() and tgt["exact"].all()
 tgt.round(2)
 
 # %% [markdown]
-# What we see (H100, 2026-11-23, commit `e77defe`):
+# What we see (H100, 2026-11-23, commit `9138338`):
 #
-# - Both targets of the issue are met: **wiki-Vote K = 8 in 5.8 ms** (target
-#   12.7 ms; KCGPU 15.9 ms on an H200) and **socfb-MIT K = 8 in 56 ms**
-#   (target 178 ms; KCGPU 222 ms), 2.8x and 4.0x faster than KCGPU.
-# - At K = 4 and 6 we are *not* 1.25x faster than KCGPU everywhere: wiki-Vote
-#   K = 4 6.1 ms vs 6.3 ms (equal), socfb-MIT K = 4 24 ms vs 11 ms and K = 6
-#   23 ms vs 16 ms. At small K the time goes into building the bitmap rows of
-#   each edge (one warp walks each row's neighbour list, binary-searching the
-#   common-neighbour list), not into the descent.
+# - Every target of the issue is met: KCMiner is **5.7x to 9.3x faster than
+#   KCGPU** (on an H200) in all five cells where KCGPU has a time:
+#   wiki-Vote K = 4 0.89 ms (KCGPU 6.3 ms), K = 8 1.7 ms (15.9 ms);
+#   socfb-MIT K = 4 1.9 ms (11 ms), K = 6 2.4 ms (16 ms), K = 8 35 ms (222 ms).
+# - Where the time went before (commit `e77defe`: socfb-MIT K = 4 23.6 ms):
+#   the kernel itself took 1.08 ms under Nsight Compute; the rest was the
+#   host sorting the 250,000 edge tasks by size *inside* the timed window,
+#   four host-to-device copies and several small copies back. The tasks are
+#   now sorted once per orientation (reported with the ordering, not per run),
+#   the CSR and tasks go over in one copy and the counters come back in one.
+# - The kernel also got faster (1.08 -> 0.63 ms on socfb-MIT K = 4, 50 -> 30
+#   warp instructions per 4-clique): the bitmap rows of 32 vertices are built
+#   together, their neighbour lists walked as one list, one element per lane,
+#   instead of one row after the other. `kcminer_rows.csv` has both builders
+#   side by side; at these sizes they differ by less than the run-to-run noise
+#   of the whole timed call (about 0.2 ms).
 # - CA-GrQc K = 8 (27 ms) is load imbalance: its 44-vertex clique puts most
-#   of the 8-cliques into a few edge tasks, each on one warp (the paper's
-#   block-per-task path for tasks over 1024 vertices is not implemented).
+#   of the 8-cliques into a few edge tasks of under 1024 candidates, each on
+#   one warp (below the block path's threshold).
 #
+
 # ## Exact on every run
 #
 # Every row above is the median of 5 timed runs after a warm-up, and each
 # timed run's count was checked against the reference. The test suite
 # (`tests/test_gpu_kclique.py`, on the same H100) checks 300 random graphs of
-# 8 families for every K = 3..8 under 6 switch sets (10,800 runs), the
+# 8 families for every K = 3..8 under 10 switch sets (18,000 runs: both
+# row builders, every task on a block, the paper's switches on and off), the
 # all-k counter on the same 300 graphs (k_max None, 5 and 8), planted cliques
-# of 33, 64, 65 and 200 vertices, K_200 (counts past 2^64), load paths with
+# of 33, 64, 65 and 200 vertices, K_1100 (tasks of over 1024 candidates, on
+# blocks and on single warps) beside a star of 30 cliques (hub degree 1200),
+# K_200 (counts past 2^64), load paths with
 # loops / duplicates / isolated vertices, passes with fewer workers, and
-# listing: all equal to the CPU. The ten-consecutive-runs table
-# (`kcminer_exactness.csv`) was not measured in this session; it appears
-# here once `python -m mce_kit.experiments.kcminer --only exactness` has run.
+# listing: all equal to the CPU. The ten-consecutive-runs table below
+# (`kcminer_exactness.csv`, 8 graphs x K = 3..8 x 10 runs, same device run)
+# is exact on all 480 runs.
 
 # %%
 try:
@@ -206,9 +221,15 @@ except FileNotFoundError as e:
 # The paper (V100, K = 7) reports, against thread-parallel descent alone:
 # 60.3% less time with scheduling, 28.5% with the dynamic bitmap, 22.6% with
 # both and 37.5% with size specialisation on top. Our cumulative K = 7 sweep
-# (`kcminer_ablation.csv`) was not measured in this session; what we have is
-# leave-one-out: the full kernel against the same kernel with one switch off,
-# at K = 4, 6, 8 on wiki-Vote and socfb-MIT (`kcminer_switches.csv`).
+# (`kcminer_ablation.csv`, H200, commit `3cc93a0`) is below the leave-one-out
+# table (the full kernel against the same kernel with one switch off, at
+# K = 4, 6, 8 on wiki-Vote and socfb-MIT, `kcminer_switches.csv`, H100,
+# commit `e77defe`). Both were measured before the host path was fixed: each
+# time then included a host sort of the tasks (about 20 ms on socfb-MIT), so
+# the fractions saved are diluted on the graphs with many tasks (wiki-Vote,
+# socfb-MIT, soc-Slashdot0902) and closest to the kernel's own on CA-GrQc and
+# ego-Facebook (58% and 46% saved by all switches; the paper's 37.5% is
+# relative to thread-parallel as well).
 
 # %%
 sw = exp.load("switches")
@@ -225,9 +246,8 @@ f.savefig(figures_dir() / "30_kcminer_switches_k8.png", dpi=150)
 # and 1.19x. Read these with care: at K = 4 the kernel counts the edges inside
 # each common-neighbour set and never reaches the code the switches change,
 # yet the K = 4 rows differ by up to 1.9x (socfb-MIT, "nosize"). That spread
-# is run-to-run noise of this session's timings (each cell is one median of
-# 5), so only differences well beyond it mean anything; the K = 7 sweep with
-# repeats (`kcminer_ablation.csv`) is still to be measured.
+# is run-to-run noise of those timings (each cell is one median of 5), so
+# only differences well beyond it mean anything.
 
 # %%
 try:
@@ -241,12 +261,17 @@ except FileNotFoundError as e:
 # %% [markdown]
 # ## Fig 8 and Fig 9: active lanes, and the bitmap level by density
 #
-# Both have their measurement code (`experiments.kcminer.lanes`: an
+# Measured on an H200 (commit `3cc93a0`): `experiments.kcminer.lanes` (an
 # instrumented build with `-DKC_ACTIVE_LANES=1` sampling
-# `__popc(__activemask())`; `experiments.kcminer.bitmap_level`: per-task
-# cycles by density bin with the bitmap forced to level 2 or 3) but were not
-# measured in this session. The paper: 2.6x more active lanes with scheduling
-# at K = 7; for K = 6 level 3 wins only below gamma = 25%, for K = 7 always.
+# `__popc(__activemask())` in the lane loops) and
+# `experiments.kcminer.bitmap_level` (per-task cycles by density bin with the
+# bitmap forced to level 2 or 3). The paper: 2.6x more active lanes with
+# scheduling at K = 7; for K = 6 level 3 wins only below gamma = 25%, for
+# K = 7 always. Ours: at K = 7 scheduling raises the mean active lanes from
+# 3.1-5.5 to 10.6-16.7 (2.9-3.7x); summed over all tasks, level 3 costs about
+# twice the cycles of level 2 at K = 6 and 18-23% fewer at K = 7 on socfb-MIT,
+# soc-Slashdot0902 and ego-Facebook (6% fewer on CA-GrQc; more on wiki-Vote
+# and email-Eu-core, whose edge bitmaps are small).
 
 # %%
 for name in ("lanes", "bitmap"):
@@ -275,7 +300,9 @@ cc[["graph", "k_max", "gpu_ms", "runs", "exact", "nodes", "kcgpu_pivot_h200_s", 
 # %% [markdown]
 # ego-Facebook, every k <= 8, takes **2.15 s** (target 5 s; KCGPU's pivot
 # mode 10.9 s on an H200 for k = 8 alone), 1,121,740,700,496 8-cliques,
-# equal to KCMiner's listing-free count of the same k (1.77 s for k = 8 alone).
+# equal to KCMiner's listing-free count of the same k (1.70 s for k = 8 alone).
+# (Re-checked after the row-builder change at commit `9138338`: 2.2 s, a
+# median of 3, exact; the table is the earlier median.)
 # Without `k_max` the tree is not cut at 8 held vertices: every k up to the
 # clique number 69 in 31 s (3.1 billion tree nodes); the largest count,
 # about 1.07e24 cliques of 36 vertices, is far past 2^64.

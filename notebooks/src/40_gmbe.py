@@ -23,6 +23,7 @@
 import pandas as pd
 
 import mce_kit as mk
+from mce_kit import reproduction
 from mce_kit.experiments import gmbe as exp
 from mce_kit.notebooks import figures_dir
 from mce_kit.viz import gmbe_figures as fig
@@ -109,57 +110,77 @@ print("G0 bicliques with >= 2 vertices per side:", big)
 # ## Table I and the speed target
 #
 # Our graphs, their degrees and 2-hop degrees, and the count (MovieLens: the
-# paper's 140,266). The time is the median of 5 CUDA-event runs from the graph on
-# the host to the count back; every run's count is checked against the CPU oracle.
+# paper's 140,266). Each time below is the median of 5 CUDA-event runs from the
+# graph on the host to the count back, every run's count checked against the CPU
+# oracle's.
 
 # %%
 table1 = exp.load("table1")
-print("measured on", fig.where_measured(table1))
 table1[["graph", "n_u", "n_v", "m", "delta_u", "delta_v", "delta2_v", "count", "paper_count"]]
 
+# %% [markdown]
+# The kernel has one build: each depth of the search keeps its own vertex set
+# (candidates and excluded vertices) as a prefix of a permutation, so a node scans
+# only its own set; a split seed's sub-tasks read the seed's 2-hop set, local
+# neighbourhoods and root states from one arena slot instead of each rebuilding
+# them; the 2-hop set is scattered into a per-worker bitmap over V and read back
+# in order (the paper's merge-path union is `union="merge"`). Its three levels,
+# timed on an H100 (`gmbe_levels.csv`), beside the authors' GMBE on one H200:
+
 # %%
-assert int(table1.set_index("graph").loc["MovieLens", "count"]) == exp.PAPER["movielens_count"]
-fig.speed_table(table1)
+levels = exp.load("levels")
+print("measured on", fig.where_measured(levels))
+assert int(levels.set_index(["graph", "setting"]).loc[("MovieLens", "GMBE+"), "count"]) == 140_266
+fig.levels_table(levels, exp.GMBE_H200_MS, exp.TARGET_MS)
 
 # %% [markdown]
-# **The gap.** dbpedia-writer meets the target (5.1 ms against GMBE's 8.4 ms on an
-# H200); MovieLens (592 ms against 43 ms) and marvel (377 ms against 52 ms) are an
-# order of magnitude slower. The counters say why: MovieLens makes 6.8 million
-# nodes, and with 2,112 warps busy about 70 ms each on average that is some 20 us
-# per node per warp. In this build every node scans its task's whole 2-hop set W
-# (up to 3,217 vertices) three times (next candidate, the child's classification,
-# the undo), whatever the node's own candidate set is. The `GMBE_COMPACT=1` build
-# keeps each depth's vertex set as a prefix of a permutation, so a node scans only
-# its own candidates and excluded vertices, and a vertex pruned at a node no longer
-# reaches that node's later children as a candidate (in the default build it does:
-# extra nodes that fail the check, counts still exact). In the kernel's Python mirror
-# (`tests/gmbe_mirror.py`, same fields, same order of work) on a sample of 41
-# MovieLens seeds the compact build makes 20x fewer nodes and scans 36x fewer
-# entries (marvel: 3.8x and 8x), with the oracle's counts. It passes every GPU test
-# and was timed on an H200 (next cell, `gmbe_compact_*.csv`). The second cause
-# is balance: on marvel one seed has |N(v)| = 1,625, its
-# sub-tasks are still large (splitting is one level deep), and the busiest warp works
-# 78 times the mean.
-
-# %% [markdown]
-# ### The compact build, measured
+# **The gap.** The BLOCK level (one block of four warps per seed) meets the
+# target on MovieLens (30.8 ms against 34.4) and dbpedia-writer (5.8 against 6.7);
+# marvel misses it at every level (109 ms at best against 41.6). The GMBE+ level,
+# the paper's full design (a warp per task, large seeds split into one sub-task
+# per candidate on the two-level queue), is the slowest of the three on the two
+# heavier graphs (300 and 238 ms), the opposite of the paper's Fig 10. The
+# counters say why:
 #
-# `python -m mce_kit.experiments.gmbe --define GMBE_COMPACT=1 --only table1,ablations,tau`
-# on an H200: the same counts; GMBE+ itself gets 1.6x faster on MovieLens, and the
-# BLOCK level (four warps on one task) drops to about 32 ms there, inside the 34 ms
-# target, while marvel stays about 3x over its target. The tables and figures below
-# are from the default (full-scan) build; the compact build becomes the default once
-# they are re-measured on it.
+# - *Sub-tasks lose their siblings' pruning.* When one warp runs a seed, a
+#   candidate whose local neighbourhood lies inside an earlier child's is pruned
+#   and never expanded. A sub-task knows only that the earlier candidates were
+#   traversed, so it expands such candidates and finds them non-maximal one level
+#   down. On MovieLens the 217,702 sub-tasks make 670,700 nodes where the
+#   unsplit search makes 472,003, and smaller bounds make it worse (10, 500:
+#   933 ms); larger ones better (40, 5000: 93 ms).
+# - *The heaviest trees stay on one warp.* Splitting is one level deep; on marvel
+#   a few seeds with |N(v)| up to 1,625 keep single warps busy for the whole run
+#   (the busiest warp works 84 times the mean). Under Nsight Compute
+#   (`gmbe_ncu_profile.csv`) marvel's kernel issues an instruction in 2.6% of the
+#   cycles, 23% of the warp slots are occupied, and each issued instruction waits
+#   about 142 cycles for memory (long scoreboard): a latency-bound tail, not a
+#   throughput limit. One lane walks each long local neighbourhood alone (11 of
+#   32 lanes active on average).
+#
+# Compared with the previous build (full-W scans per node, sub-tasks rebuilding
+# their 2-hop sets; lead's profile in `ncu_profile.csv`), marvel's kernel runs
+# 37% fewer warp instructions (1.72 against 2.74 billion). The queue order
+# (heaviest sub-tasks to the global queue) and a warp-wide walk of long local
+# neighbourhoods are written but were not run on a GPU in time; they are not in
+# this build.
 
 # %%
-compact = exp.load("compact_ablations")
-compact.pivot_table(index="graph", columns="variant", values="median_ms").round(1)
+def _older(df):
+    return f"build {df['commit'].iloc[0]} on {fig.where_measured(df)}"
+
+
+print("the previous build, for reference:", _older(table1))
+fig.speed_table(table1)
 
 # %% [markdown]
 # ## Exact on every run
 #
 # Each bundled graph counted ten times in a row (default settings, sub-tasks
-# really split and stolen):
+# really split and stolen). The table is the previous build's; the current build
+# passed the same 10-of-10 check in its GPU test run (`gmbe_gpu_tests.csv`: 300
+# random bipartite graphs x 11 switch sets against the CPU oracle, listing, size
+# filters, multi-pass, full queue, MovieLens 140,266).
 
 # %%
 runs = exp.load("exactness")
@@ -168,16 +189,30 @@ summary = runs.groupby("graph", sort=False).agg(runs=("run", "size"), exact=("ex
 assert (summary["runs"] == summary["exact"]).all()
 summary
 
+# %%
+exp.load("gpu_tests")[["tests", "passed", "failed", "random_graphs", "switch_sets", "gpu", "commit", "date"]]
+
 # %% [markdown]
 # ## Fig 10 and Table II: what each part buys
 #
-# Each variant's time relative to GMBE+ (above 1: slower). The paper reports GMBE+
-# 4.88x faster than WARP and 2.07x faster than BLOCK on average over its 13 graphs,
-# and pruning avoiding 48.7-92.8% of the non-maximal checks (MovieLens: 9.04
-# non-maximal per maximal with pruning, 66.0 without).
+# The paper reports GMBE+ 4.88x faster than WARP and 2.07x faster than BLOCK on
+# average over its 13 graphs, and pruning avoiding 48.7-92.8% of the non-maximal
+# checks (MovieLens: 9.04 non-maximal per maximal with pruning, 66.0 without).
+# First the levels on the current build (speed-up of GMBE+ over each; below 1 it
+# is slower), then every ablation on the previous build (each variant's time
+# relative to GMBE+, above 1: slower).
+
+# %%
+piv = levels.pivot(index="graph", columns="setting", values="median_ms")
+pd.DataFrame({"GMBE+ over WARP (ours)": (piv["WARP"] / piv["GMBE+"]).round(2),
+              "paper (mean)": exp.PAPER["over_warp"],
+              "GMBE+ over BLOCK (ours)": (piv["BLOCK"] / piv["GMBE+"]).round(2),
+              "paper (mean) ": exp.PAPER["over_block"],
+              "GMBE+ merge-path union / scatter union": (piv["GMBE+ merge UNION"] / piv["GMBE+"]).round(2)})
 
 # %%
 ab = exp.load("ablations")
+print("ablations:", _older(ab))
 f = fig.plot_ablations(ab, exp.PAPER)
 f.savefig(figures_dir() / "40_gmbe_ablations.png", dpi=150)
 fig.ablation_table(ab).round(2)
@@ -192,9 +227,10 @@ fig.table2(ab, exp.PAPER).round(2)
 # same traversed vertex), so fewer non-maximal nodes are ever made. The variants:
 # pruning saves 26% of the time on MovieLens and marvel; bitmaps save 29% on MovieLens
 # and 57% on marvel; the warp-wide union matters on dbpedia-writer (4.9 against
-# 3.8 ms), whose tasks are mostly the 2-hop build. BLOCK is faster than GMBE+ here
-# (276 against 601 ms on MovieLens), the opposite of the paper: with the whole-W
-# scans above, four warps sharing one task's scans beat four warps with one task each.
+# 3.8 ms), whose tasks are mostly the 2-hop build (all on the previous build). On
+# the current build our scatter union beats the paper's merge-path union by 8% on
+# MovieLens and 25% on dbpedia-writer and ties on marvel. BLOCK beats GMBE+ on both
+# builds, the opposite of the paper (see "The gap" above).
 
 # %% [markdown]
 # ## Fig 12: memory with and without node reuse
@@ -212,7 +248,8 @@ mem[["graph", "workers", "reuse_bytes_per_worker", "no_reuse_bytes_per_worker", 
      "paper_formula_reuse_bytes", "paper_formula_no_reuse_bytes", "device_bytes"]]
 
 # %% [markdown]
-# Node reuse saves 11-125x here (the paper: 49-4,819x on its larger graphs). Our
+# Node reuse saves 11-125x here (previous build's node_buf; the paper: 49-4,819x
+# on its larger graphs). Our
 # node_buf is larger than the paper's 3Δ(V) + 2Δ2(V) words because it also holds each
 # 2-hop vertex's local neighbourhood (the 2-paths from the seed) and the bitmap rows.
 
@@ -231,9 +268,10 @@ act.groupby("variant", sort=False).agg(last_sm_ms=("end_ns", lambda x: x.max() /
                                        median_sm_ms=("end_ns", lambda x: x.median() / 1e6))
 
 # %% [markdown]
-# On MovieLens half the SMs are idle after about 300 ms in every variant; GMBE+'s
-# last SM finishes at 621 ms, WARP's at 1,010 ms, BLOCK's at 279 ms: splitting cuts
-# WARP's tail, but the sub-tasks of the heaviest seeds are still long.
+# On MovieLens (previous build) half the SMs are idle after about 300 ms in every
+# variant; GMBE+'s last SM finishes at 621 ms, WARP's at 1,010 ms, BLOCK's at
+# 279 ms: splitting cuts WARP's tail, but the sub-tasks of the heaviest seeds are
+# still long.
 
 # %% [markdown]
 # ## Fig 14, 15, 16: tau, the split bounds and warps per SM
@@ -248,14 +286,32 @@ f.savefig(figures_dir() / "40_gmbe_tau.png", dpi=150)
 tau.pivot(index="graph", columns="tau_value", values="median_ms").round(2)
 
 # %% [markdown]
-# The tau sweep was cut off by the GPU lease after marvel's tau = 64 (marvel at 128
-# and dbpedia-writer are missing). MovieLens is flat (603-685 ms, best at 16);
-# marvel keeps improving up to 64 (304 ms against 389 ms at 32). The bounds grid
-# (Fig 15), the warps-per-SM sweep (Fig 16) and the larger Chung-Lu graphs were not
-# reached in our one GPU run; the cells below show them once measured. A probe of 16,
-# 24 and 32 warps per SM in the same run (not in a CSV): MovieLens 574-701 ms at 16
-# and 900-1,008 ms at 32 with 64 registers; with 80 registers (`MIN_BLOCKS=6`,
-# at most 24 resident warps per SM) 537-630 ms at 16 and marvel 350-360 ms.
+# The tau sweep (previous build) was cut off by the GPU lease after marvel's
+# tau = 64. MovieLens is flat (603-685 ms, best at 16); marvel keeps improving up
+# to 64 (304 ms against 389 ms at 32).
+#
+# On the current build three points of the bounds grid and 16 against 32 warps
+# per SM were measured (`gmbe_levels.csv`; the full grid and the 8..32 sweep,
+# `experiments.gmbe --only bounds warps`, did not get a GPU run in time). The
+# paper's (20, 1500) is the best of the three on none of our graphs: MovieLens
+# wants fewer splits (40, 5000: 93 ms against 300), marvel more (10, 500: 155
+# against 238), for the reasons in "The gap"; dbpedia-writer hardly splits at all
+# (6.7-6.9 ms, within run-to-run noise). 32 warps per SM
+# is 2.9x slower on MovieLens (64 registers a thread either way; more warps per
+# SM only queue behind the same memory latency) and no faster elsewhere, as the
+# paper's best of 16 says.
+
+# %%
+pts = levels[levels["setting"].str.startswith("GMBE+ bounds") | (levels["setting"] == "GMBE+")]
+bt = pts.pivot(index=["bound_height", "bound_size"], columns="graph", values="median_ms").round(1)
+bt["paper's best"] = [hs == exp.PAPER["best_bounds"] for hs in bt.index]
+bt
+
+# %%
+ws = levels[levels["setting"].isin(["GMBE+", "GMBE+ 32 warps/SM"])]
+wt = ws.pivot(index="warps_per_sm", columns="graph", values="median_ms").round(1)
+wt["paper's best"] = wt.index == exp.PAPER["best_warps_per_sm"]
+wt
 
 # %%
 bounds = exp.load_or_none("bounds")
@@ -271,17 +327,42 @@ if warps is not None:
     warps.pivot(index="graph", columns="warps_per_sm_value", values="median_ms").round(2)
 
 # %% [markdown]
+# ## Fig 9: against other codes
+#
+# The paper compares GMBE+ with oomBEA, MBET, ParMBE, GMBE and cuMBE. None of
+# them is built here; the issue gives the authors' GMBE timed on one H200 and
+# PMBE on one CPU thread, and our own CPU oracle (`mce_kit.cpu`, Python big-int
+# bitsets, one thread) was timed on this project's 2-core workstation while other
+# jobs shared it (`gmbe_cpu_oracle.csv`; not on the GPU host, whose lease ran
+# out). "ours" is our fastest level on each graph. The paper: GMBE+ 1.2x over
+# GMBE.
+
+# %%
+cpu = exp.load_or_none("cpu_oracle")
+best = piv[["GMBE+", "WARP", "BLOCK"]].min(axis=1)
+f9 = fig.fig9_table(best, exp.GMBE_H200_MS, exp.PMBE_CPU_S, cpu)
+f = fig.plot_fig9(f9)
+f.savefig(figures_dir() / "40_gmbe_fig9.png", dpi=150)
+f9
+
+# %% [markdown]
 # ## Larger graphs
 #
 # The paper's large KONECT graphs are not in `data/`. Seeded Chung-Lu bipartite
-# graphs (`mk.generators.bipartite_chung_lu`, heavy-tailed degrees on both sides)
-# were grown until a run takes about a second; no CPU oracle finishes at that
-# size, so each count is checked across runs and against the BLOCK variant.
+# graphs (`mk.generators.bipartite_chung_lu(60_000, 20_000, m, 2.1, seed=1)`,
+# heavy-tailed degrees on both sides) stand in for them: `experiments.gmbe --only
+# large` grows m by 1.5x from 20,000 until a run takes about a second, checking
+# each count over 10 runs and against WARP, BLOCK and the merge-path union. It did
+# not get a GPU run in time. The CPU oracle's counts for the two smallest sizes
+# are in `gmbe_cpu_oracle.csv` (m = 20,000: 12,891; m = 30,000: 24,877), ready to
+# check the GPU's.
 
 # %%
 large = exp.load_or_none("large")
 if large is not None:
-    large[["graph", "n_u", "n_v", "m", "delta2_v", "count", "median_ms", "block_ms", "block_agrees"]]
+    large[["graph", "n_u", "n_v", "m", "delta2_v", "count", "median_ms", "runs_equal", "levels_agree"]]
+if cpu is not None:
+    cpu[~cpu["graph"].isin(exp.GRAPHS)][["graph", "count", "cpu_oracle_s", "finished"]]
 
 # %% [markdown]
 # ## Re-measured here
@@ -298,27 +379,11 @@ else:
 # %% [markdown]
 # ## Status of the paper's items
 #
-# See the closing cell's table (filled from the measurements above).
+# From `mce_kit.reproduction` (computed from the committed tables):
 
 # %%
-status = pd.DataFrame([
-    ("Table I", "partial: the 3 bundled graphs (MovieLens = 140,266, exact 10/10); the 10 larger KONECT "
-                "graphs are not bundled and the Chung-Lu stand-ins were not measured (GPU budget)"),
-    ("speed", "partial: dbpedia-writer 5.1 ms meets the 6.7 ms target; MovieLens 592 ms and marvel 377 ms "
-              "miss 34 / 42 ms (whole-W scans per node, see above)"),
-    ("Fig 9", "missing: no oomBEA/MBET/ParMBE/cuMBE builds here; the authors' GMBE times (H200) come "
-              "from the issue"),
-    ("Fig 10", "reproduced on the bundled graphs (all five ablations); BLOCK beats GMBE+ here, unlike "
-               "the paper"),
-    ("Fig 12", "reproduced, no-reuse side computed from the tree bounds (11-125x, paper 49-4,819x)"),
-    ("Table II", "reproduced: MovieLens 66.6 without pruning (paper 66.0), 5.3 with (paper 9.04)"),
-    ("Fig 13", "reproduced on MovieLens (per-SM first start / last end from %globaltimer)"),
-    ("Fig 14", "partial: MovieLens 8..128, marvel 8..64; the run was cut off"),
-    ("Fig 15", "missing: not reached in the one GPU run (code: experiments.gmbe --only bounds)"),
-    ("Fig 16", "missing as a CSV (a probe of 16/24/32 is quoted above)"),
-    ("Fig 18", "missing: multi-GPU is out of scope of issue #11"),
-], columns=["item", "status"])
-status
+board = reproduction.scoreboard()
+board[board["paper"] == "gmbe"].drop(columns="paper").set_index("item")
 
 # %% [markdown]
 # ## References

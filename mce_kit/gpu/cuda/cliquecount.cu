@@ -26,8 +26,7 @@
 struct Params {            // one launch; fields must match PARAMS in cliquecount.py (a CPU test checks)
     const int* indptr;     // undirected CSR in orientation order, sorted
     const int* indices;
-    const int* task_u;
-    const int* task_v;
+    const int* tasks;      // task t is the edge (tasks[2 t], tasks[2 t + 1]), largest first
     u32* work;             // work_cap words per worker
     int* ctrl;             // [0] next task, [1] error flags
     u64* leaves;           // [(k_max + 1) * pc] leaf counts by (held h, pivots p)
@@ -43,7 +42,7 @@ struct Params {            // one launch; fields must match PARAMS in cliquecoun
 __constant__ Params G;
 
 __shared__ int sh_C[WARPS_PER_BLOCK][SH_C];
-__shared__ u32 sh_scratch[WARPS_PER_BLOCK][32];
+__shared__ RowScratch sh_build[WARPS_PER_BLOCK];
 
 __device__ __forceinline__ int round4(int w) { return (w + 3) & ~3; }
 
@@ -65,7 +64,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) c
         task = __shfl_sync(FULL_MASK, task, 0);
         if (task >= G.n_tasks) break;
         tasks++;
-        const int u = G.task_u[task], v = G.task_v[task];
+        const int u = G.tasks[2 * task], v = G.tasks[2 * task + 1];
         const int* a = G.indices + G.indptr[u];
         const int* b = G.indices + G.indptr[v];
         int na = G.indptr[u + 1] - G.indptr[u], nb = G.indptr[v + 1] - G.indptr[v];
@@ -86,12 +85,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) c
             if (lane == 0) atomicOr(G.ctrl + 1, ERR_CAPACITY);
             continue;
         }
-        #pragma unroll 1
-        for (int i = 0; i < s; i++) {
-            int x = C[i];
-            build_row(G.indices + G.indptr[x], G.indptr[x + 1] - G.indptr[x], C, s, 0, 0,
-                      rows + (long long)i * W, W, sh_scratch[wl], lane);
-        }
+        build_rows(G.indptr, G.indices, C, s, W, rows, false, false, sh_build[wl], lane);
         #pragma unroll 1
         for (int q = lane; q < W; q += 32) lv[q] = q < (s >> 5) ? ~0u : (1u << (s & 31)) - 1;
         if (lane == 0) {

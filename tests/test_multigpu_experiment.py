@@ -1,0 +1,44 @@
+"""The multi-GPU experiment's own code, run on CPU: the kernels' CPU twins on a LocalCluster of
+1 and 2 workers (the device run uses the same code with the GPU kernels and one worker per GPU)."""
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from graph_families import random_bipartite  # noqa: E402
+
+from mce_kit import reproduction  # noqa: E402
+from mce_kit.experiments import multigpu  # noqa: E402
+
+
+def test_every_kernel_through_the_experiment_on_cpu(tmp_path):
+    plan = [("rdmce", "johnson8-4-4", {}), ("mce-gpu", "johnson8-4-4", {"subtree": "L1"}),
+            ("kcminer", "johnson8-4-4", {"k": 4}),
+            ("gmbe", "random-bipartite", {}, random_bipartite(40, 25, 0.3, seed=2))]
+    frames = multigpu.run_all(tmp_path, gpu_counts=(1, 2), repeats=2, plan=plan, cpu=True)
+    sc, busy = frames["scaling"], frames["busy"]
+    assert len(sc) == 8 and set(sc["algo"]) == set(multigpu.ALGOS)
+    assert (sc[sc["algo"] == "rdmce"]["answer"] == "114690").all()
+    assert set(sc["checked"]) <= {"reference", "one-GPU answer"}
+    assert (sc["efficiency"] > 0).all() and (sc["chunks"] >= 1).all()
+    assert set(busy.groupby(["algo", "gpus"]).size().index.get_level_values("gpus")) == {1, 2}
+    assert (tmp_path / "multigpu_scaling.csv").exists() and (tmp_path / "multigpu_busy.csv").exists()
+    st = multigpu.status(tmp_path)
+    items = {(i.paper, i.item) for i in reproduction.CATALOGUE}
+    assert set(st) == {("rdmce", "Fig 14"), ("mcegpu", "Fig 4"), ("kcminer", "Fig 10"), ("gmbe", "Fig 18")}
+    assert set(st) <= items and all(s.state == "partial" for s in st.values())
+
+
+def test_workloads_name_bundled_graphs_with_references():
+    """Every device workload is a bundled graph whose answer is in a reference table."""
+    from mce_kit import datasets, references
+    from mce_kit import distributed as md
+
+    known = set(datasets.names())
+    for algo in multigpu.ALGOS:
+        assert algo in multigpu.PAPER
+        for name, params in multigpu.WORKLOADS[algo] + multigpu.QUICK[algo]:
+            assert name in known, name
+            problem = md.KERNELS[algo].problem
+            keys = {"k": params["k"]} if problem == "kclique" else {}
+            assert references.expected(problem, name, **keys) is not None, (algo, name, params)
