@@ -262,3 +262,14 @@ gpu_cols = ["graph", "library", "call", "device", "convert_s", "median_s", "spee
 no_gpu_rows = "no GPU rows committed yet: python -m mce_kit.experiments.nxbackend --gpu --out data/results"
 gpu_table = nxbackend.load("gpu")[gpu_cols] if (RESULTS / "nxbackend_gpu.csv").exists() else no_gpu_rows
 gpu_table
+
+# %% [markdown]
+# Where a converted-graph drain spends its time, stage by stage (`--split`,
+# each row adds one stage to the one above; `step_s` is what that stage adds).
+# The GPU's part (kernel, blocks to the host) is milliseconds; nearly all the
+# rest is building the Python lists networkx's API promises, one per clique.
+
+# %%
+split_path = RESULTS / "nxbackend_split.csv"
+if split_path.exists():
+    display(pd.read_csv(split_path)[["graph", "stage", "call", "median_s", "step_s", "gpu"]])  # noqa: F821
