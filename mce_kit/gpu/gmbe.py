@@ -246,7 +246,7 @@ def arena_plan(prep: Prepared, idx: np.ndarray, p: dict, budget: int) -> tuple[n
 
 def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=None, **params) -> GMBEResult:
     p = _check(params)
-    seeds = pick_tasks(seeds, len(prep.seeds), "GMBE+")
+    subset = pick_tasks(seeds, len(prep.seeds), "GMBE+")
     require_gpu()
     import cupy
 
@@ -267,7 +267,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=Non
     flags |= F_SCATTER * scatter
     if not scatter:
         vmap_words = 0
-    passes = plan(prep, p, n_workers, budget, seeds)
+    passes = plan(prep, p, n_workers, budget, subset)
     module = load_module("gmbe.cu", defines=_DEFINES)
     kernel = module.get_function("gmbe_block_kernel" if block else "gmbe_warp_kernel")
 
@@ -276,13 +276,13 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=Non
     g = {k: cupy.asarray(getattr(prep, k)) for k in ("u_indptr", "u_indices", "v_indptr", "v_indices")}
     graph_bytes = sum(a.nbytes for a in g.values())
     stats = np.zeros((n_workers, NSTAT), dtype=np.uint64)
-    list_cap = max(4096, 16 * (len(prep.seeds) if seeds is None else len(seeds))) if listing else 1
+    list_cap = max(4096, 16 * (len(prep.seeds) if subset is None else len(subset))) if listing else 1
     device_bytes, records, queue_full = graph_bytes, [], False
     vmap = cupy.zeros(max(1, n_workers * vmap_words), dtype=cupy.uint32)  # zero; each seed clears what it set
     arena_bytes = 0
     for idx, cap, workers in passes:
         order = idx[np.argsort(-prep.p2[idx], kind="stable")]  # heaviest seeds first
-        seeds = cupy.asarray(prep.seeds[order])
+        d_seeds = cupy.asarray(prep.seeds[order])
         nw = cupy.asarray(prep.nw[order])
         p2 = cupy.asarray(prep.p2[order])
         gq_cap = queue_bound(prep, order, p)
@@ -304,7 +304,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=Non
             lst = cupy.empty(list_cap, dtype=cupy.int32)
             pos = cupy.zeros(1, dtype=cupy.uint64)
             overflow = cupy.zeros(1, dtype=cupy.int32)
-            set_params(module, PARAMS, **g, seeds=seeds, seed_nw=nw, seed_p2=p2, buf=buf, arena=arena,
+            set_params(module, PARAMS, **g, seeds=d_seeds, seed_nw=nw, seed_p2=p2, buf=buf, arena=arena,
                        arena_off=arena_off, vmap=vmap, vmap_words=vmap_words, gq=gq, ctrl=ctrl,
                        stats=st, list=lst, list_pos=pos, list_overflow=overflow, buf_cap=cap, gq_cap=gq_cap,
                        list_cap=list_cap, bound_size=p["bound_size"], n_seeds=len(order), tau=p["tau"], tw=tw,
@@ -314,7 +314,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=Non
             if not listing or int(overflow[0]) == 0:
                 break
             list_cap = int(pos[0]) + 1  # the kernel counted what it needed
-        device_bytes = max(device_bytes, graph_bytes + buf.nbytes + gq.nbytes + st.nbytes + seeds.nbytes * 4
+        device_bytes = max(device_bytes, graph_bytes + buf.nbytes + gq.nbytes + st.nbytes + d_seeds.nbytes * 4
                            + lst.nbytes + arena.nbytes + arena_off.nbytes + vmap.nbytes)
         host = st.get().reshape(workers, NSTAT)
         if len(passes) == 1:
