@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..bench import ALGORITHMS, load
+from ..bench import ALGORITHMS, _parse_value, load
 from ..measure import provenance
 
 SECTIONS = ["SpeedOfLight", "Occupancy", "LaunchStats", "SchedulerStats", "WarpStateStats"]
@@ -50,8 +50,6 @@ COLUMNS = {  # our name -> ncu raw metric
 
 def parse_params(pairs: list[str], defaults: dict) -> dict:
     """``NAME=VALUE`` pairs typed like the launcher's DEFAULTS; unknown names are an error."""
-    from ..bench import _parse_value
-
     params = {}
     for pair in pairs:
         name, sep, text = pair.partition("=")
@@ -77,6 +75,14 @@ def read_raw_csv(path: Path) -> list[dict]:
     return [r for r in rows if r.get("ID", "").isdigit()]  # drops the units line
 
 
+def _weighted(rows: list[dict], weights: list[float], metric: str) -> float | None:
+    """Mean of ``metric`` over launches, weighted by their durations (launches lacking it left out)."""
+    values = [_number(r.get(metric, "")) for r in rows]
+    pairs = [(v, w) for v, w in zip(values, weights, strict=True) if v is not None]
+    wsum = sum(w for _, w in pairs)
+    return sum(v * w for v, w in pairs) / wsum if wsum else None
+
+
 def summarise(launches: list[dict], results: float | None) -> pd.DataFrame:
     """One row per kernel name: instructions summed, ratios weighted by duration."""
     out = []
@@ -88,29 +94,19 @@ def summarise(launches: list[dict], results: float | None) -> pd.DataFrame:
         def total(metric, rows=group):
             return sum(_number(r.get(metric, "")) or 0.0 for r in rows)
 
-        dur = total(COLUMNS["duration_ms"])
-        weights = [(_number(r.get(COLUMNS["duration_ms"], "")) or 0.0) for r in group]
-
-        def weighted(metric, rows=group, weights=weights):
-            vals = [_number(r.get(metric, "")) for r in rows]
-            pairs = [(v, w) for v, w in zip(vals, weights, strict=True) if v is not None]
-            wsum = sum(w for _, w in pairs)
-            return sum(v * w for v, w in pairs) / wsum if wsum else None
-
+        weights = [_number(r.get(COLUMNS["duration_ms"], "")) or 0.0 for r in group]  # ns
         inst = total("smsp__inst_executed.sum")
-        row = {"kernel": name, "launches": len(group), "duration_ms": dur / 1e6,  # ncu reports ns
+        row = {"kernel": name, "launches": len(group), "duration_ms": sum(weights) / 1e6,
                "warp_inst": inst,
                "warp_inst_per_result": inst / results if results else None,
                "lanes_active": total("smsp__thread_inst_executed.sum") / inst if inst else None}
         for ours, metric in COLUMNS.items():
             if ours != "duration_ms":
-                row[ours] = weighted(metric)
-        stalls = {m.group(1): weighted(col) for col in group[0] if (m := STALL.match(col))}
-        stalls = {k: v for k, v in stalls.items() if v}
-        for reason, cycles in sorted(stalls.items(), key=lambda kv: -kv[1]):
-            row[f"stall_{reason}"] = cycles
-        row["top_stalls"] = " ".join(f"{k}={v:.2f}" for k, v in
-                                     sorted(stalls.items(), key=lambda kv: -kv[1])[:4])
+                row[ours] = _weighted(group, weights, metric)
+        stalls = {m.group(1): _weighted(group, weights, col) for col in group[0] if (m := STALL.match(col))}
+        stalls = sorted(((k, v) for k, v in stalls.items() if v), key=lambda kv: -kv[1])
+        row.update({f"stall_{reason}": cycles for reason, cycles in stalls})
+        row["top_stalls"] = " ".join(f"{k}={v:.2f}" for k, v in stalls[:4])
         out.append(row)
     return pd.DataFrame(out).sort_values("duration_ms", ascending=False)
 
