@@ -98,7 +98,7 @@ def _run(prep: Prepared, *, max_buffer_bytes, **params) -> Result:
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
     start.record()
     if run:
-        blob, indptr, indices, d_tasks = upload(ori.all_blob, ori.indptr, ori.indices, ori.u, len(ori.u))
+        blob, indptr, indices, d_tasks = upload(ori.all_blob, ori.indptr, ori.indices, len(ori.u))
         for idx, caps, workers in plan:
             tasks = tasks_of(d_tasks, ori.u, ori.v, idx)   # largest first
             work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)

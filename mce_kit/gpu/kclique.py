@@ -127,7 +127,7 @@ def orient(G: Graph, order: str) -> Oriented:
                     all_blob=np.concatenate([indptr, indices, uv]).astype(np.int32, copy=False))
 
 
-def upload(blob: np.ndarray, ptr: np.ndarray, idx: np.ndarray, u: np.ndarray, n_tasks: int):
+def upload(blob: np.ndarray, ptr: np.ndarray, idx: np.ndarray, n_tasks: int):
     """One host-to-device copy of the CSR (ptr, idx) and the first ``n_tasks`` task pairs of ``blob``:
     returns (device blob, device indptr, device indices, device tasks)."""
     import cupy
@@ -141,7 +141,7 @@ def tasks_of(d_tasks, u: np.ndarray, v: np.ndarray, idx: np.ndarray):
     """The device task pairs of ``idx``: a slice of the uploaded prefix when idx is a run i, i+1, ..."""
     import cupy
 
-    if len(idx) and (len(idx) == 1 or bool(np.all(np.diff(idx) == 1))):
+    if len(idx) and bool(np.all(np.diff(idx) == 1)):
         return d_tasks[2 * int(idx[0]): 2 * (int(idx[-1]) + 1)]
     return cupy.asarray(np.stack([u[idx], v[idx]], axis=1).ravel())
 
@@ -281,7 +281,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, **params) -> 
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
     start.record()
     n_up = int(chosen[-1]) + 1 if n_keep else 0   # the task pairs up to the last one chosen
-    blob, indptr, indices, d_tasks = upload(ori.out_blob, ori.out_ptr, ori.out_idx, ori.u, n_up)
+    blob, indptr, indices, d_tasks = upload(ori.out_blob, ori.out_ptr, ori.out_idx, n_up)
     total = 0
     wt = np.zeros(n_workers, np.int64)
     wc = np.zeros(n_workers, np.uint64)
