@@ -9,6 +9,9 @@ scale 24 (16.7 M vertices, 268 M edge draws) needs a few GiB and tens of seconds
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from .graph import BipartiteGraph, Graph
@@ -16,30 +19,75 @@ from .graph import BipartiteGraph, Graph
 GRAPH500 = (0.57, 0.19, 0.19)  # a, b, c; d = 1 - a - b - c
 
 
-def rmat_edges(scale: int, edge_factor: int = 16, abc=GRAPH500, seed: int = 0, chunk: int = 1 << 24):
+def rmat_edges(scale: int, edge_factor: int = 16, abc=GRAPH500, seed: int = 0, chunk: int = 1 << 24,
+               threads: int | None = None):
     """Endpoint arrays of ``edge_factor * 2**scale`` R-MAT draws, vertex ids permuted at random.
 
     Each draw picks one quadrant per bit of the vertex ids with probabilities
     a, b, c, d (Graph500). Self-loops and repeats are left in; ``rmat`` removes them.
+
+    The stream is that of one ``default_rng(seed)``: the edges in chunks of
+    ``chunk``, for each chunk one uniform per edge and bit (bit-major), then a
+    permutation of the ids. Every piece of it is drawn by its own PCG64
+    advanced to the piece's place in that stream, so ``threads`` workers
+    (default: the usable cores) give the same arrays as one.
     """
     if not 1 <= scale <= 31:
         raise ValueError(f"scale must be in 1..31, got {scale}")
     a, b, c = abc
     if min(a, b, c) < 0 or a + b + c > 1:
         raise ValueError(f"R-MAT probabilities must be >= 0 with a+b+c <= 1, got {abc}")
-    rng = np.random.default_rng(seed)
+    if chunk < 1:
+        raise ValueError(f"chunk must be >= 1, got {chunk}")
     m = edge_factor << scale
-    u = np.zeros(m, dtype=np.int64)
-    v = np.zeros(m, dtype=np.int64)
-    for s in range(0, m, chunk):
-        e = slice(s, min(m, s + chunk))
-        for bit in range(scale):
-            r = rng.random(e.stop - e.start)
-            # quadrant: a -> (0,0), b -> (0,1), c -> (1,0), d -> (1,1)
-            u[e] |= (r >= a + b).astype(np.int64) << bit
-            v[e] |= ((r >= a) & (r < a + b) | (r >= a + b + c)).astype(np.int64) << bit
-    perm = rng.permutation(1 << scale)
-    return perm[u], perm[v]
+    perm = _generator(seed, m * scale).permutation(1 << scale)  # drawn after every edge bit
+    u = np.empty(m, dtype=np.int64)
+    v = np.empty(m, dtype=np.int64)
+    cuts = (a, a + b, a + b + c)
+    pieces = [(s, min(m, s + chunk), t, min(m, s + chunk, t + PIECE))
+              for s in range(0, m, chunk) for t in range(s, min(m, s + chunk), PIECE)]
+
+    def work(piece):
+        _rmat_piece(seed, scale, cuts, *piece, perm, u, v)
+
+    threads = threads or len(os.sched_getaffinity(0))
+    if threads > 1 and len(pieces) > 1:
+        with ThreadPoolExecutor(min(threads, len(pieces))) as ex:
+            list(ex.map(work, pieces))  # NumPy drops the GIL in the draws and the array loops
+    else:
+        for piece in pieces:
+            work(piece)
+    return u, v
+
+
+PIECE = 1 << 20  # edges per work item of rmat_edges
+BLOCK = 1 << 14  # edges per in-cache block inside a work item
+
+
+def _generator(seed: int, offset: int) -> np.random.Generator:
+    """``default_rng(seed)`` after ``offset`` 64-bit draws (one per ``random()`` double)."""
+    bits = np.random.PCG64(seed)
+    bits.advance(offset)
+    return np.random.Generator(bits)
+
+
+def _rmat_piece(seed, scale, cuts, s, e, t0, t1, perm, u_out, v_out):
+    """Edges ``t0..t1`` of the chunk ``s..e``: the uniform of bit ``b`` of edge ``t`` is draw
+    ``s * scale + b * (e - s) + (t - s)`` of the stream."""
+    a, ab, abc = cuts
+    gens = [_generator(seed, s * scale + bit * (e - s) + (t0 - s)) for bit in range(scale)]
+    for b0 in range(t0, t1, BLOCK):
+        k = min(t1, b0 + BLOCK) - b0
+        u = np.zeros(k, dtype=np.int32)
+        v = np.zeros(k, dtype=np.int32)
+        for bit, g in enumerate(gens):
+            r = g.random(k)
+            hi = r >= ab
+            # quadrant: a -> (0,0), b -> (0,1), c -> (1,0), d -> (1,1); v's bit is [r>=a]^[r>=a+b]^[r>=a+b+c]
+            u |= np.left_shift(hi.view(np.uint8), bit, dtype=np.int32)
+            v |= np.left_shift(((r >= a) ^ hi ^ (r >= abc)).view(np.uint8), bit, dtype=np.int32)
+        u_out[b0 : b0 + k] = perm[u]
+        v_out[b0 : b0 + k] = perm[v]
 
 
 def rmat(scale: int, edge_factor: int = 16, abc=GRAPH500, seed: int = 0) -> Graph:

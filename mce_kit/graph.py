@@ -33,6 +33,21 @@ def _frozen(a, dtype) -> np.ndarray:
     return a
 
 
+def csr_arrays(n: int, u, v, xp=np) -> tuple:
+    """(indptr, indices) of the simple undirected graph on endpoints ``u, v`` (n < 2**31): self-loops
+    dropped, both directions, one sort of the 64-bit keys ``row << 32 | column``, repeats merged.
+    NumPy or CuPy arrays (``xp``); ``Graph.from_edges`` uses it on the GPU for long lists."""
+    keep = u != v
+    u, v = u[keep], v[keep]
+    key = xp.concatenate([u << 32 | v, v << 32 | u])
+    del u, v, keep
+    key = xp.sort(key)
+    key = key[xp.concatenate([xp.ones(min(1, len(key)), dtype=bool), key[1:] != key[:-1]])]
+    indptr = xp.zeros(n + 1, dtype=xp.int64)
+    xp.cumsum(xp.bincount(key >> 32, minlength=n), out=indptr[1:])
+    return indptr, (key & 0xFFFFFFFF).astype(xp.int32)
+
+
 @dataclass(frozen=True)
 class CleaningReport:
     """What load_graph changed while building the simple undirected graph."""
@@ -75,6 +90,11 @@ class Graph:
         """Build from arrays of endpoints (any direction, duplicates allowed)."""
         u = np.asarray(u, dtype=np.int64)
         v = np.asarray(v, dtype=np.int64)
+        if len(u) >= LARGE_EDGE_LIST and n < 2**31:
+            from .gpu import prep
+
+            if prep.use_gpu(2 * len(u)):  # one sort of 64-bit keys on the GPU, the same arrays
+                return cls(*prep.csr_from_edges(n, u, v), **kw)
         keep = u != v
         if keep.sum() >= LARGE_EDGE_LIST and n < 2**31:
             return cls._from_many_edges(n, u[keep], v[keep], **kw)

@@ -17,39 +17,79 @@ import numpy as np
 from .graph import Graph
 
 
-def _neighbours_of(G: Graph, vs: np.ndarray) -> np.ndarray:
+def rows_of(indptr, xp=np):
+    """The row of every CSR entry (int64): ``repeat(arange(n), diff(indptr))`` on NumPy or CuPy."""
+    indptr = xp.asarray(indptr).astype(xp.int64)
+    if xp is np:
+        return np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
+    return xp.searchsorted(indptr[1:], xp.arange(int(indptr[-1]), dtype=xp.int64), side="right")
+
+
+def _neighbours_of(indptr, indices, vs, xp=np):
     """Concatenated neighbour lists of the vertices ``vs``."""
-    lo = G.indptr[vs].astype(np.int64)
-    lens = G.indptr[vs + 1] - lo
-    ends = np.cumsum(lens)
-    return G.indices[np.repeat(lo - ends + lens, lens) + np.arange(ends[-1] if len(ends) else 0)]
+    lo = indptr[vs].astype(xp.int64)
+    lens = indptr[vs + 1].astype(xp.int64) - lo
+    ptr = xp.zeros(len(vs) + 1, dtype=xp.int64)
+    xp.cumsum(lens, out=ptr[1:])
+    return indices[(lo - ptr[:-1])[rows_of(ptr, xp)] + xp.arange(int(ptr[-1]), dtype=xp.int64)]
 
 
-def _peel(G: Graph) -> tuple[np.ndarray, np.ndarray]:
-    """(order, core numbers) by batch peeling."""
-    deg = G.degrees().astype(np.int64)
-    alive = np.ones(G.n, bool)
-    core = np.zeros(G.n, np.int32)
+def peel_arrays(indptr, indices, xp=np) -> tuple:
+    """(order, core numbers), both int32, of the CSR graph ``indptr, indices`` by batch peeling.
+
+    The same steps on NumPy or CuPy arrays (``xp``), so both give the same order. A round
+    whose removed vertices have many live neighbours counts their losses with one bincount
+    instead of a sort (same result)."""
+    n = len(indptr) - 1
+    deg = (indptr[1:] - indptr[:-1]).astype(xp.int64)
+    alive = xp.ones(n, dtype=bool)
+    core = xp.zeros(n, dtype=xp.int32)
     batches, removed, k = [], 0, 0
-    batch = np.flatnonzero(deg == 0)
-    live = np.arange(G.n)  # a superset of the live vertices, compacted at each new level
-    while removed < G.n:
+    batch = xp.flatnonzero(deg == 0)
+    live = xp.arange(n)  # a superset of the live vertices, compacted at each new level
+    while removed < n:
         if len(batch) == 0:
             live = live[alive[live]]
-            k = deg[live].min()
-            batch = live[deg[live] <= k]
+            left = deg[live]
+            k = int(left.min())
+            batch = live[left <= k]
         alive[batch] = False
         core[batch] = k
         batches.append(batch)
         removed += len(batch)
-        nb = _neighbours_of(G, batch)
-        nb = np.sort(nb[alive[nb]])
-        first = np.flatnonzero(np.diff(nb, prepend=-1))
-        hit = nb[first]  # distinct live neighbours and how many removed neighbours each lost
-        deg[hit] -= np.diff(first, append=len(nb))
+        nb = _neighbours_of(indptr, indices, batch, xp)
+        nb = nb[alive[nb]]
+        if xp is np and len(nb) > n // 4:
+            lost = np.bincount(nb, minlength=n)
+            hit = np.flatnonzero(lost)
+            deg[hit] -= lost[hit]
+        else:  # distinct live neighbours (ascending) and how many removed neighbours each lost
+            nb = xp.sort(nb)
+            first = xp.flatnonzero(xp.concatenate([xp.ones(min(1, len(nb)), dtype=bool), nb[1:] != nb[:-1]]))
+            hit = nb[first]
+            deg[hit] -= xp.diff(xp.concatenate([first, xp.asarray([len(nb)], dtype=first.dtype)]))
         batch = hit[deg[hit] <= k]
-    order = np.concatenate(batches) if batches else np.empty(0, np.int64)
-    return order.astype(np.int32), core
+    order = xp.concatenate(batches) if batches else xp.empty(0, dtype=xp.int64)
+    return order.astype(xp.int32), core
+
+
+def relabel_arrays(indptr, indices, order, xp=np) -> tuple:
+    """(indptr, indices) of the CSR graph with vertex ``order[i]`` renamed ``i``, rows sorted: one
+    sort of 64-bit keys ``row << 32 | column`` (``Graph.relabel`` is the SciPy path on the host)."""
+    n = len(indptr) - 1
+    rank = xp.empty(n, dtype=xp.int64)
+    rank[order] = xp.arange(n, dtype=xp.int64)
+    key = rank[rows_of(indptr, xp)] << 32
+    key |= rank[indices]
+    key = xp.sort(key)
+    ptr = xp.zeros(n + 1, dtype=xp.int64)
+    xp.cumsum(xp.bincount(key >> 32, minlength=n), out=ptr[1:])
+    return ptr, (key & 0xFFFFFFFF).astype(xp.int32)
+
+
+def _peel(G: Graph) -> tuple[np.ndarray, np.ndarray]:
+    """(order, core numbers) by batch peeling."""
+    return peel_arrays(G.indptr, G.indices)
 
 
 def core_numbers(G: Graph) -> np.ndarray:

@@ -49,7 +49,7 @@ from ..graph import Graph
 from . import require_gpu
 from .launch import free_bytes, params_dtype, plan_passes, set_params
 from .loader import load_module
-from .seeds import seed_sets
+from .seeds import ordered_csr, seed_sets
 
 FLAG_EXPOSE, FLAG_AGGRESSIVE, FLAG_STREAM, FLAG_SIZES, FLAG_HIST, FLAG_RESUME = 1, 2, 4, 8, 16, 32
 FLAG_LOCAL = 64
@@ -161,17 +161,13 @@ class Prepared:
                        max_buffer_bytes, stats, params)
 
 
-def prepare(G: Graph) -> Prepared:
-    """Order ``G`` by degeneracy and build its CSR for the kernel (not part of the timed phase)."""
-    from ..order import _peel
-
+def prepare(G: Graph, device: str = "auto") -> Prepared:
+    """Order ``G`` by degeneracy and build its CSR for the kernel (not part of the timed phase).
+    ``device``: where this host work runs ("auto": the GPU for long graphs when one is there,
+    ``seeds.ordered_csr``; "cpu"; "gpu"); the arrays are the same either way."""
     t0 = time.perf_counter()
-    order, core = _peel(G)
-    H = G.relabel(order)
-    indptr = np.ascontiguousarray(H.indptr, dtype=np.int32)
-    indices = np.ascontiguousarray(H.indices, dtype=np.int32)
-    isolated = np.flatnonzero(np.diff(indptr) == 0).astype(np.int32)
-    return Prepared(G, np.asarray(order), indptr, indices, isolated=isolated,
+    order, core, indptr, indices, isolated = ordered_csr(G, device)
+    return Prepared(G, order, indptr, indices, isolated=isolated,
                     prep_s=time.perf_counter() - t0, d=int(core.max()) if len(core) else 0)
 
 

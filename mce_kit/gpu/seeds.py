@@ -17,34 +17,61 @@ import numpy as np
 from ..graph import Graph
 
 
-def degeneracy_csr(G: Graph):
+def degeneracy_csr(G: Graph, device: str = "auto"):
     """(order, indptr, indices, isolated) of ``G`` relabelled in degeneracy order (int32 CSR)."""
-    from ..order import degeneracy_order
+    order, _, indptr, indices, isolated = ordered_csr(G, device)
+    return order, indptr, indices, isolated
 
-    order = degeneracy_order(G)
-    H = G.relabel(order)
-    indptr = np.ascontiguousarray(H.indptr, dtype=np.int32)
-    indices = np.ascontiguousarray(H.indices, dtype=np.int32)
+
+def ordered_csr(G: Graph, device: str = "auto"):
+    """(order, core numbers, indptr, indices, isolated): ``degeneracy_csr`` with the core numbers.
+    Long graphs are peeled and relabelled on the GPU when one is there (``prep.use_gpu``; the same
+    arrays as the host's)."""
+    from ..order import peel_arrays
+    from . import prep
+
+    if prep.use_gpu(len(G.indices), device):
+        order, core, indptr, indices = prep.degeneracy_csr(G.indptr, G.indices)
+    else:
+        order, core = peel_arrays(G.indptr, G.indices)
+        H = G.relabel(order)
+        indptr, indices = H.indptr, H.indices
+    indptr = np.ascontiguousarray(indptr, dtype=np.int32)
+    indices = np.ascontiguousarray(indices, dtype=np.int32)
     isolated = np.flatnonzero(np.diff(indptr) == 0).astype(np.int32)
-    return np.asarray(order), indptr, indices, isolated
+    return np.asarray(order), core, indptr, indices, isolated
 
 
-def seed_sets(indptr, indices, seeding: str):
-    """(u, v, p, x): every seed and upper bounds on its |P| and |X| (int64 bounds)."""
+def seed_sets(indptr, indices, seeding: str, device: str = "auto"):
+    """(u, v, p, x): every seed and upper bounds on its |P| and |X| (int64 bounds). Long graphs
+    are done on the GPU when one is there (``prep.use_gpu``; same arrays)."""
+    from . import prep
+
+    if seeding not in ("edge", "vertex"):
+        raise ValueError(f"seeding must be 'edge' or 'vertex', got {seeding!r}")
+    if prep.use_gpu(len(indices), device):
+        return prep.seed_sets(indptr, indices, seeding)
+    return seed_bounds(indptr, indices, seeding)
+
+
+def seed_bounds(indptr, indices, seeding: str, xp=np):
+    """seed_sets on NumPy or CuPy arrays (``xp``)."""
+    from ..order import rows_of
+
     n = len(indptr) - 1
-    deg = np.diff(indptr).astype(np.int64)
-    src = np.repeat(np.arange(n, dtype=np.int64), deg)
-    later = np.bincount(src[indices > src], minlength=n)
-    earlier = deg - later
+    deg = (indptr[1:] - indptr[:-1]).astype(xp.int64)
+    src = rows_of(indptr, xp)
+    later = xp.bincount(src[indices > src], minlength=n)
     if seeding == "edge":
         keep = src < indices
-        u, v = src[keep], indices[keep].astype(np.int64)
-        p = np.minimum(later[u], later[v])
-        x = np.minimum(earlier[v], deg[u])
+        u, v = src[keep], indices[keep].astype(xp.int64)
+        del src, keep
+        p = xp.minimum(later[u], later[v])
+        x = xp.minimum(deg[v] - later[v], deg[u])
     elif seeding == "vertex":
-        u = np.flatnonzero(deg > 0)
-        v = np.full(len(u), -1, dtype=np.int64)
-        p, x = later[u], earlier[u]
+        u = xp.flatnonzero(deg > 0)
+        v = xp.full(len(u), -1, dtype=xp.int64)
+        p, x = later[u], deg[u] - later[u]
     else:
         raise ValueError(f"seeding must be 'edge' or 'vertex', got {seeding!r}")
-    return u.astype(np.int32), v.astype(np.int32), p.astype(np.int64), x.astype(np.int64)
+    return u.astype(xp.int32), v.astype(xp.int32), p.astype(xp.int64), x.astype(xp.int64)

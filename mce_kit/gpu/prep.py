@@ -1,0 +1,73 @@
+"""Host preparation of large graphs done on the GPU: the same steps, the same arrays.
+
+    indptr, indices = csr_from_edges(n, u, v)          # Graph.from_edges for long edge lists
+    order, core, indptr, indices = degeneracy_csr(G)   # peeling + relabelling (prepare)
+    u, v, p, x = seeds.seed_sets(indptr, indices, "edge")   # on the GPU past GPU_MIN_ENTRIES
+
+Each function runs the NumPy code of the host path (``order.peel_arrays``,
+``order.relabel_arrays``, ``graph.csr_arrays``, ``seeds.seed_bounds``) with CuPy
+as the array module, so the results equal the host's array for array (the
+peeling takes the same batches in the same order; CSR rows are sorted and
+unique either way). Only NumPy arrays go in and come out. ``use_gpu`` decides:
+``device="auto"`` takes the GPU when one answers and the graph has at least
+``GPU_MIN_ENTRIES`` adjacency entries (2m), below which the host is as fast.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import has_gpu, require_gpu
+
+GPU_MIN_ENTRIES = 1 << 22
+DEVICES = ("auto", "cpu", "gpu")
+
+
+def use_gpu(entries: int, device: str = "auto") -> bool:
+    """Whether host preparation of a graph with ``entries`` adjacency entries runs on the GPU."""
+    if device not in DEVICES:
+        raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+    if device == "gpu":
+        require_gpu()
+        return True
+    return device == "auto" and entries >= GPU_MIN_ENTRIES and has_gpu()
+
+
+def _done(*arrays):
+    """The arrays back on the host; CuPy's pool emptied (the kernels plan from free memory)."""
+    import cupy
+
+    out = tuple(cupy.asnumpy(a) for a in arrays)
+    del arrays
+    cupy.get_default_memory_pool().free_all_blocks()
+    return out
+
+
+def csr_from_edges(n: int, u, v):
+    """(indptr, indices) of the simple undirected graph on the endpoint arrays ``u, v``."""
+    import cupy
+
+    from ..graph import csr_arrays
+
+    return _done(*csr_arrays(n, cupy.asarray(u), cupy.asarray(v), cupy))
+
+
+def degeneracy_csr(indptr, indices):
+    """(order, core numbers, indptr, indices): the graph peeled and relabelled in degeneracy order."""
+    import cupy
+
+    from ..order import peel_arrays, relabel_arrays
+
+    ptr, idx = cupy.asarray(indptr), cupy.asarray(indices)
+    order, core = peel_arrays(ptr, idx, cupy)
+    ptr, idx = relabel_arrays(ptr, idx, order, cupy)
+    return _done(order, core, ptr, idx)
+
+
+def seed_sets(indptr, indices, seeding: str):
+    """``seeds.seed_sets`` computed on the GPU."""
+    import cupy
+
+    from .seeds import seed_bounds
+
+    return _done(*seed_bounds(cupy.asarray(indptr), cupy.asarray(indices), seeding, cupy))
