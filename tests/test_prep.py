@@ -12,9 +12,9 @@ import pytest
 from graph_families import random_nx_graphs
 
 import mce_kit.generators as generators
-from mce_kit.graph import Graph, csr_arrays
 from mce_kit.gpu import has_gpu, prep
 from mce_kit.gpu.seeds import ordered_csr, seed_bounds, seed_sets
+from mce_kit.graph import Graph, csr_arrays
 from mce_kit.io import load_graph
 from mce_kit.order import peel_arrays, relabel_arrays, rows_of
 

@@ -15,8 +15,6 @@ unique either way). Only NumPy arrays go in and come out. ``use_gpu`` decides:
 
 from __future__ import annotations
 
-import numpy as np
-
 from . import has_gpu, require_gpu
 
 GPU_MIN_ENTRIES = 1 << 22
