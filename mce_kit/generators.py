@@ -90,10 +90,11 @@ def _rmat_piece(seed, scale, cuts, s, e, t0, t1, perm, u_out, v_out):
         v_out[b0 : b0 + k] = perm[v]
 
 
-def rmat(scale: int, edge_factor: int = 16, abc=GRAPH500, seed: int = 0) -> Graph:
-    """The simple undirected R-MAT graph on ``2**scale`` vertices (isolated vertices kept)."""
+def rmat(scale: int, edge_factor: int = 16, abc=GRAPH500, seed: int = 0, device: str = "auto") -> Graph:
+    """The simple undirected R-MAT graph on ``2**scale`` vertices (isolated vertices kept). ``device``:
+    where ``Graph.from_edges`` builds it ("auto": the GPU for long lists when one is there)."""
     u, v = rmat_edges(scale, edge_factor, abc, seed)
-    return Graph.from_edges(1 << scale, u, v, name=f"rmat-s{scale}-ef{edge_factor}-seed{seed}")
+    return Graph.from_edges(1 << scale, u, v, device=device, name=f"rmat-s{scale}-ef{edge_factor}-seed{seed}")
 
 
 def bipartite_chung_lu(n_u: int, n_v: int, m: int, exponent: float = 2.1, seed: int = 0) -> BipartiteGraph:

@@ -43,8 +43,7 @@ def csr_arrays(n: int, u, v, xp=np) -> tuple:
     del u, v, keep
     key = xp.sort(key)
     key = key[xp.concatenate([xp.ones(min(1, len(key)), dtype=bool), key[1:] != key[:-1]])]
-    indptr = xp.zeros(n + 1, dtype=xp.int64)
-    xp.cumsum(xp.bincount(key >> 32, minlength=n), out=indptr[1:])
+    indptr = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(xp.bincount(key >> 32, minlength=n))])
     return indptr, (key & 0xFFFFFFFF).astype(xp.int32)
 
 
@@ -86,14 +85,15 @@ class Graph:
             object.__setattr__(self, "labels", _frozen(self.labels, self.labels.dtype))
 
     @classmethod
-    def from_edges(cls, n: int, u, v, **kw) -> Graph:
-        """Build from arrays of endpoints (any direction, duplicates allowed)."""
+    def from_edges(cls, n: int, u, v, device: str = "auto", **kw) -> Graph:
+        """Build from arrays of endpoints (any direction, duplicates allowed). Long lists are built on
+        the GPU when one is there (``device="auto"``; "cpu" keeps them on the host; same arrays)."""
         u = np.asarray(u, dtype=np.int64)
         v = np.asarray(v, dtype=np.int64)
-        if len(u) >= LARGE_EDGE_LIST and n < 2**31:
+        if device != "auto" or (len(u) >= LARGE_EDGE_LIST and n < 2**31):
             from .gpu import prep
 
-            if prep.use_gpu(2 * len(u)):  # one sort of 64-bit keys on the GPU, the same arrays
+            if prep.use_gpu(2 * len(u), device) and n < 2**31:  # one sort of 64-bit keys on the GPU, the same arrays
                 return cls(*prep.csr_from_edges(n, u, v), **kw)
         keep = u != v
         if keep.sum() >= LARGE_EDGE_LIST and n < 2**31:

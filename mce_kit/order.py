@@ -29,8 +29,7 @@ def _neighbours_of(indptr, indices, vs, xp=np):
     """Concatenated neighbour lists of the vertices ``vs``."""
     lo = indptr[vs].astype(xp.int64)
     lens = indptr[vs + 1].astype(xp.int64) - lo
-    ptr = xp.zeros(len(vs) + 1, dtype=xp.int64)
-    xp.cumsum(lens, out=ptr[1:])
+    ptr = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(lens)])
     return indices[(lo - ptr[:-1])[rows_of(ptr, xp)] + xp.arange(int(ptr[-1]), dtype=xp.int64)]
 
 
@@ -82,8 +81,7 @@ def relabel_arrays(indptr, indices, order, xp=np) -> tuple:
     key = rank[rows_of(indptr, xp)] << 32
     key |= rank[indices]
     key = xp.sort(key)
-    ptr = xp.zeros(n + 1, dtype=xp.int64)
-    xp.cumsum(xp.bincount(key >> 32, minlength=n), out=ptr[1:])
+    ptr = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(xp.bincount(key >> 32, minlength=n))])
     return ptr, (key & 0xFFFFFFFF).astype(xp.int32)
 
 

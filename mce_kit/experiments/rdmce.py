@@ -232,75 +232,98 @@ def streaming(graphs, expect, repeats=5, min_size=10):
 
 
 SCALES = list(range(10, 25))
-SCALE_COLUMNS = ["graph", "scale", "edge_factor", "n", "m", "d", "count", "oracle", "oracle_s", "median_ms",
-                 "runs", "gen_s", "prepare_s", "seeds_s", "device_bytes", "pool_peak_bytes", "passes",
-                 "workers", "nodes", "peak_rss_bytes"]
+SCALE_COLUMNS = ["graph", "scale", "edge_factor", "n", "m", "d", "prep_device", "gen_s", "from_edges_s",
+                 "prepare_s", "seeds_s", "prep_pool_bytes", "peak_rss_bytes", "count", "oracle", "oracle_s",
+                 "median_ms", "times_ms", "runs", "device_bytes", "passes", "workers", "nodes",
+                 "planned_passes", "planned_workers", "planned_device_bytes", "budget_bytes", "note"]
 OPT_IN = ("stream", "scale")
+# Maximal cliques of R-MAT (edge factor 16, seed 1) grow 5-37x per scale (18,676 at scale 10,
+# 3,260,782,434 at scale 15, 5 s on an H100): past KERNEL_MAX a count takes hours.
+KERNEL_MAX = 15
 
 
-def scale(scales=SCALES, edge_factor=16, seed=1, oracle_max=12, budget_s=400.0, repeats=3, kernel_max=15):
-    """RDMCE on R-MAT graphs (Graph500 parameters) of growing scale: generation, ordering, seeds,
-    time, device memory and count per scale; the count checked by the CPU oracle up to ``oracle_max``.
-    Past ``kernel_max`` only the host side is timed: the number of maximal cliques grows about 37x
-    per scale (3.3 G at scale 15), so a count there takes minutes to hours. Stops before a scale
-    whose projected cost would pass ``budget_s`` (rows are written as they come). ``peak_rss_bytes``
-    is the process's peak resident memory so far (so a process running one scale measures that
-    scale's generation and preparation)."""
+def _rss() -> int:
     import resource
 
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+
+
+def host_stages(sc: int, edge_factor: int = 16, seed: int = 1, device: str = "auto"):
+    """(G, prep, row): one R-MAT graph generated, built, ordered and seeded, each stage timed."""
+    from ..generators import rmat_edges
+    from ..gpu import has_gpu, rdmce
+    from ..gpu.prep import use_gpu
+    from ..graph import Graph
+
+    t0 = time.perf_counter()
+    u, v = rmat_edges(sc, edge_factor, seed=seed)
+    t1 = time.perf_counter()
+    G = Graph.from_edges(1 << sc, u, v, device=device, name=f"rmat-s{sc}-ef{edge_factor}-seed{seed}")
+    t2 = time.perf_counter()
+    del u, v
+    pool = None
+    if has_gpu():
+        from ..gpu import prep as gprep
+
+        gprep.POOL_PEAK = 0
+    prep = rdmce.prepare(G, device=device)
+    t3 = time.perf_counter()
+    prep.seed_arrays("edge")
+    t4 = time.perf_counter()
+    if has_gpu():
+        pool = gprep.POOL_PEAK or None
+    row = dict.fromkeys(SCALE_COLUMNS)
+    row.update(graph=G.name, scale=sc, edge_factor=edge_factor, n=G.n, m=G.m, d=prep.d,
+               prep_device="gpu" if use_gpu(len(G.indices), device) else "cpu",
+               gen_s=round(t1 - t0, 3), from_edges_s=round(t2 - t1, 3), prepare_s=round(prep.prep_s, 3),
+               seeds_s=round(t4 - t3, 3), prep_pool_bytes=pool, peak_rss_bytes=_rss())
+    return G, prep, row
+
+
+def scale(scales=SCALES, edge_factor=16, seed=1, oracle_max=12, budget_s=400.0, repeats=5, kernel_max=KERNEL_MAX,
+          device="auto"):
+    """RDMCE on R-MAT graphs (Graph500 parameters) of growing scale: generation, edge list to CSR,
+    degeneracy order, seeds (each timed; on the GPU for long graphs when ``device="auto"``), then
+    the memory planner's passes and device bytes for a count, and up to ``kernel_max`` the count
+    itself (median of ``repeats`` after a warm-up; 3 runs without warm-up at ``kernel_max``),
+    checked by the CPU oracle up to ``oracle_max``. Stops before a scale whose projected cost would
+    pass ``budget_s`` (rows are written as they come). ``peak_rss_bytes`` is the process's peak
+    resident memory so far."""
     from .. import cpu
-    from ..generators import rmat
-    from ..gpu import rdmce
+    from ..gpu import has_gpu, rdmce
 
     t_start, last = time.perf_counter(), None
     for sc in scales:
-        if last is not None and time.perf_counter() - t_start + 5 * last > budget_s:
+        if last is not None and time.perf_counter() - t_start + 4 * last > budget_s:
             break
         t_scale = time.perf_counter()
-        t0 = time.perf_counter()
-        G = rmat(sc, edge_factor, seed=seed)
-        gen_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        prep = rdmce.prepare(G)
-        t1 = time.perf_counter()
-        prep.seed_arrays("edge")
-        seeds_s = time.perf_counter() - t1
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
-        if sc > kernel_max:
-            row = dict.fromkeys(SCALE_COLUMNS)
-            row.update(graph=G.name, scale=sc, edge_factor=edge_factor, n=G.n, m=G.m, d=prep.d, gen_s=gen_s,
-                       prepare_s=prep.prep_s, seeds_s=seeds_s, peak_rss_bytes=peak)
-            yield pd.DataFrame([row])
-            last = time.perf_counter() - t_scale
-            del G, prep
-            continue
-        import cupy
-
-        pool = cupy.get_default_memory_pool()
-        pool.free_all_blocks()
-        runs = [prep.run() for _ in range(repeats if sc < 22 else 1)]
-        counts = {r.count for r in runs}
-        if len(counts) != 1:
-            raise AssertionError(f"rmat scale {sc}: counts moved between runs: {counts}")
-        oracle, oracle_s = None, None
+        G, prep, row = host_stages(sc, edge_factor, seed, device)
+        oracle = None
         if sc <= oracle_max:
             t0 = time.perf_counter()
             oracle = cpu.count_maximal_cliques(G)
-            oracle_s = time.perf_counter() - t0
-            if oracle != runs[0].count:
-                raise AssertionError(f"rmat scale {sc}: GPU {runs[0].count} vs CPU oracle {oracle}")
-        times = sorted(r.gpu_ms for r in runs)
-        r = runs[0]
-        row = {"graph": G.name, "scale": sc, "edge_factor": edge_factor, "n": G.n, "m": G.m,
-               "d": prep.d, "count": r.count, "oracle": oracle, "oracle_s": oracle_s,
-               "median_ms": times[len(times) // 2], "runs": len(runs), "gen_s": gen_s,
-               "prepare_s": prep.prep_s, "seeds_s": seeds_s, "device_bytes": r.device_bytes,
-               "pool_peak_bytes": pool.total_bytes(), "passes": r.passes,
-               "workers": r.params["workers"], "nodes": r.nodes, "peak_rss_bytes": peak}
-        assert list(row) == SCALE_COLUMNS
+            row.update(oracle=oracle, oracle_s=round(time.perf_counter() - t0, 3))
+        if has_gpu():
+            import cupy
+
+            from ..gpu.launch import free_bytes
+
+            sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+            budget = int(0.4 * free_bytes())  # what a run plans with (rdmce._Device)
+            plan = rdmce.planned(prep, budget, sms * rdmce.DEFAULTS["warps_per_sm"])
+            row.update(planned_passes=plan["passes"], planned_workers=plan["workers"],
+                       planned_device_bytes=plan["device_bytes"], budget_bytes=budget)
+            if sc <= kernel_max:
+                big = sc == kernel_max
+                m = measure(prep, "mce", repeats=3 if big else repeats, warmup=0 if big else 1, expect=oracle)
+                row.update(count=m["count"], median_ms=m["median_ms"], times_ms=m["times_ms"], runs=m["repeats"],
+                           device_bytes=m["device_bytes"], passes=m["passes"], workers=m["workers"],
+                           nodes=m["nodes"])
+            else:
+                row["note"] = f"no count: past scale {kernel_max} a count takes hours (growth 5-37x per scale)"
         yield pd.DataFrame([row])
         last = time.perf_counter() - t_scale
-        del G, prep, runs
+        del G, prep
 
 
 JOBS = ("table1", "exactness", "variants", "warps", "tau", "load")
@@ -309,7 +332,8 @@ JOBS = ("table1", "exactness", "variants", "warps", "tau", "load")
 def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = HEAVY,
             only: list[str] | None = None, graphs: list[str] | None = None, small_repeats: int = 15,
             warps: list[int] | None = None, taus: list[int] | None = None,
-            scale_budget_s: float = 400.0, scales: list[int] | None = None) -> dict:
+            scale_budget_s: float = 400.0, scales: list[int] | None = None, oracle_max: int = 12,
+            kernel_max: int = KERNEL_MAX) -> dict:
     """Measure every RDMCE figure on this GPU and write the CSVs. Returns the DataFrames.
 
     Every graph gets the paper's full grids (``WARPS_PER_SM``, ``TAUS``) unless
@@ -338,7 +362,8 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = H
         # opt-in (--only): sizes and streaming at counting speed, R-MAT scales
         "stream": lambda: streaming([g for g in graphs if g in ("CA-GrQc", "wiki-Vote", heavy)], expect,
                                     max(5, repeats)),
-        "scale": lambda: scale(scales or (SCALES[:5] if quick else SCALES), budget_s=scale_budget_s),
+        "scale": lambda: scale(scales or (SCALES[:5] if quick else SCALES), budget_s=scale_budget_s,
+                               oracle_max=oracle_max, kernel_max=kernel_max),
     }
     frames = run_jobs("rdmce", jobs, out_dir, prov, only, skip=OPT_IN)
     bad = frames["exactness"][~frames["exactness"]["exact"]] if "exactness" in frames else []
@@ -509,6 +534,8 @@ def main(argv=None) -> int:
                     help="fold the CSVs of an earlier --out DIR into --out (replacing re-measured rows)")
     ap.add_argument("--scale-budget", type=float, default=400.0, help="seconds for the R-MAT scale series")
     ap.add_argument("--scales", type=int, nargs="+", help=f"R-MAT scales (default {SCALES[0]}..{SCALES[-1]})")
+    ap.add_argument("--oracle-max", type=int, default=12, help="largest R-MAT scale the CPU oracle checks")
+    ap.add_argument("--kernel-max", type=int, default=KERNEL_MAX, help="largest R-MAT scale counted on the GPU")
     a = ap.parse_args(argv)
     if a.merge:
         for name, (before, after) in merge(a.merge, a.out).items():
@@ -516,7 +543,8 @@ def main(argv=None) -> int:
         return 0
     only, graphs = names(a.only), names(a.graphs)
     run_all(a.out, a.quick, a.repeats, only=only, graphs=graphs, small_repeats=a.small_repeats,
-            warps=a.warps, taus=a.taus, scale_budget_s=a.scale_budget, scales=a.scales)
+            warps=a.warps, taus=a.taus, scale_budget_s=a.scale_budget, scales=a.scales,
+            oracle_max=a.oracle_max, kernel_max=a.kernel_max)
     return 0
 
 

@@ -31,13 +31,19 @@ def use_gpu(entries: int, device: str = "auto") -> bool:
     return device == "auto" and entries >= GPU_MIN_ENTRIES and has_gpu()
 
 
+POOL_PEAK = 0  # the most bytes CuPy's pool held at the end of a step here (an experiment resets it)
+
+
 def _done(*arrays):
     """The arrays back on the host; CuPy's pool emptied (the kernels plan from free memory)."""
     import cupy
 
+    global POOL_PEAK
+    pool = cupy.get_default_memory_pool()
+    POOL_PEAK = max(POOL_PEAK, pool.total_bytes())
     out = tuple(cupy.asnumpy(a) for a in arrays)
     del arrays
-    cupy.get_default_memory_pool().free_all_blocks()
+    pool.free_all_blocks()
     return out
 
 

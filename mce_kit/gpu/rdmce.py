@@ -182,6 +182,19 @@ def _plan(rows_need, stack_need, n_workers, budget, describe=None):
     return [(idx, caps["rows"], caps["stack"], workers) for idx, caps, workers in passes]
 
 
+def planned(prep: Prepared, budget: int, n_workers: int, seeding: str = "edge") -> dict:
+    """What a counting run would allocate with ``budget`` bytes for worker buffers and ``n_workers``
+    warps (host only, no launch; the run itself uses 0.4 of the free device memory and SMs x
+    warps_per_sm): passes, workers of the narrowest pass, and the device bytes of the largest pass
+    (graph, that pass's seeds, buffers, counters: ``RDMCEResult.device_bytes`` of a count)."""
+    _, _, rows_need, stack_need = prep.seed_arrays(seeding)
+    plan = _plan(rows_need, stack_need, n_workers, budget)
+    fixed = prep.indptr.nbytes + prep.indices.nbytes + 32 * n_workers + 8 + 16  # graph, counters, hist, ctrl
+    per_pass = [fixed + 8 * len(idx) + 4 * w * (rc + sc) + 48 * w for idx, rc, sc, w in plan]
+    return {"passes": len(plan), "workers": min((w for *_, w in plan), default=n_workers),
+            "device_bytes": max(per_pass, default=fixed)}
+
+
 # ---- host-side logic of the size statistics and of streaming (no GPU needed) ----
 
 

@@ -1,0 +1,65 @@
+"""Host preparation on the GPU (mce_kit.gpu.prep) gives the host's arrays, and RDMCE counts on it.
+
+Run with ``pytest -m gpu``; every test here skips cleanly without a GPU.
+"""
+
+import numpy as np
+import pytest
+from graph_families import random_nx_graphs
+
+import mce_kit.graph as graph
+from mce_kit import cpu, generators
+from mce_kit.gpu import has_gpu
+from mce_kit.io import load_graph
+
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not has_gpu(), reason="needs a CUDA GPU")]
+
+GRAPHS = [load_graph(H) for H in random_nx_graphs(200, seed=23)]
+
+
+def _same(a, b):
+    return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+def test_ordered_csr_on_the_gpu_equals_the_host():
+    from mce_kit.gpu.seeds import ordered_csr
+
+    for G in [*GRAPHS, *(generators.rmat(s, 16, seed=1) for s in (10, 14, 17))]:
+        want, got = ordered_csr(G, "cpu"), ordered_csr(G, "gpu")
+        assert _same(want, got), G
+
+
+@pytest.mark.parametrize("seeding", ["edge", "vertex"])
+def test_seed_sets_on_the_gpu_equal_the_host(seeding):
+    from mce_kit.gpu.seeds import ordered_csr, seed_sets
+
+    for G in [*GRAPHS[:80], generators.rmat(15, 16, seed=1)]:
+        _, _, indptr, indices, _ = ordered_csr(G, "cpu")
+        got = seed_sets(indptr, indices, seeding, "gpu")
+        want = seed_sets(indptr, indices, seeding, "cpu")
+        assert _same(want, got) and [a.dtype for a in want] == [a.dtype for a in got]
+
+
+def test_edge_lists_on_the_gpu_equal_the_host(monkeypatch):
+    from mce_kit.gpu import prep
+
+    rng = np.random.default_rng(2)
+    for n, m in [(1, 0), (1, 5), (300, 20000), (5000, 30000)]:
+        u, v = rng.integers(0, n, m), rng.integers(0, n, m)
+        assert _same(graph.csr_arrays(n, u, v), prep.csr_from_edges(n, u, v))
+    u, v = generators.rmat_edges(18, 16, seed=1)  # 4 M draws: from_edges takes the GPU
+    G = graph.Graph.from_edges(1 << 18, u, v)
+    monkeypatch.setattr(prep, "GPU_MIN_ENTRIES", 1 << 62)
+    H = graph.Graph.from_edges(1 << 18, u, v)
+    assert _same((G.indptr, G.indices), (H.indptr, H.indices))
+
+
+def test_rdmce_counts_with_gpu_preparation():
+    from mce_kit.gpu import rdmce
+
+    for G in GRAPHS[:150]:
+        assert rdmce.prepare(G, device="gpu").run().count == cpu.count_maximal_cliques(G), G
+    G = generators.rmat(12, 16, seed=1)
+    want = cpu.count_maximal_cliques(G)
+    prep = rdmce.prepare(G, device="gpu")
+    assert [prep.run().count for _ in range(10)] == [want] * 10
