@@ -93,7 +93,7 @@ class Graph:
         if device != "auto" or (len(u) >= LARGE_EDGE_LIST and n < 2**31):
             from .gpu import prep
 
-            if prep.use_gpu(2 * len(u), device) and n < 2**31:  # one sort of 64-bit keys on the GPU, the same arrays
+            if prep.use_gpu(2 * len(u), device) and n < 2**31:  # one sort of 64-bit keys, the same arrays
                 return cls(*prep.csr_from_edges(n, u, v), **kw)
         keep = u != v
         if keep.sum() >= LARGE_EDGE_LIST and n < 2**31:
