@@ -31,3 +31,51 @@ def test_tight_budget_still_splits():
     passes = launch.plan_passes({"work": need}, 64, budget=3000 * 4 * 3, label="T")
     assert len(passes) > 1 and sorted(np.concatenate([i for i, *_ in passes]).tolist()) == list(range(5))
     assert launch.plan_passes({"work": np.zeros(0, np.int64)}, 8, 1 << 20, "T") == []
+
+
+def _sorted_plan(needs, n_workers, budget, label, describe=None, align=4):
+    """The split by one stable sort of the needs (the definition the sort-free loop must match)."""
+    regions = list(needs)
+    need = sum(np.asarray(needs[r], dtype=np.int64) for r in regions)
+    slack = align * len(regions)
+    order = np.argsort(need, kind="stable")
+    passes, start, workers = [], 0, n_workers
+    while start < len(order):
+        per_worker = budget // (4 * workers) - slack
+        fits = np.searchsorted(need[order], per_worker, side="right")
+        if fits <= start:
+            if workers == 1:
+                i = int(order[start])
+                what = describe(i) if describe else f"task {i}"
+                raise MemoryError(f"{label}: {what} needs {int(need[i]) * 4 / 2**20:.1f} MiB of GPU buffers; "
+                                  f"only {budget / 2**20:.1f} MiB are available")
+            workers = max(1, min(workers // 4, budget // (4 * (int(need[order[start]]) + slack))))
+            continue
+        idx = order[start:fits]
+        caps = {r: -(-int(np.asarray(needs[r])[idx].max()) // align) * align for r in regions}
+        passes.append((np.sort(idx), caps, workers))
+        start = fits
+    return passes
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_split_equals_the_sorted_definition(seed, monkeypatch):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 3000))
+    heavy = rng.pareto(1.2, n) * rng.integers(1, 50)  # a few tasks far larger than the rest
+    needs = {"rows": (heavy * 10).astype(np.int64), "stack": rng.integers(0, 40, n)}
+    workers = int(rng.integers(1, 5000))
+    budget = int(rng.choice([10**3, 10**5, 10**6, 10**7, 10**8]))
+    monkeypatch.setattr(launch, "_ONE_PASS", bool(seed % 2))
+    try:
+        want = _sorted_plan(needs, workers, budget, "T")
+    except MemoryError as e:
+        with pytest.raises(MemoryError) as got:
+            launch.plan_passes(needs, workers, budget, "T")
+        assert str(got.value) == str(e)
+        return
+    got = launch.plan_passes(needs, workers, budget, "T")
+    assert len(got) == len(want)
+    for (gi, gc, gw), (wi, wc, ww) in zip(got, want, strict=True):
+        np.testing.assert_array_equal(gi, wi)
+        assert gc == wc and gw == ww

@@ -80,25 +80,29 @@ def plan_passes(needs: dict[str, np.ndarray], n_workers: int, budget: int, label
         # the usual case: every task fits at full width, one pass in task order (no sort)
         caps = {r: -(-int(np.asarray(needs[r]).max()) // align) * align for r in regions}
         return [(np.arange(len(need)), caps, n_workers)]
-    order = np.argsort(need, kind="stable")
-    passes, start, workers = [], 0, n_workers
-    while start < len(order):
+    # Passes by rising need: each takes every task left whose need fits its per-worker share; when
+    # none fits, the workers shrink. One pass over the tasks left per step, no sort (millions of seeds).
+    rest = np.arange(len(need))
+    left = need
+    passes, workers = [], n_workers
+    while len(rest):
         per_worker = budget // (4 * workers) - slack
-        fits = np.searchsorted(need[order], per_worker, side="right")
-        if fits <= start:
+        take = left <= per_worker
+        if not take.any():
+            j = int(np.argmin(left))  # the smallest need left (its first task on ties)
             if workers == 1:
-                i = int(order[start])
+                i = int(rest[j])
                 what = describe(i) if describe else f"task {i}"
                 raise MemoryError(
                     f"{label}: {what} needs {int(need[i]) * 4 / 2**20:.1f} MiB of GPU buffers; "
                     f"only {budget / 2**20:.1f} MiB are available"
                 )
-            workers = max(1, min(workers // 4, budget // (4 * (int(need[order[start]]) + slack))))
+            workers = max(1, min(workers // 4, budget // (4 * (int(left[j]) + slack))))
             continue
-        idx = order[start:fits]
+        idx = rest[take]
         caps = {r: -(-int(np.asarray(needs[r])[idx].max()) // align) * align for r in regions}
-        passes.append((np.sort(idx), caps, workers))
-        start = fits
+        passes.append((idx, caps, workers))
+        rest, left = rest[~take], left[~take]
     return passes
 
 
