@@ -3,6 +3,8 @@
 Run with ``pytest -m gpu``; every test here skips cleanly without a GPU.
 """
 
+import functools
+
 import numpy as np
 import pytest
 from graph_families import random_nx_graphs
@@ -14,7 +16,11 @@ from mce_kit.io import load_graph
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not has_gpu(), reason="needs a CUDA GPU")]
 
-GRAPHS = [load_graph(H) for H in random_nx_graphs(200, seed=23)]
+
+
+@functools.cache
+def graphs():
+    return [load_graph(H) for H in random_nx_graphs(200, seed=23)]
 
 
 def _same(a, b):
@@ -24,7 +30,7 @@ def _same(a, b):
 def test_ordered_csr_on_the_gpu_equals_the_host():
     from mce_kit.gpu.seeds import ordered_csr
 
-    for G in [*GRAPHS, *(generators.rmat(s, 16, seed=1) for s in (10, 14, 17))]:
+    for G in [*graphs(), *(generators.rmat(s, 16, seed=1) for s in (10, 14, 17))]:
         want, got = ordered_csr(G, "cpu"), ordered_csr(G, "gpu")
         assert _same(want, got), G
 
@@ -33,10 +39,23 @@ def test_ordered_csr_on_the_gpu_equals_the_host():
 def test_seed_sets_on_the_gpu_equal_the_host(seeding):
     from mce_kit.gpu.seeds import ordered_csr, seed_sets
 
-    for G in [*GRAPHS[:80], generators.rmat(15, 16, seed=1)]:
+    for G in [*graphs()[:80], generators.rmat(15, 16, seed=1)]:
         _, _, indptr, indices, _ = ordered_csr(G, "cpu")
         got = seed_sets(indptr, indices, seeding, "gpu")
         want = seed_sets(indptr, indices, seeding, "cpu")
+        assert _same(want, got) and [a.dtype for a in want] == [a.dtype for a in got]
+
+
+@pytest.mark.parametrize("seeding", ["edge", "vertex"])
+def test_rdmce_seed_words_on_the_gpu_equal_the_host(seeding, monkeypatch):
+    from mce_kit.gpu import prep, rdmce
+
+    for G in [*graphs()[:40], generators.rmat(16, 16, seed=1)]:
+        p = rdmce.prepare(G, device="cpu")
+        monkeypatch.setattr(prep, "GPU_MIN_ENTRIES", 0)
+        got = rdmce._make_seeds(p.indptr, p.indices, seeding)
+        monkeypatch.setattr(prep, "GPU_MIN_ENTRIES", 1 << 62)
+        want = rdmce._make_seeds(p.indptr, p.indices, seeding)
         assert _same(want, got) and [a.dtype for a in want] == [a.dtype for a in got]
 
 
@@ -57,7 +76,7 @@ def test_edge_lists_on_the_gpu_equal_the_host(monkeypatch):
 def test_rdmce_counts_with_gpu_preparation():
     from mce_kit.gpu import rdmce
 
-    for G in GRAPHS[:150]:
+    for G in graphs()[:150]:
         assert rdmce.prepare(G, device="gpu").run().count == cpu.count_maximal_cliques(G), G
     G = generators.rmat(12, 16, seed=1)
     want = cpu.count_maximal_cliques(G)

@@ -3,6 +3,7 @@
     indptr, indices = csr_from_edges(n, u, v)          # Graph.from_edges for long edge lists
     order, core, indptr, indices = degeneracy_csr(G)   # peeling + relabelling (prepare)
     u, v, p, x = seeds.seed_sets(indptr, indices, "edge")   # on the GPU past GPU_MIN_ENTRIES
+    u, v, rows, stack = seed_needs(indptr, indices, "edge", rows_words, stack_words)  # a launcher's
 
 Each function runs the NumPy code of the host path (``order.peel_arrays``,
 ``order.relabel_arrays``, ``graph.csr_arrays``, ``seeds.seed_bounds``) with CuPy
@@ -75,3 +76,13 @@ def seed_sets(indptr, indices, seeding: str):
     from .seeds import seed_bounds
 
     return _done(*seed_bounds(cupy.asarray(indptr), cupy.asarray(indices), seeding, cupy))
+
+
+def seed_needs(indptr, indices, seeding: str, rows_words, stack_words):
+    """(u, v, rows words, stack words) of every seed (a launcher's word counts), on the GPU."""
+    import cupy
+
+    from .seeds import seed_bounds
+
+    u, v, p, x = seed_bounds(cupy.asarray(indptr), cupy.asarray(indices), seeding, cupy)
+    return _done(u, v, rows_words(p, x).astype(cupy.int64), stack_words(p, x).astype(cupy.int64))

@@ -86,7 +86,8 @@ def stack_words(p, x):
     """Words of the DFS-stack region for such a seed (matches rdmce.cu)."""
     W, Wx = (p + 31) // 32, (x + 31) // 32
     d = p + 2
-    return np.maximum(d * (3 * W + Wx) + 3 * d + 1, x)
+    s = d * (3 * W + Wx) + 3 * d + 1
+    return s + (x > s) * (x - s)  # max(s, x) on ints, NumPy or CuPy arrays
 
 
 @dataclass
@@ -172,7 +173,12 @@ def prepare(G: Graph, device: str = "auto") -> Prepared:
 
 
 def _make_seeds(indptr, indices, seeding):
-    u, v, p, x = seed_sets(indptr, indices, seeding)
+    """(u, v, rows words, stack words) of every seed; on the GPU for long graphs (``prep.use_gpu``)."""
+    from . import prep
+
+    if prep.use_gpu(len(indices)):
+        return prep.seed_needs(indptr, indices, seeding, rows_words, stack_words)
+    u, v, p, x = seed_sets(indptr, indices, seeding, "cpu")
     return u, v, rows_words(p, x).astype(np.int64), stack_words(p, x).astype(np.int64)
 
 
