@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 import time
 from pathlib import Path
@@ -240,9 +241,10 @@ SCALE_COLUMNS = ["graph", "scale", "edge_factor", "n", "m", "d", "prep_device", 
 OPT_IN = ("stream", "scale")
 # Maximal cliques of R-MAT at edge factor 16 (seed 1) grow 5-37x per scale (18,676 at scale 10,
 # 3,260,782,434 at scale 15, 5 s on an H100): past scale 15 a count takes hours. At edge factor 4
-# they grow about 2.5x per scale, so the GPU counts every scale up to 24.
+# they grow 2.4-4.4x per scale (scales 10-18), at edge factor 2 about 2.2x, so the GPU counts
+# every scale up to 24 there.
 KERNEL_MAX = {16: 15}
-EDGE_FACTORS = (16, 4)
+EDGE_FACTORS = (16, 2, 4)
 ORACLE = RESULTS / "rdmce_rmat_oracle.csv"  # CPU oracle counts of R-MAT graphs measured elsewhere
 
 
@@ -259,6 +261,44 @@ def _rss() -> int:
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+
+
+def _commit() -> str:
+    import subprocess
+
+    try:
+        sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                             cwd=Path(__file__).parent, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        sha = ""
+    return os.environ.get("MCE_KIT_COMMIT") or sha or "unknown"
+
+
+def oracle_rows(specs, out: Path = ORACLE):
+    """Count the maximal cliques of R-MAT graphs with the CPU oracle and append a row per graph to
+    ``out`` (``rdmce_rmat_oracle.csv``; graphs already there are skipped). ``specs``: (edge factor,
+    scale) pairs, seed 1. Slow (about 100 us per clique on one core): run it on any host, the
+    generator gives the same graphs everywhere."""
+    import platform
+
+    from .. import cpu
+    from ..generators import rmat
+    from ..order import degeneracy
+
+    done = set(pd.read_csv(out)["graph"]) if Path(out).exists() else set()
+    for ef, sc in specs:
+        G = rmat(sc, ef, seed=1, device="cpu")
+        if G.name in done:
+            continue
+        t0 = time.perf_counter()
+        count = cpu.count_maximal_cliques(G)
+        row = {"graph": G.name, "scale": sc, "edge_factor": ef, "n": G.n, "m": G.m, "d": degeneracy(G),
+               "count": count, "oracle_s": round(time.perf_counter() - t0, 1), "oracle": "mce_kit.cpu",
+               "host": f"{platform.node()} ({len(os.sched_getaffinity(0))} cores)", "commit": _commit(),
+               "date": pd.Timestamp.now(tz="UTC").isoformat(timespec="seconds")}
+        pd.DataFrame([row]).to_csv(out, mode="a", header=not Path(out).exists(), index=False)
+        done.add(G.name)
+        print(row, flush=True)
 
 
 def host_stages(sc: int, edge_factor: int = 16, seed: int = 1, device: str = "auto"):
@@ -297,27 +337,29 @@ def scale(scales=SCALES, edge_factors=EDGE_FACTORS, seed=1, oracle_max=12, budge
           kernel_max=None, device="auto"):
     """RDMCE on R-MAT graphs (Graph500 parameters) of growing scale, for each edge factor:
     generation, edge list to CSR, degeneracy order, seeds (each timed; on the GPU for long graphs
-    when ``device="auto"``), the memory planner's passes and device bytes for a count, and up to
-    ``kernel_max`` (default ``KERNEL_MAX``, else every scale) the count itself (median of
-    ``repeats`` after a warm-up; 3 runs without warm-up at the largest counted scale of edge factor
-    16), every run checked against the CPU oracle: run here up to ``oracle_max``, read from
-    ``rdmce_rmat_oracle.csv`` past it. Stops an edge factor before a scale whose projected cost
-    would pass its share of ``budget_s`` (rows are written as they come). ``peak_rss_bytes`` is
-    the process's peak resident memory so far."""
+    when ``device="auto"``), the memory planner's passes and device bytes for a count, and the
+    count itself up to ``kernel_max`` (default ``KERNEL_MAX``, else every scale) while its projected
+    time (the last scale's run times ``KERNEL_GROWTH``) fits: the median of ``repeats`` after a
+    warm-up, or of 3 without one when a run takes over a second; every run checked against the CPU
+    oracle, run here up to ``oracle_max`` and read from ``rdmce_rmat_oracle.csv`` past it. Each edge
+    factor gets an equal share of ``budget_s``; a scale whose projected host stages would pass it
+    is not started (rows are written as they come). ``peak_rss_bytes`` is the process's peak
+    resident memory so far."""
     from .. import cpu
-    from ..gpu import has_gpu, rdmce
+    from ..gpu import has_gpu
 
     known = rmat_oracle()
     t_start = time.perf_counter()
     for i, ef in enumerate(edge_factors):
         share = t_start + budget_s * (i + 1) / len(edge_factors)  # this edge factor's deadline
         top = kernel_max if kernel_max is not None else KERNEL_MAX.get(ef, max(scales))
-        last = None
+        host_s, run_s = None, None  # the last scale's host stages and one count
         for sc in scales:
-            if last is not None and time.perf_counter() + 4 * last > share:
+            if host_s is not None and time.perf_counter() + HOST_GROWTH * host_s > share:
                 break
-            t_scale = time.perf_counter()
+            t0 = time.perf_counter()
             G, prep, row = host_stages(sc, ef, seed, device)
+            host_s = time.perf_counter() - t0
             oracle = None
             if sc <= oracle_max:
                 t0 = time.perf_counter()
@@ -328,30 +370,48 @@ def scale(scales=SCALES, edge_factors=EDGE_FACTORS, seed=1, oracle_max=12, budge
                 oracle, secs = known[G.name]
                 row.update(oracle=oracle, oracle_s=secs, oracle_source=ORACLE.name)
             if has_gpu():
-                import cupy
-
-                from ..gpu.launch import free_bytes
-
-                sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
-                budget = int(0.4 * free_bytes())  # what a run plans with (rdmce._Device)
-                plan = rdmce.planned(prep, budget, sms * rdmce.DEFAULTS["warps_per_sm"])
-                row.update(planned_passes=plan["passes"], planned_workers=plan["workers"],
-                           planned_device_bytes=plan["device_bytes"], budget_bytes=budget)
-                if sc <= top:
-                    big = ef in KERNEL_MAX and sc == top
-                    pool = cupy.get_default_memory_pool()
-                    pool.free_all_blocks()
-                    m = measure(prep, "mce", repeats=3 if big else repeats, warmup=0 if big else 1,
-                                expect=oracle)
-                    row.update(count=m["count"], checked=m["checked"], median_ms=m["median_ms"],
-                               times_ms=m["times_ms"], runs=m["repeats"], device_bytes=m["device_bytes"],
-                               pool_peak_bytes=pool.total_bytes(), passes=m["passes"], workers=m["workers"],
-                               nodes=m["nodes"])
-                else:
-                    row["note"] = f"no count: past scale {top} a count at edge factor {ef} takes hours"
+                run_s = _count_scale(prep, row, oracle, sc, ef, top, run_s, repeats,
+                                     share - time.perf_counter() - HOST_GROWTH * host_s)
             yield pd.DataFrame([row])
-            last = time.perf_counter() - t_scale
             del G, prep
+
+
+HOST_GROWTH = 4.5  # host stages per scale: x2 the edges, a little more for the sorts
+KERNEL_GROWTH = 8.0  # one count per scale, an upper guess (measured 2.5-37x at edge factors 4-16)
+
+
+def _count_scale(prep, row, oracle, sc, ef, top, run_s, repeats, left_s):
+    """The planner's choice and, when it fits ``left_s`` seconds, the count (fills ``row``); returns
+    the seconds of one count, or ``inf`` once counting stops."""
+    import cupy
+
+    from ..gpu import rdmce
+    from ..gpu.launch import free_bytes
+
+    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+    budget = int(0.4 * free_bytes())  # what a run plans with (rdmce._Device)
+    plan = rdmce.planned(prep, budget, sms * rdmce.DEFAULTS["warps_per_sm"])
+    row.update(planned_passes=plan["passes"], planned_workers=plan["workers"],
+               planned_device_bytes=plan["device_bytes"], budget_bytes=budget)
+    guess = 0.0 if run_s is None else run_s * KERNEL_GROWTH
+    slow = guess > 1.0
+    runs = 3 if slow else repeats + 1
+    if sc > top:
+        row["note"] = f"no count: past scale {top} a count at edge factor {ef} takes hours"
+        return run_s
+    if run_s == float("inf"):
+        row["note"] = "no count: counting stopped at a smaller scale (time budget)"
+        return run_s
+    if guess * runs > left_s:
+        row["note"] = f"no count: {runs} runs of about {guess:.0f} s each would pass the time budget"
+        return float("inf")
+    pool = cupy.get_default_memory_pool()
+    pool.free_all_blocks()
+    m = measure(prep, "mce", repeats=runs if slow else repeats, warmup=0 if slow else 1, expect=oracle)
+    row.update(count=m["count"], checked=m["checked"], median_ms=m["median_ms"], times_ms=m["times_ms"],
+               runs=m["repeats"], device_bytes=m["device_bytes"], pool_peak_bytes=pool.total_bytes(),
+               passes=m["passes"], workers=m["workers"], nodes=m["nodes"])
+    return m["median_ms"] / 1e3
 
 
 JOBS = ("table1", "exactness", "variants", "warps", "tau", "load")
@@ -567,7 +627,14 @@ def main(argv=None) -> int:
                     help=f"largest R-MAT scale counted on the GPU (default {KERNEL_MAX}, else every scale)")
     ap.add_argument("--edge-factors", type=int, nargs="+",
                     help=f"R-MAT edge factors (default {EDGE_FACTORS})")
+    ap.add_argument("--rmat-oracle", nargs="+", metavar="EF:LO-HI",
+                    help="CPU oracle counts of R-MAT graphs into --out/rdmce_rmat_oracle.csv, e.g. 2:10-19")
     a = ap.parse_args(argv)
+    if a.rmat_oracle:
+        specs = [(int(ef), sc) for spec in a.rmat_oracle for ef, rng in [spec.split(":")]
+                 for sc in range(int(rng.split("-")[0]), int(rng.split("-")[-1]) + 1)]
+        oracle_rows(specs, a.out / ORACLE.name)
+        return 0
     if a.merge:
         for name, (before, after) in merge(a.merge, a.out).items():
             print(f"rdmce_{name}.csv: {before} -> {after} rows")
