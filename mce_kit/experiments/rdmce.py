@@ -308,17 +308,17 @@ def host_stages(sc: int, edge_factor: int = 16, seed: int = 1, device: str = "au
     from ..gpu.prep import use_gpu
     from ..graph import Graph
 
+    pool = None
+    if has_gpu():
+        from ..gpu import prep as gprep
+
+        gprep.POOL_PEAK = 0
     t0 = time.perf_counter()
     u, v = rmat_edges(sc, edge_factor, seed=seed)
     t1 = time.perf_counter()
     G = Graph.from_edges(1 << sc, u, v, device=device, name=f"rmat-s{sc}-ef{edge_factor}-seed{seed}")
     t2 = time.perf_counter()
     del u, v
-    pool = None
-    if has_gpu():
-        from ..gpu import prep as gprep
-
-        gprep.POOL_PEAK = 0
     prep = rdmce.prepare(G, device=device)
     t3 = time.perf_counter()
     prep.seed_arrays("edge")
@@ -349,6 +349,12 @@ def scale(scales=SCALES, edge_factors=EDGE_FACTORS, seed=1, oracle_max=12, budge
     from ..gpu import has_gpu
 
     known = rmat_oracle()
+    if has_gpu() and device != "cpu":  # CUDA context, CuPy's sort and scan kernels: not in the stage times
+        from ..gpu import prep, rdmce
+
+        _, warm, _ = host_stages(12, 4, seed, "gpu")
+        prep.seed_needs(warm.indptr, warm.indices, "edge", rdmce.rows_words, rdmce.stack_words)
+        warm.run()
     t_start = time.perf_counter()
     for i, ef in enumerate(edge_factors):
         share = t_start + budget_s * (i + 1) / len(edge_factors)  # this edge factor's deadline
@@ -376,7 +382,7 @@ def scale(scales=SCALES, edge_factors=EDGE_FACTORS, seed=1, oracle_max=12, budge
             del G, prep
 
 
-HOST_GROWTH = 4.5  # host stages per scale: x2 the edges, a little more for the sorts
+HOST_GROWTH = 3.0  # host stages per scale: x2 the edges, a little more for the sorts
 KERNEL_GROWTH = 8.0  # one count per scale, an upper guess (measured 2.5-37x at edge factors 4-16)
 
 
