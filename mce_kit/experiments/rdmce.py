@@ -350,10 +350,11 @@ def scale(scales=SCALES, edge_factors=EDGE_FACTORS, seed=1, oracle_max=12, budge
 
     known = rmat_oracle()
     if has_gpu() and device != "cpu":  # CUDA context, CuPy's sort and scan kernels: not in the stage times
-        from ..gpu import prep, rdmce
+        from ..gpu import prep as gprep
+        from ..gpu import rdmce
 
         _, warm, _ = host_stages(12, 4, seed, "gpu")
-        prep.seed_needs(warm.indptr, warm.indices, "edge", rdmce.rows_words, rdmce.stack_words)
+        gprep.seed_needs(warm.indptr, warm.indices, "edge", rdmce.rows_words, rdmce.stack_words)
         warm.run()
     t_start = time.perf_counter()
     for i, ef in enumerate(edge_factors):
