@@ -22,5 +22,5 @@ timeout 80 $PY $X --scales 24 --edge-factors 16 --scale-budget 75 --out "$OUT"/e
 timeout 90 $PY $X --scales 10 11 12 13 14 15 16 17 18 19 20 21 22 23 --edge-factors 16 --scale-budget 80 \
     --out "$OUT"/ef16
 timeout 50 $PY $X --scales $ALL --edge-factors 2 --scale-budget 45 --out "$OUT"/ef2
-timeout 30 $PY $X --scales $ALL --edge-factors 4 --scale-budget 25 --out "$OUT"/ef4
+timeout 25 $PY $X --scales $ALL --edge-factors 4 --scale-budget 20 --out "$OUT"/ef4
 for f in "$OUT"/*/rdmce_scale.csv; do echo "== $f"; cut -d, -f1-12 "$f"; done
