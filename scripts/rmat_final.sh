@@ -17,7 +17,7 @@ ALL="10 11 12 13 14 15 16 17 18 19 20 21 22 23 24"
 X="-m mce_kit.experiments.rdmce --only scale --oracle-max 0"
 nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv,noheader
 nproc; free -g | head -2
-timeout 40 $PY -m pytest tests/test_gpu_prep.py -q -x -p no:cacheprovider 2>&1 | tail -4
+timeout 40 $PY -m pytest tests/test_gpu_prep.py -q -x -p no:cacheprovider 2>&1 | tail -25
 timeout 80 $PY $X --scales 24 --edge-factors 16 --scale-budget 75 --out "$OUT"/ef16-24
 timeout 90 $PY $X --scales 10 11 12 13 14 15 16 17 18 19 20 21 22 23 --edge-factors 16 --scale-budget 80 \
     --out "$OUT"/ef16
