@@ -360,7 +360,7 @@ def scale(scales=SCALES, edge_factors=EDGE_FACTORS, seed=1, oracle_max=12, budge
     for i, ef in enumerate(edge_factors):
         share = t_start + budget_s * (i + 1) / len(edge_factors)  # this edge factor's deadline
         top = kernel_max if kernel_max is not None else KERNEL_MAX.get(ef, max(scales))
-        host_s, run_s = None, None  # the last scale's host stages and one count
+        host_s, run_s = None, []  # the last scale's host stages; one count per counted scale
         for sc in scales:
             if host_s is not None and time.perf_counter() + HOST_GROWTH * host_s > share:
                 break
@@ -377,19 +377,20 @@ def scale(scales=SCALES, edge_factors=EDGE_FACTORS, seed=1, oracle_max=12, budge
                 oracle, secs = known[G.name]
                 row.update(oracle=oracle, oracle_s=secs, oracle_source=ORACLE.name)
             if has_gpu():
-                run_s = _count_scale(prep, row, oracle, sc, ef, top, run_s, repeats,
-                                     share - time.perf_counter() - HOST_GROWTH * host_s)
+                run_s.append(_count_scale(prep, row, oracle, sc, ef, top, run_s, repeats,
+                                          share - time.perf_counter() - HOST_GROWTH * host_s))
             yield pd.DataFrame([row])
             del G, prep
 
 
 HOST_GROWTH = 3.0  # host stages per scale: x2 the edges, a little more for the sorts
-KERNEL_GROWTH = 8.0  # one count per scale, an upper guess (measured 2.5-37x at edge factors 4-16)
+KERNEL_GROWTH = 8.0  # one count per scale before two are measured (measured 2-37x at edge factors 2-16)
 
 
 def _count_scale(prep, row, oracle, sc, ef, top, run_s, repeats, left_s):
     """The planner's choice and, when it fits ``left_s`` seconds, the count (fills ``row``); returns
-    the seconds of one count, or ``inf`` once counting stops."""
+    the seconds of one count (``run_s``: those of the smaller scales), or ``inf`` once counting
+    stops. The next count is guessed from the last one and 1.5x the last growth (2-40x)."""
     import cupy
 
     from ..gpu import rdmce
@@ -400,15 +401,17 @@ def _count_scale(prep, row, oracle, sc, ef, top, run_s, repeats, left_s):
     plan = rdmce.planned(prep, budget, sms * rdmce.DEFAULTS["warps_per_sm"])
     row.update(planned_passes=plan["passes"], planned_workers=plan["workers"],
                planned_device_bytes=plan["device_bytes"], budget_bytes=budget)
-    guess = 0.0 if run_s is None else run_s * KERNEL_GROWTH
+    done = [t for t in run_s if t is not None]
+    growth = KERNEL_GROWTH if len(done) < 2 else min(40.0, max(2.0, 1.5 * done[-1] / max(done[-2], 1e-6)))
+    guess = done[-1] * growth if done else 0.0
     slow = guess > 1.0
     runs = 3 if slow else repeats + 1
     if sc > top:
         row["note"] = f"no count: past scale {top} a count at edge factor {ef} takes hours"
-        return run_s
-    if run_s == float("inf"):
+        return None
+    if float("inf") in run_s:
         row["note"] = "no count: counting stopped at a smaller scale (time budget)"
-        return run_s
+        return float("inf")
     if guess * runs > left_s:
         row["note"] = f"no count: {runs} runs of about {guess:.0f} s each would pass the time budget"
         return float("inf")
