@@ -11,8 +11,8 @@ mkdir -p "$OUT"/ef2 "$OUT"/ef4
 export PYTHONUNBUFFERED=1
 PY=${PYTHON:-python3}
 X="-m mce_kit.experiments.rdmce --only scale --oracle-max 0"
-timeout 30 $PY $X --scales 22 23 24 --edge-factors 2 --scale-budget 28 --out "$OUT"/ef2
-timeout 95 $PY $X --scales 21 22 --edge-factors 4 --scale-budget 92 --out "$OUT"/ef4
+timeout 35 $PY $X --scales 22 23 24 --edge-factors 2 --scale-budget 33 --out "$OUT"/ef2
+timeout 90 $PY $X --scales 21 22 --edge-factors 4 --scale-budget 87 --out "$OUT"/ef4
 timeout 20 $PY -c "
 import time
 from mce_kit.generators import rmat_edges
