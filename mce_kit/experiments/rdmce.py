@@ -26,6 +26,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .. import datasets, references
@@ -385,6 +386,33 @@ def scale(scales=SCALES, edge_factors=EDGE_FACTORS, seed=1, oracle_max=12, budge
 
 HOST_GROWTH = 3.0  # host stages per scale: x2 the edges, a little more for the sorts
 KERNEL_GROWTH = 8.0  # one count per scale before two are measured (measured 2-37x at edge factors 2-16)
+
+
+def scale_summary(df: pd.DataFrame, oracle: dict | None = None) -> pd.DataFrame:
+    """Per edge factor of an ``rdmce_scale`` table: scales counted, the largest one's count and GPU time,
+    the count's growth per scale, the CPU oracle checks (equal / compared), and the host stages and
+    the planner's passes at the largest scale."""
+    oracle = rmat_oracle() if oracle is None else oracle
+    out = []
+    for ef, d in df.sort_values("scale").groupby("edge_factor", sort=False):
+        ran = d.dropna(subset=["count"])
+        counts = ran["count"].astype(float).to_numpy()
+        growth = counts[1:] / counts[:-1] if len(counts) > 1 else np.array([np.nan])
+        checked = [(int(c), oracle[g][0]) for g, c in zip(ran["graph"], ran["count"], strict=True)
+                   if g in oracle]
+        top, last = ran.iloc[-1] if len(ran) else None, d.iloc[-1]
+        out.append({
+            "edge factor": ef,
+            "counted": f"{ran['scale'].min()}-{ran['scale'].max()}" if len(ran) else "none",
+            "largest count": None if top is None else int(top["count"]),
+            "its GPU s": None if top is None else round(top["median_ms"] / 1e3, 3),
+            "growth per scale": f"{np.nanmin(growth):.1f}-{np.nanmax(growth):.1f}x",
+            "oracle equal": f"{sum(a == b for a, b in checked)} of {len(checked)}",
+            "largest scale": int(last["scale"]), "its draws s": last["gen_s"],
+            "its prepare s": last["prepare_s"], "its planned passes": int(last["planned_passes"]),
+            "planned passes (max)": int(d["planned_passes"].max()),
+        })
+    return pd.DataFrame(out)
 
 
 def _count_scale(prep, row, oracle, sc, ef, top, run_s, repeats, left_s):

@@ -241,28 +241,48 @@ def same_config(variants: pd.DataFrame, warps: pd.DataFrame, tau: pd.DataFrame) 
     return pd.DataFrame(rows).set_index("graph")
 
 
-def plot_scale(df: pd.DataFrame):
-    """R-MAT scale series: kernel time, device memory and count per scale (log scales)."""
-    df = df.sort_values("scale")
-    ran = df.dropna(subset=["median_ms"])  # scales past the kernel's limit have host timings only
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
-    axes[0].plot(ran["scale"], ran["median_ms"] / 1e3, marker="o", label="RDMCE (GPU)")
-    if "prepare_s" in df:
-        axes[0].plot(df["scale"], df["prepare_s"], marker="s", ls="--", label="prepare (CPU)")
-    axes[0].set_ylabel("seconds")
-    axes[0].legend(fontsize=7)
-    axes[1].plot(ran["scale"], ran["device_bytes"] / 2**20, marker="o", label="planned buffers")
-    axes[1].plot(ran["scale"], ran["pool_peak_bytes"] / 2**20, marker="s", ls="--", label="CuPy pool peak")
-    axes[1].set_ylabel("device MiB")
-    axes[1].legend(fontsize=7)
-    axes[2].plot(ran["scale"], ran["count"], marker="o", label="maximal cliques (GPU)")
-    checked = df.dropna(subset=["oracle"])
-    axes[2].plot(checked["scale"], checked["oracle"], "kx", ms=9, label="CPU oracle")
-    axes[2].set_ylabel("maximal cliques")
-    axes[2].legend(fontsize=7)
+def plot_scale(df: pd.DataFrame, oracle: dict | None = None, target_prepare_s: float | None = None):
+    """R-MAT scale series, one line per edge factor: host stages (edge factor 16), GPU count time,
+    device memory (measured, and the planner's for the scales not counted) and count per scale, the
+    CPU oracle's counts as x marks (``oracle``: {graph: (count, seconds)}), the issue's
+    ``target_prepare_s`` at the largest scale marked. Log scales."""
+    df = df.sort_values(["edge_factor", "scale"])
+    fig, axes = plt.subplots(1, 4, figsize=(15, 3.6))
+    big = df[df["edge_factor"] == df["edge_factor"].max()]
+    for col, label, mk in (("gen_s", "R-MAT draws", "v"), ("from_edges_s", "edge list to CSR", "^"),
+                           ("prepare_s", "prepare (degeneracy order)", "o"), ("seeds_s", "seeds", "s")):
+        axes[0].plot(big["scale"], big[col], marker=mk, ms=4, label=label)
+    if target_prepare_s is not None:
+        top = big["scale"].max()
+        axes[0].plot([top], [target_prepare_s], marker="*", ms=14, color=PAPER_COLOR, ls="none",
+                     label=f"target: prepare <= {target_prepare_s:g} s")
+    axes[0].set_ylabel("seconds (host stages)")
+    axes[0].set_title(f"edge factor {big['edge_factor'].max()}: host", fontsize=9)
+    for ef, d in df.groupby("edge_factor", sort=False):
+        ran = d.dropna(subset=["median_ms"])
+        kw = dict(marker="o", ms=4)
+        c = axes[1].plot(ran["scale"], ran["median_ms"] / 1e3, label=f"edge factor {ef}", **kw)[0].get_color()
+        axes[2].plot(ran["scale"], ran["device_bytes"] / 2**30, color=c, label=f"ef {ef} measured", **kw)
+        plan = d[d["median_ms"].isna()]
+        axes[2].plot(plan["scale"], plan["planned_device_bytes"] / 2**30, mfc="none", ls=":", color=c,
+                     label=f"ef {ef} planned", **kw)
+        for _, r in d[d["planned_passes"] > 1].iterrows():
+            axes[2].annotate(f"{int(r['planned_passes'])} passes",
+                             (r["scale"], r["planned_device_bytes"] / 2**30), fontsize=7, xytext=(-30, 6),
+                             textcoords="offset points")
+        axes[3].plot(ran["scale"], ran["count"].astype(float), color=c, label=f"edge factor {ef}", **kw)
+        if oracle:
+            hit = d[d["graph"].isin(oracle)]
+            axes[3].plot(hit["scale"], [oracle[g][0] for g in hit["graph"]], "kx", ms=7)
+    if oracle:
+        axes[3].plot([], [], "kx", label="CPU oracle")
+    axes[1].set_ylabel("GPU count (s, median)")
+    axes[2].set_ylabel("device GiB")
+    axes[3].set_ylabel("maximal cliques")
     for ax in axes:
         ax.set_yscale("log")
         ax.set_xlabel("R-MAT scale (2^scale vertices)")
+        ax.legend(fontsize=6.5)
     fig.suptitle(f"RDMCE on R-MAT graphs (measured on {where_measured(df)})", fontsize=10)
     fig.tight_layout()
     return fig
