@@ -245,6 +245,7 @@ OPT_IN = ("stream", "scale")
 # they grow 2.4-4.4x per scale (scales 10-18), at edge factor 2 about 2.2x, so the GPU counts
 # every scale up to 24 there.
 KERNEL_MAX = {16: 15}
+SCALE_TARGET_PREPARE_S = 10.0  # issue 8, item 4: prepare (degeneracy order) at scale 24, edge factor 16
 EDGE_FACTORS = (16, 2, 4)
 ORACLE = RESULTS / "rdmce_rmat_oracle.csv"  # CPU oracle counts of R-MAT graphs measured elsewhere
 
