@@ -14,9 +14,20 @@ LARGE_EDGE_LIST = 1 << 22  # from_edges switches to SciPy's row-wise build from 
 
 
 def _unique(x: np.ndarray) -> np.ndarray:
-    """Sorted distinct values of non-negative ``x`` (np.unique is ~20x slower in NumPy 2.4)."""
-    x = np.sort(x)
-    return x[np.diff(x, prepend=-1) != 0]
+    """Sorted distinct values of non-negative ``x`` (np.unique is ~20x slower in NumPy 2.4); long
+    arrays are sorted on the GPU when one is there (the same values)."""
+    if len(x) >= LARGE_EDGE_LIST:
+        from .gpu import prep
+
+        if prep.use_gpu(len(x)):
+            return prep.unique(x)
+    return unique_sorted(x)
+
+
+def unique_sorted(x, xp=np):
+    """Sorted distinct values of ``x``, NumPy or CuPy (``xp``)."""
+    x = xp.sort(x)
+    return x[xp.concatenate([xp.ones(min(1, len(x)), dtype=bool), x[1:] != x[:-1]])]
 
 
 def positions(order) -> np.ndarray:

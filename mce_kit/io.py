@@ -274,14 +274,13 @@ def _report(n: int, u, v, mode: str) -> CleaningReport:
     if mode == "undirected":
         pairs = _unique(np.minimum(u, v) * n + np.maximum(u, v))
         return CleaningReport(int(loop.sum()), len(u) - len(pairs), 0)
-    arcs = _unique(u * n + v)
-    reverse = (arcs % n) * n + arcs // n
-    pos = np.minimum(np.searchsorted(arcs, reverse), len(arcs) - 1)
-    has_reverse = arcs[pos] == reverse
-    one_way = int((~has_reverse).sum())
-    if mode == "auto" and not has_reverse.any():
+    arcs = len(_unique(u * n + v))
+    pairs = len(_unique(np.minimum(u, v) * n + np.maximum(u, v)))
+    # each pair is one arc or two: arcs = pairs + two-way pairs, so one-way arcs = 2 pairs - arcs
+    one_way = 2 * pairs - arcs
+    if mode == "auto" and arcs == pairs:  # no reciprocal pair: an undirected list
         one_way = 0
-    return CleaningReport(int(loop.sum()), len(u) - len(arcs), one_way)
+    return CleaningReport(int(loop.sum()), len(u) - arcs, one_way)
 
 
 def _build(n, u, v, mode, labels, name) -> Graph:

@@ -82,3 +82,12 @@ def test_rdmce_counts_with_gpu_preparation():
     want = cpu.count_maximal_cliques(G)
     prep = rdmce.prepare(G, device="gpu")
     assert [prep.run().count for _ in range(10)] == [want] * 10
+
+
+def test_unique_on_the_gpu_equals_the_host():
+    from mce_kit.gpu import prep
+
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 1000, 1 << 20):
+        x = rng.integers(0, 1 << 40, n)
+        assert np.array_equal(prep.unique(x), np.unique(x))

@@ -172,3 +172,38 @@ def test_device_argument():
         assert not prep.use_gpu(1 << 30, "auto")
     with pytest.raises(ValueError, match="seeding"):
         seed_sets(np.array([0]), np.array([], np.int32), "random")
+
+
+@pytest.mark.parametrize("xp", XP)
+def test_unique_sorted(xp):
+    from mce_kit.graph import unique_sorted
+
+    rng = np.random.default_rng(5)
+    for n in (0, 1, 2, 50, 10_000):
+        x = rng.integers(0, max(1, n // 3), n)
+        assert np.array_equal(unique_sorted(x, xp), np.unique(x))
+
+
+def _old_one_way(n, u, v, mode):
+    """The arcs without their reverse, by looking each one up (the definition)."""
+    loop = u == v
+    u, v = u[~loop], v[~loop]
+    arcs = np.unique(u * n + v)
+    reverse = (arcs % n) * n + arcs // n
+    pos = np.minimum(np.searchsorted(arcs, reverse), len(arcs) - 1)
+    has = arcs[pos] == reverse if len(arcs) else np.zeros(0, bool)
+    one_way = int((~has).sum())
+    return 0 if mode == "auto" and not has.any() else one_way
+
+
+@pytest.mark.parametrize("mode", ["auto", "directed"])
+def test_cleaning_report_counts_one_way_arcs_by_pairs(mode):
+    from mce_kit.io import _report
+
+    rng = np.random.default_rng(9)
+    for n, m in [(1, 0), (2, 1), (3, 4), (30, 200), (500, 3000), (50, 2000)]:
+        u, v = rng.integers(0, n, m), rng.integers(0, n, m)
+        for uu, vv in ((u, v), (np.minimum(u, v), np.maximum(u, v))):  # with and without reciprocal pairs
+            r = _report(n, uu, vv, mode)
+            assert r.symmetrized == _old_one_way(n, uu, vv, mode), (n, m, mode)
+            assert r.self_loops == int((uu == vv).sum())

@@ -57,6 +57,15 @@ def csr_from_edges(n: int, u, v):
     return _done(*csr_arrays(n, cupy.asarray(u), cupy.asarray(v), cupy))
 
 
+def unique(x):
+    """Sorted distinct values of ``x`` (``graph._unique`` for long arrays)."""
+    import cupy
+
+    from ..graph import unique_sorted
+
+    return _done(unique_sorted(cupy.asarray(x), cupy))[0]
+
+
 def degeneracy_csr(indptr, indices):
     """(order, core numbers, indptr, indices): the graph peeled and relabelled in degeneracy order."""
     import cupy
