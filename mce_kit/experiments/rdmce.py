@@ -192,7 +192,9 @@ def _timed(fn, repeats):
 
 
 def _consume_on_gpu(prep, block_size=1 << 22):
-    """Every block as CuPy arrays, a reduction per block (the vertex sum); (cliques, launches)."""
+    """Every block as CuPy arrays, a reduction per block (the vertex sum); (cliques, the run's stats:
+    launches, ring bytes, kernel_ms and unpack_ms summed over the launches by CUDA events).
+    The GPU is synchronised before it returns (the sums are read back)."""
     import cupy
 
     n = cupy.zeros((), dtype=cupy.int64)
@@ -201,7 +203,8 @@ def _consume_on_gpu(prep, block_size=1 << 22):
     for off, ver in prep.blocks(block_size, as_cupy=True, stats=stats):
         n += off.size - 1
         total += ver.sum(dtype=cupy.int64)
-    return int(n), stats["launches"]
+    int(total)
+    return int(n), stats
 
 
 def streaming(graphs, expect, repeats=5, min_size=10):
@@ -219,8 +222,10 @@ def streaming(graphs, expect, repeats=5, min_size=10):
         keep = sum(v for k, v in hist.items() if k >= min_size)
         filt_wall, filt_gpu, f = _timed(functools.partial(prep.run, min_size=min_size), repeats)
         assert f.count == keep, (name, f.count, keep)
-        blocks_wall, _, (n, launches) = _timed(functools.partial(_consume_on_gpu, prep), max(1, repeats // 2))
+        blocks_wall, _, (n, st) = _timed(functools.partial(_consume_on_gpu, prep), repeats)
         assert n == res.count, (name, n, res.count)
+        launches = st["launches"]
+        parts = {k: st[k] for k in ("ring_bytes", "kernel_ms", "unpack_ms")}  # of the last run
         rows = [("count", count_wall, count_gpu, res.count, 1),
                 ("histogram", hist_wall, hist_gpu, res.count, 1),
                 (f"min_size={min_size}", filt_wall, filt_gpu, keep, 1),
@@ -228,14 +233,26 @@ def streaming(graphs, expect, repeats=5, min_size=10):
         yield pd.DataFrame([{"graph": name, "task": task, "wall_ms": w, "gpu_ms": g,
                              "over_count": w / count_wall, "cliques": c, "launches": la,
                              "max_size": max(hist), "regs": res.params["regs"],
-                             "spill_bytes": res.params["spill_bytes"]} for task, w, g, c, la in rows])
+                             "spill_bytes": res.params["spill_bytes"], "local": res.params["local"],
+                             "repeats": repeats, **(parts if "blocks" in task else {})}
+                            for task, w, g, c, la in rows])
+
+
+def size_histogram(graph, expect):
+    """Maximal cliques per size of ``graph``, counted in the kernel (never listed); the sizes must add
+    up to the reference count."""
+    (name, _, _, prep), = _prepared([graph])
+    hist = prep.run(histogram=True).histogram
+    if name in expect and sum(hist.values()) != expect[name]:
+        raise AssertionError(f"{name}: histogram sums to {sum(hist.values())}, not {expect[name]}")
+    yield pd.DataFrame({"graph": name, "size": list(hist), "count": list(hist.values())})
 
 
 SCALES = list(range(10, 25))
 SCALE_COLUMNS = ["graph", "scale", "edge_factor", "n", "m", "d", "count", "oracle", "oracle_s", "median_ms",
                  "runs", "gen_s", "prepare_s", "seeds_s", "device_bytes", "pool_peak_bytes", "passes",
                  "workers", "nodes", "peak_rss_bytes"]
-OPT_IN = ("stream", "scale")
+OPT_IN = ("stream", "histogram", "scale")
 
 
 def scale(scales=SCALES, edge_factor=16, seed=1, oracle_max=12, budget_s=400.0, repeats=3, kernel_max=15):
@@ -338,6 +355,7 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = H
         # opt-in (--only): sizes and streaming at counting speed, R-MAT scales
         "stream": lambda: streaming([g for g in graphs if g in ("CA-GrQc", "wiki-Vote", heavy)], expect,
                                     max(5, repeats)),
+        "histogram": lambda: size_histogram(heavy, expect),
         "scale": lambda: scale(scales or (SCALES[:5] if quick else SCALES), budget_s=scale_budget_s),
     }
     frames = run_jobs("rdmce", jobs, out_dir, prov, only, skip=OPT_IN)
@@ -348,7 +366,8 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = H
 
 
 KEYS = {"table1": ["graph"], "exactness": ["graph", "run"], "variants": ["graph", "variant"],
-        "warps": ["graph", "warps_per_sm"], "tau": ["graph", "tau"], "load": ["graph", "variant", "worker"]}
+        "warps": ["graph", "warps_per_sm"], "tau": ["graph", "tau"], "load": ["graph", "variant", "worker"],
+        "stream": ["graph", "task"], "histogram": ["graph", "size"]}
 
 
 def merge(new_dir: Path, results: Path = RESULTS) -> dict:
