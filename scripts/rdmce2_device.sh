@@ -6,7 +6,7 @@
 # 3. the CLI `list` command's time and peak host memory (socfb-MIT in full, ego-Facebook's cliques of >= 67).
 set -uo pipefail
 out=${1:?usage: scripts/rdmce2_device.sh OUT_DIR [TEST_SECONDS] [EXP_SECONDS]}
-tests_s=${2:-130}; exp_s=${3:-110}
+tests_s=${2:-115}; exp_s=${3:-110}
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1 MCE_KIT_COMMIT=${MCE_KIT_COMMIT:-unknown}
 nvidia-smi -L
@@ -29,12 +29,15 @@ if [ "$left" -gt 10 ]; then   # the rest of the file, while the time lasts
     timeout "$left" "${py[@]}" "$t" "${first[@]/#/--deselect=$t::}" >"$out/tests_rest.log" 2>&1
     echo "tests (rest) rc=$?"; tail -12 "$out/tests_rest.log"
 fi
-timeout "$exp_s" python3 -m mce_kit.experiments.rdmce --only stream histogram variants --out "$out" 2>&1 \
-    | tail -20
-echo "experiments rc=$?"
+# one process per group: run_jobs follows its own job order, and the streaming rows matter most
+end=$((SECONDS + exp_s))
+timeout $((exp_s / 2)) python3 -m mce_kit.experiments.rdmce --only stream histogram --out "$out" 2>&1 | tail -8
+echo "experiments (stream, histogram) rc=$?"
+timeout $((end - SECONDS)) python3 -m mce_kit.experiments.rdmce --only variants --out "$out" 2>&1 | tail -8
+echo "experiments (variants) rc=$?"
 for args in "socfb-MIT" "ego-Facebook --min-size 67"; do
     # peak resident memory of the listing process (its own child: RUSAGE_CHILDREN)
-    timeout 40 python3 -c '
+    timeout 25 python3 -c '
 import resource, subprocess, sys, time
 t = time.perf_counter()
 rc = subprocess.run([sys.executable, "-m", "mce_kit", "list", *sys.argv[1:]]).returncode
