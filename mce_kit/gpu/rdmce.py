@@ -20,8 +20,8 @@ to the warp's ``resume[]`` slot like the rest of the walk, and the next launch g
 
 Streaming design (a relaunch that resumes, double-buffered). The kernel
 appends cliques to a device ring of chunks (``ring_layout``): each warp owns
-one chunk at a time, taken with one atomic, and writes records
-``[size, v1..vr]`` into it. When a warp takes a chunk past the soft mark it
+one chunk at a time, taken with one atomic, and writes each clique's vertices
+from the chunk's start and its size from the chunk's end down. When a warp takes a chunk past the soft mark it
 raises a stop flag; every warp stops at its next safe point (top of its DFS
 loop or of its main loop), saves its walk (level, pending child, exposed
 level, ...) in ``resume[]`` and leaves. Everything else the search needs
@@ -60,7 +60,7 @@ WARPS_PER_BLOCK = 4
 RESUME_INTS = 176     # per worker in resume[]: the walk, then a suspended register sub-tree (rdmce.cu)
 CTRL_INTS = 8         # ctrl[]: next seed, active tasks, errors, stop flag, next free chunk of the ring
 MIN_CHUNK_WORDS = 1024
-RING_BYTES = 1 << 30  # largest default ring of a streaming run (fewer relaunches; the host gets blocks)
+RING_BYTES = 2 << 30  # largest default ring of a streaming run (fewer relaunches; the host gets blocks)
 MIN_RING_BYTES = 16 << 20
 INT32_MAX = 2**31 - 1
 _DEFINES: dict = {}  # compile-time settings (kept empty in normal use; benchmarks may probe)
@@ -240,7 +240,7 @@ def ring_layout(d: int, workers: int, ring_words: int | None = None, chunk_words
 
 
 def default_ring_bytes(free: int) -> int:
-    """Ring of a streaming run: an eighth of the free device memory, within [16 MiB, 1 GiB]. A larger
+    """Ring of a streaming run: an eighth of the free device memory, within [16 MiB, 2 GiB]. A larger
     ring means fewer relaunches (ego-Facebook writes about 190 GB of records)."""
     return int(min(RING_BYTES, max(MIN_RING_BYTES, free // 8)))
 
@@ -250,7 +250,7 @@ def chunk_bases(xp, chunk_len, chunk_recs, totals=True):
     also the numbers of records and vertices (a device sync on CuPy; the streaming loop reads them
     from ``ctrl`` instead)."""
     recs = chunk_recs.astype(xp.int64)
-    verts = chunk_len.astype(xp.int64) - recs
+    verts = chunk_len.astype(xp.int64)       # a chunk's vertex words (its sizes sit at its end)
     rec_end, vert_end = xp.cumsum(recs), xp.cumsum(verts)
     if not totals:
         return rec_end - recs, vert_end - verts
@@ -262,23 +262,23 @@ def chunk_bases(xp, chunk_len, chunk_recs, totals=True):
 def launch_totals(ctrl_host, hard: int) -> tuple[bool, int, int, int]:
     """(stopped, chunks used, records, vertices) of a streaming launch from its ``ctrl`` words."""
     c = [int(x) for x in ctrl_host]
-    return c[3] != 0, min(c[4], hard), c[5], c[6] - c[5]
+    return c[3] != 0, min(c[4], hard), c[5], c[6]
 
 
 def unpack_host(ring, chunk_len, chunk_recs, chunk_words, order):
-    """NumPy twin of the ``rdmce_unpack`` kernel: the CSR (offsets, vertices) of a ring."""
+    """NumPy twin of the ``rdmce_unpack`` kernel: the CSR (offsets, vertices) of a ring. A chunk holds
+    its records' vertices from its start (``chunk_len`` words) and their sizes from its end down (the
+    size of record i at ``chunk_words - 1 - i``)."""
     rec_base, vert_base, n_recs, n_verts = chunk_bases(np, np.asarray(chunk_len), np.asarray(chunk_recs))
     offsets = np.empty(n_recs + 1, dtype=np.int64)
     vertices = np.empty(n_verts, dtype=np.int32)
     offsets[n_recs] = n_verts
     for ch in range(len(chunk_len)):
         c = ring[ch * chunk_words:(ch + 1) * chunk_words]
-        rb, vb, pos = rec_base[ch], vert_base[ch], 0
-        while pos < chunk_len[ch]:
-            r = int(c[pos])
-            offsets[rb] = vb
-            vertices[vb:vb + r] = order[c[pos + 1:pos + 1 + r]]
-            vb, rb, pos = vb + r, rb + 1, pos + r + 1
+        recs, n = int(chunk_recs[ch]), int(chunk_len[ch])
+        sizes = c[chunk_words - recs:][::-1].astype(np.int64)
+        offsets[rec_base[ch]:rec_base[ch] + recs] = vert_base[ch] + np.cumsum(sizes) - sizes
+        vertices[vert_base[ch]:vert_base[ch] + n] = order[c[:n]]
     return offsets, vertices
 
 
@@ -523,8 +523,8 @@ def _unpack(cupy, kernel, ring, n_chunks, n_recs, n_verts, order):
         rec_base, vert_base = chunk_bases(cupy, ring["chunk_len"][:n_chunks], ring["chunk_recs"][:n_chunks],
                                           totals=False)
         kernel((-(-n_chunks // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,),
-               (ring["ring"], ring["chunk_len"], rec_base, vert_base, order, np.int32(n_chunks),
-                np.int32(ring["chunk_words"]), offsets, vertices))
+               (ring["ring"], ring["chunk_len"], ring["chunk_recs"], rec_base, vert_base, order,
+                np.int32(n_chunks), np.int32(ring["chunk_words"]), offsets, vertices))
     return offsets, vertices
 
 

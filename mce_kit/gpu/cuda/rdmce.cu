@@ -91,7 +91,7 @@ struct Params {            // one launch; fields must match PARAMS in rdmce.py (
     int* rows_users;       // per worker: tasks still reading its rows
     int* task_info;        // 8 ints per worker: origin, p, xn, W, Wx of its task
     int* ctrl;             // [0] next seed, [1] active tasks, [2] error flags, [3] stop (streaming),
-                           // [4] next free chunk (chunk_next), [5] records and [6] words in the ring
+                           // [4] next free chunk (chunk_next), [5] records and [6] vertices in the ring
     u64* worker_count;
     u64* worker_nodes;
     u64* worker_cycles;
@@ -99,7 +99,7 @@ struct Params {            // one launch; fields must match PARAMS in rdmce.py (
     int* worker_steals;
     u64* hist;             // [hist_len] cliques per size (FLAG_HIST)
     int* ring;             // streaming: chunk_hard chunks of chunk_words words
-    int* chunk_len;        // words used in each chunk
+    int* chunk_len;        // vertex words used in each chunk
     int* chunk_recs;       // records in each chunk
     int* chunk_next;       // [0] next free chunk (ctrl + 4 when streaming)
     int* resume;           // RESUME_INTS per worker: a walk suspended by the stop flag
@@ -170,8 +170,8 @@ __device__ __forceinline__ void count_node(int lane) {
     if (lane == 0) atomicAdd(G.worker_nodes + warp_id(), 1ull);
 }
 
-// Publish how full chunk ch is, and add it to the launch's totals ctrl[5] (records), ctrl[6] (words),
-// so the host sizes the launch's CSR from ctrl alone (lane 0).
+// Publish how full chunk ch is (vertex words, records), and add it to the launch's totals ctrl[5]
+// (records), ctrl[6] (vertices), so the host sizes the launch's CSR from ctrl alone (lane 0).
 __device__ __forceinline__ void publish_chunk(int ch, int used, int recs) {
     if (ch < 0 || ch >= G.chunk_hard) return;
     G.chunk_len[ch] = used;
@@ -192,42 +192,47 @@ __device__ __forceinline__ void close_chunk(int lane) {
 // (in lane order). Returns true (warp-uniform) when our chunk is past the soft mark: this warp must
 // stop at its next check. Warps with room left in their chunk notice another warp's stop flag at
 // their next stop_now() or, in a register sub-tree, within 64 branches.
-__device__ __noinline__ bool stream_clique(const int* R, int r, u32 Rm, int gid, int lane) {
+__device__ __forceinline__ bool stream_clique_body(const int* R, int r, u32 Rm, int gid, int lane) {
     int* wc = warp_chunk[threadIdx.x >> 5];
     long long at = -1;
     int stop = 0;
     if (lane == 0) {
-        int ch = wc[0], used = wc[1];
-        if (ch < 0 || used + r + 1 > G.chunk_words) {
-            publish_chunk(ch, used, wc[2]);
+        int ch = wc[0], used = wc[1], recs = wc[2];
+        if (ch < 0 || used + r + recs + 1 > G.chunk_words) {
+            publish_chunk(ch, used, recs);
             ch = atomicAdd(G.chunk_next, 1);
             if (ch >= G.chunk_soft) atomicExch(G.ctrl + 3, 1);
             if (ch >= G.chunk_hard) atomicOr(G.ctrl + 2, ERR_RING);
-            wc[0] = ch; wc[2] = 0; used = 0;
+            wc[0] = ch; used = recs = 0;
         }
         if (ch < G.chunk_hard) {
-            at = (long long)ch * G.chunk_words + used;
-            wc[1] = used + r + 1;
-            wc[2] += 1;
+            const long long base = (long long)ch * G.chunk_words;
+            at = base + used;
+            G.ring[base + G.chunk_words - 1 - recs] = r;  // sizes grow down from the chunk's end
+            wc[1] = used + r;
+            wc[2] = recs + 1;
         }
         stop = ch >= G.chunk_soft;  // once any warp raised the flag, every chunk taken is past the mark
     }
     at = __shfl_sync(FULL_MASK, at, 0);
     stop = __shfl_sync(FULL_MASK, stop, 0);
     if (at < 0) return true;
-    int* out = G.ring + at;
+    int* out = G.ring + at;                           // vertices grow up from the chunk's start
     const int r0 = r - __popc(Rm);
-    if (lane == 0) out[0] = r;
     #pragma unroll 1
-    for (int i = lane; i < r0; i += 32) out[1 + i] = R[i];
-    if ((Rm >> lane) & 1) out[1 + r0 + __popc(Rm & lanemask_lt())] = gid;
+    for (int i = lane; i < r0; i += 32) out[i] = R[i];
+    if ((Rm >> lane) & 1) out[r0 + __popc(Rm & lanemask_lt())] = gid;
     return stop;
 }
 
-// Add one clique of size r to this block's histogram (FLAG_HIST; lane 0 only).
-__device__ __forceinline__ void hist_add(int r) {
-    if (r < HBINS) atomicAdd(block_hist + r, 1ull);
-    else atomicAdd(G.hist + (r < G.hist_len ? r : G.hist_len - 1), 1ull);
+__device__ __noinline__ bool stream_clique(const int* R, int r, u32 Rm, int gid, int lane) {
+    return stream_clique_body(R, r, Rm, gid, lane);
+}
+
+// Add k cliques of size r to this block's histogram (FLAG_HIST).
+__device__ __forceinline__ void hist_add(int r, u64 k = 1) {
+    if (r < HBINS) atomicAdd(block_hist + r, k);
+    else atomicAdd(G.hist + (r < G.hist_len ? r : G.hist_len - 1), k);
 }
 
 // Report a maximal clique of size r: filter by size, count, histogram, stream. Its vertices are R[0..r)
@@ -282,15 +287,18 @@ __device__ __forceinline__ int row_hits(const Task& t, const u32* P, int u, bool
     return c;
 }
 
-// Report a clique found by solve_local. Counting: only counted (when sizes matter, filtered and added to
-// the histogram here, one shared-memory atomic per clique); listing: through emit(), which may ask to stop.
+// Report a clique found by solve_local. Counting: only counted; when sizes matter, filtered here and
+// counted per size in registers: a clique of the sub-tree has r0 + 1 .. r0 + 32 vertices, so lane i counts
+// those of size r0 + 1 + i (no atomic per clique; the counts go to the histogram once per call).
+// Listing: filtered, counted, and appended to the ring (inlined: one per clique in the hot loop), which
+// may ask to stop. (Listing never asks for a histogram.)
 #define LOCAL_EMIT(size)                                                                          \
     do {                                                                                          \
-        if (STREAMING) stop |= emit(R_of(s), (size), lane, Rm, gid);                              \
-        else if (!each) ++found;                                                                  \
+        if (!each && !STREAMING) ++found;                                                         \
         else if (!(G.flags & FLAG_SIZES) || ((size) >= G.min_size && (size) <= G.max_size)) {     \
             ++found;                                                                              \
-            if ((G.flags & FLAG_HIST) && lane == 0) hist_add(size);                               \
+            if (STREAMING) stop |= stream_clique_body(R_of(s), (size), Rm, gid, lane);            \
+            else if (lane == (size) - r0 - 1) ++per_size;                                         \
         }                                                                                         \
     } while (0)
 
@@ -364,7 +372,7 @@ __device__ __noinline__ bool solve_local(const Task& t, const Stack& s, int r0, 
     u32 Xl = __ballot_sync(FULL_MASK, real && id >= 0);
     u32 Rm = 0;                                    // listing: local vertices in R
     int r = r0;
-    unsigned found = 0, nodes = 0;
+    unsigned found = 0, nodes = 0, per_size = 0;  // per_size: cliques of size r0 + 1 + lane (histogram)
     bool agg = aggressive, stop = false, skip = resumed;
     for (;;) {
         for (; !skip;) {                           // expand the node (Pl, Xl, r)
@@ -410,6 +418,7 @@ __device__ __noinline__ bool solve_local(const Task& t, const Stack& s, int r0, 
                     int* lv = rs + LOCAL_LV + 4 * lane;
                     lv[0] = lvP; lv[1] = lvX; lv[2] = lvV; lv[3] = lvRm;
                     if (lane == 0 && nodes) atomicAdd(G.worker_nodes + warp_id(), (u64)nodes);
+                    if (lane == 0 && found) atomicAdd(G.worker_count + warp_id(), (u64)found);
                     __syncwarp();
                     return true;
                 }
@@ -440,6 +449,7 @@ __device__ __noinline__ bool solve_local(const Task& t, const Stack& s, int r0, 
         if (found) atomicAdd(G.worker_count + warp_id(), (u64)found);
         if (nodes) atomicAdd(G.worker_nodes + warp_id(), (u64)nodes);
     }
+    if (!STREAMING && (G.flags & FLAG_HIST) && per_size) hist_add(r0 + 1 + lane, per_size);
     __syncwarp();
     return false;
 }
@@ -1092,22 +1102,31 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) r
     }
 }
 
-// Streaming: turn the ring's chunks into CSR. One warp per chunk; rec_base and
-// vert_base (exclusive prefix sums over chunks) say where its cliques go;
-// vertex ids are mapped through order[] to the graph's own ids.
-extern "C" __global__ void rdmce_unpack(const int* ring, const int* chunk_len, const long long* rec_base,
-                                        const long long* vert_base, const int* order, int n_chunks,
-                                        int chunk_words, long long* offsets, int* vertices) {
+// Streaming: turn the ring's chunks into CSR. A chunk holds its records' vertices from its start (len
+// words) and their sizes from its end down (recs words: the size of record i at chunk_words - 1 - i).
+// One warp per chunk: the sizes give the offsets (a warp scan), the vertices are one coalesced copy;
+// rec_base and vert_base (exclusive prefix sums over chunks) say where they go; vertex ids are mapped
+// through order[] to the graph's own ids.
+extern "C" __global__ void rdmce_unpack(const int* ring, const int* chunk_len, const int* chunk_recs,
+                                        const long long* rec_base, const long long* vert_base, const int* order,
+                                        int n_chunks, int chunk_words, long long* offsets, int* vertices) {
     const int lane = threadIdx.x & 31;
     const int ch = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (ch >= n_chunks) return;
     const int* c = ring + (long long)ch * chunk_words;
-    const int len = chunk_len[ch];
-    long long rb = rec_base[ch], vb = vert_base[ch];
-    for (int pos = 0; pos < len;) {
-        const int r = c[pos];
-        if (lane == 0) offsets[rb] = vb;
-        for (int i = lane; i < r; i += 32) vertices[vb + i] = order[c[pos + 1 + i]];
-        vb += r; rb++; pos += r + 1;
+    const int len = chunk_len[ch], recs = chunk_recs[ch];
+    const long long rb = rec_base[ch], vb = vert_base[ch];
+    long long carry = vb;
+    for (int i0 = 0; i0 < recs; i0 += 32) {
+        const int i = i0 + lane;
+        const int r = i < recs ? c[chunk_words - 1 - i] : 0;
+        int incl = r;
+        for (int o = 1; o < 32; o <<= 1) {
+            const int y = __shfl_up_sync(FULL_MASK, incl, o);
+            if (lane >= o) incl += y;
+        }
+        if (i < recs) offsets[rb + i] = carry + incl - r;
+        carry += __shfl_sync(FULL_MASK, incl, 31);
     }
+    for (int w = lane; w < len; w += 32) vertices[vb + w] = order[c[w]];
 }
