@@ -246,6 +246,46 @@ def streaming(graphs, expect, repeats=5, min_size=10):
                             for task, w, g, c, la in rows])
 
 
+def _consume_filtered(prep, block_size=1 << 22, **kw):
+    """_consume_on_gpu with keyword arguments for ``blocks`` (a size filter, a ring size)."""
+    import cupy
+
+    n = cupy.zeros((), dtype=cupy.int64)
+    stats = {}
+    for off, ver in prep.blocks(block_size, as_cupy=True, stats=stats, **kw):
+        n += off.size - 1
+        ver.sum(dtype=cupy.int64)
+    return int(n), stats
+
+
+RING_SIZES = (1 << 28, 1 << 30, 2 << 30)
+
+
+def stream_parts(graph, expect, repeats=5):
+    """Where listing's time goes on ``graph``: every block consumed on the GPU with rings of several
+    sizes (the cost of a relaunch: launches x per-launch overhead), and with a size filter that lets
+    no clique through (the streaming build's search alone, nothing written) or only the largest. Each
+    row: median wall time of ``repeats`` runs after a warm-up, the kernel and unpack times of the last
+    run (CUDA events summed over its launches), over the plain count's median."""
+    (name, _, _, prep), = _prepared([graph])
+    count_wall, _, res = _timed(prep.run, repeats)
+    if name in expect and res.count != expect[name]:
+        raise AssertionError(f"{name}: count {res.count}, not {expect[name]}")
+    hist = prep.run(histogram=True).histogram
+    top = max(hist)
+    cases = [(f"ring {r >> 20} MiB", {"ring_words": r // 4}) for r in RING_SIZES]
+    cases += [(f"min_size={top + 1} (nothing written)", {"min_size": top + 1}),
+              (f"min_size={top - 2} (largest only)", {"min_size": top - 2})]
+    for case, kw in cases:
+        wall, _, (n, st) = _timed(functools.partial(_consume_filtered, prep, **kw), repeats)
+        want = sum(v for k, v in hist.items() if k >= kw.get("min_size", 0))
+        assert n == want, (name, case, n, want)
+        yield pd.DataFrame([{"graph": name, "case": case, "wall_ms": wall, "over_count": wall / count_wall,
+                             "count_ms": count_wall, "cliques": n, "launches": st["launches"],
+                             "ring_bytes": st["ring_bytes"], "kernel_ms": st["kernel_ms"],
+                             "unpack_ms": st["unpack_ms"], "repeats": repeats}])
+
+
 def size_histogram(graph, expect):
     """Maximal cliques per size of ``graph``, counted in the kernel (never listed); the sizes must add
     up to the reference count."""
@@ -260,7 +300,7 @@ SCALES = list(range(10, 25))
 SCALE_COLUMNS = ["graph", "scale", "edge_factor", "n", "m", "d", "count", "oracle", "oracle_s", "median_ms",
                  "runs", "gen_s", "prepare_s", "seeds_s", "device_bytes", "pool_peak_bytes", "passes",
                  "workers", "nodes", "peak_rss_bytes"]
-OPT_IN = ("stream", "histogram", "scale", "gpus")
+OPT_IN = ("stream", "stream_parts", "histogram", "scale", "gpus")
 
 
 def scale(scales=SCALES, edge_factor=16, seed=1, oracle_max=12, budget_s=400.0, repeats=3, kernel_max=15):
@@ -363,6 +403,7 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = H
         # opt-in (--only): sizes and streaming at counting speed, R-MAT scales
         "stream": lambda: streaming([g for g in graphs if g in ("CA-GrQc", "wiki-Vote", heavy)], expect,
                                     max(5, repeats)),
+        "stream_parts": lambda: stream_parts(heavy, expect, max(5, repeats)),
         "histogram": lambda: size_histogram(heavy, expect),
         "gpus": lambda: gpus(graphs, expect, repeats),
         "scale": lambda: scale(scales or (SCALES[:5] if quick else SCALES), budget_s=scale_budget_s),
@@ -376,7 +417,8 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = H
 
 KEYS = {"table1": ["graph"], "exactness": ["graph", "run"], "variants": ["graph", "variant"],
         "warps": ["graph", "warps_per_sm"], "tau": ["graph", "tau"], "load": ["graph", "variant", "worker"],
-        "stream": ["graph", "task"], "histogram": ["graph", "size"], "gpus": ["graph", "gpu"]}
+        "stream": ["graph", "task"], "stream_parts": ["graph", "case"], "histogram": ["graph", "size"],
+        "gpus": ["graph", "gpu"]}
 
 
 def merge(new_dir: Path, results: Path = RESULTS) -> dict:
