@@ -19,7 +19,7 @@
 // rows_users counts the tasks using a worker's rows, copying[w] counts the
 // thieves still reading worker w's stack.
 //
-// Small sub-trees in registers (FLAG_LOCAL, counting build only): below a node with |P| <= tau
+// Small sub-trees in registers (FLAG_LOCAL; counting and listing): below a node with |P| <= tau
 // (never exposed) and |P| + |X| <= 32, solve_local() gives each vertex of P and X a lane and
 // searches the whole sub-tree with 32-bit lane masks; on ego-Facebook this holds 99.5% of the
 // nodes and cuts the warp instructions per maximal clique from about 1,150 to 160.
@@ -34,10 +34,12 @@
 //
 // Streaming (FLAG_STREAM): cliques go to a ring of chunks of chunk_words
 // words. Each warp owns one chunk at a time (taken with one atomic) and
-// appends records [r, v1..vr] to it; chunk_len/chunk_recs say how full each
-// chunk is. A warp that takes a chunk at or past chunk_soft raises the stop
-// flag ctrl[3]; every warp then stops at its next safe point (the top of the
-// DFS loop or of the main loop), saves its walk in resume[] and leaves, so
+// appends each clique's vertices from the chunk's start and its size from the
+// chunk's end down; chunk_len/chunk_recs say how full each chunk is. A warp
+// that takes a chunk at or past chunk_soft raises the stop flag ctrl[3];
+// every warp then stops at its next safe point (the top of the DFS loop or of
+// the main loop, or of a register sub-tree's branch loop: solve_local saves
+// its state too), saves its walk in resume[] and leaves, so
 // the kernel ends with the ring nearly full. Between two safe points a warp
 // reports at most two cliques, and chunk_words >= 2 (omega + 1), so each warp
 // takes at most one chunk past chunk_soft: chunk_hard = chunk_soft + workers
