@@ -202,9 +202,9 @@ class Counted(Drain):
 SPLIT_STAGES = (  # cumulative: each stage does the one before and one more step
     ("prepare", "kernel.prepare(G): degeneracy order, CSR, seeds (once per converted graph, then kept)"),
     ("gpu", "stream on the GPU: launch, kernel, unpack to CSR (blocks left on the device, synchronized)"),
-    ("to_host", "+ device to host: the CSR blocks as NumPy arrays"),
-    ("label_lists", "+ per block: labels[ids].tolist() and the clique ends .tolist()"),
-    ("clique_lists", "+ one list per clique: the backend's generator slicing the block's list"),
+    ("to_host", "+ each block's cliques reordered smallest first on the device, then to the host as NumPy"),
+    ("label_lists", "+ per block: labels[ids].tolist() and the runs of equal clique sizes"),
+    ("clique_lists", "+ one list per clique: zip and list over each run, in C (the backend's generator)"),
     ("dispatch", "nx.find_cliques(Hb): + networkx's dispatch (the converted-graph row)"),
 )
 
@@ -235,10 +235,10 @@ def split_rows(graphs, repeats: int = 5):
             return n
 
         def to_host(prep=prep):
-            return sum(len(off) - 1 for off, _ in prep.blocks(nx_backend.BLOCK))
+            return sum(len(off) - 1 for off, _ in prep.blocks(nx_backend.BLOCK, sizes_first=True))
 
         def label_lists(Hb=Hb):
-            return sum(len(ends) for _, ends in nx_backend._gpu_blocks(Hb, kernel))
+            return sum(c for _, runs in nx_backend._gpu_blocks(Hb, kernel) for _, c in runs)
 
         stages = {
             "gpu": Counted(on_device),
