@@ -436,6 +436,7 @@ def test_gpu_sizes_first_blocks_hold_the_same_cliques():
     import numpy as np
     from graph_families import random_nx_graphs
 
+    from mce_kit.api import as_graph
     from mce_kit.gpu import rdmce
 
     def cliques(blocks, sorted_sizes):
@@ -449,7 +450,7 @@ def test_gpu_sizes_first_blocks_hold_the_same_cliques():
     want = cliques(prep.blocks(1000), False)
     assert cliques(prep.blocks(1000, sizes_first=True), True) == want
     for H in random_nx_graphs(16, seed=5):  # a tiny ring: many launches, many blocks
-        prep = rdmce.prepare(mk.as_graph(H))
+        prep = rdmce.prepare(as_graph(H))
         small = {"ring_words": 1, "chunk_words": 2 * (prep.d + 2)}
         want = cliques(prep.blocks(7, **small), False)
         assert cliques(prep.blocks(7, sizes_first=True, **small), True) == want
