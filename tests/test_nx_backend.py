@@ -450,6 +450,8 @@ def test_gpu_sizes_first_blocks_hold_the_same_cliques():
     want = cliques(prep.blocks(1000), False)
     assert cliques(prep.blocks(1000, sizes_first=True), True) == want
     for H in random_nx_graphs(16, seed=5):  # a tiny ring: many launches, many blocks
+        if not H.number_of_edges():  # the backend launches nothing for these
+            continue
         prep = rdmce.prepare(as_graph(H))
         small = {"ring_words": 1, "chunk_words": 2 * (prep.d + 2)}
         want = cliques(prep.blocks(7, **small), False)
