@@ -270,6 +270,28 @@ def with_ratios(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+def targets(results: Path = RESULTS, graph: str = "soc-Slashdot0902") -> pd.DataFrame:
+    """Issue #18's three speed targets against the committed rows: GPU on a converted graph and end
+    to end (speedup over networkx on ``graph``), and mk's CPU path against igraph (worst graph)."""
+    gpu, cpu = load("gpu", results), load("cpu", results)
+    row = gpu[(gpu["graph"] == graph) & (gpu["library"] == "mce_kit")].set_index("call")
+    conv = row.loc["nx.find_cliques(Hb) on a converted graph"]
+    e2e = row.loc["nx.find_cliques(H, backend='mce_kit') end to end"]
+    mk_cpu = cpu[cpu["call"] == CPU_CALLS["mk"][1]]
+    worst = mk_cpu.loc[mk_cpu["time_vs_igraph"].idxmax()]
+    out = [("GPU, converted graph", graph, ">= 25x networkx", conv["speedup_vs_networkx"],
+            TARGETS["gpu_converted_vs_networkx"], conv["gpu"], conv["date"]),
+           ("GPU, end to end", graph, ">= 10x networkx", e2e["speedup_vs_networkx"],
+            TARGETS["gpu_end_to_end_vs_networkx"], e2e["gpu"], e2e["date"]),
+           ("CPU, mk.find_cliques vs igraph", worst["graph"], "<= 1.2x igraph's time",
+            worst["time_vs_igraph"], TARGETS["cpu_vs_igraph"], worst["cpu"], worst["date"])]
+    df = pd.DataFrame(out, columns=["target", "graph", "goal", "ours", "bound", "device", "date"])
+    ratio = df["ours"] / df["bound"]
+    df["met"] = [r >= 1 if i < 2 else r <= 1 for i, r in enumerate(ratio)]
+    df["date"] = df["date"].str[:10]
+    return df
+
+
 def load(name: str = "cpu", results: Path = RESULTS) -> pd.DataFrame:
     """A committed table (``nxbackend_cpu.csv`` / ``nxbackend_gpu.csv``) with ratio columns."""
     return with_ratios(pd.read_csv(results / f"nxbackend_{name}.csv"))
