@@ -158,7 +158,8 @@ class Prepared:
                sizes_first=False, **params):
         """Stream the maximal cliques as CSR blocks ``(offsets, vertices)`` (``maximal_clique_blocks``).
         ``sizes_first``: each block's cliques reordered smallest first on the device before the copy
-        (``sizes_first``; the networkx backend then cuts a block into lists one size at a time)."""
+        (the module's ``sizes_first``; the networkx backend then cuts a block into lists one size at
+        a time)."""
         found = _stream(self, block_size, min_size, max_size, isolated, as_cupy or sizes_first, ring_words,
                         chunk_words, max_buffer_bytes, stats, params)
         return _sizes_first_blocks(found, as_cupy) if sizes_first else found
