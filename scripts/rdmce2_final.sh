@@ -3,8 +3,9 @@
 #   MCE_KIT_COMMIT=<short sha> bash scripts/rdmce2_final.sh OUT_DIR
 # It checks and measures what changed after the one device run of this session (commit 3f5834a, H200):
 # histogram counted per size in registers, ring chunks with their sizes at the end (new unpack), the
-# ring append inlined into the register sub-trees, a 2 GiB ring. First the GPU tests of those paths
-# (oracle on 300 random graphs, 10-run listing of every bundled graph, ego-Facebook in full), then
+# ring append inlined into the register sub-trees, a ring growing from 64 MiB to 2 GiB. First the GPU
+# tests of those paths (oracle on 300 random graphs, 10-run listing of every bundled graph, ego-Facebook
+# in full), then
 # OUT_DIR/rdmce_stream.csv and rdmce_histogram.csv (count, histogram, min_size=10, every block consumed
 # on the GPU; ego-Facebook, wiki-Vote, CA-GrQc) and rdmce_stream_parts.csv (ego-Facebook's listing with
 # rings of 256 MiB / 1 GiB / 2 GiB, and with a filter that writes nothing: where listing's time goes).

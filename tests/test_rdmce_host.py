@@ -189,6 +189,17 @@ def test_ring_layout_bounds():
         rdmce.ring_layout(10, 4, chunk_words=8)
 
 
+def test_ring_grows_from_its_first_size_to_the_cap():
+    from itertools import islice
+
+    assert list(islice(rdmce.ring_sizes(16, 100), 5)) == [16, 32, 64, 100, 100]
+    assert list(islice(rdmce.ring_sizes(100, 100), 3)) == [100, 100, 100]  # a given ring stays
+    assert list(islice(rdmce.ring_sizes(500, 100), 2)) == [100, 100]
+    assert rdmce.default_ring_bytes(1 << 40) == rdmce.RING_BYTES
+    assert rdmce.default_ring_bytes(0) == rdmce.MIN_RING_BYTES
+    assert rdmce.FIRST_RING_BYTES <= rdmce.RING_BYTES
+
+
 def test_size_range_and_histogram_reduction():
     assert rdmce.size_range() == (False, 0, 2**31 - 1)
     assert rdmce.size_range(3, None) == (True, 3, 2**31 - 1)

@@ -62,6 +62,7 @@ CTRL_INTS = 8         # ctrl[]: next seed, active tasks, errors, stop flag, next
 MIN_CHUNK_WORDS = 1024
 RING_BYTES = 2 << 30  # largest default ring of a streaming run (fewer relaunches; the host gets blocks)
 MIN_RING_BYTES = 16 << 20
+FIRST_RING_BYTES = 64 << 20  # a streaming run starts with this ring and doubles it at each relaunch
 INT32_MAX = 2**31 - 1
 _DEFINES: dict = {}  # compile-time settings (kept empty in normal use; benchmarks may probe)
 # local: sub-trees of nodes with |P| <= min(tau, 32) and |P| + |X| <= 32 are searched in registers
@@ -247,6 +248,15 @@ def default_ring_bytes(free: int) -> int:
     """Ring of a streaming run: an eighth of the free device memory, within [16 MiB, 2 GiB]. A larger
     ring means fewer relaunches (ego-Facebook writes about 190 GB of records)."""
     return int(min(RING_BYTES, max(MIN_RING_BYTES, free // 8)))
+
+
+def ring_sizes(first_words: int, cap_words: int):
+    """Ring words of each launch of a streaming run: ``first_words``, doubled at each relaunch up to
+    ``cap_words`` (a small output needs no large ring; a large one reaches the cap in a few launches)."""
+    w = min(int(first_words), int(cap_words))
+    while True:
+        yield w
+        w = min(2 * w, int(cap_words))
 
 
 def chunk_bases(xp, chunk_len, chunk_recs, totals=True):
@@ -471,15 +481,18 @@ def _stream(prep, block_size, min_size, max_size, isolated, as_cupy, ring_words,
     _check_block_size(block_size)
     on, lo, hi = size_range(min_size, max_size)
     require_gpu()
+    # a given ring_words is used as is; by default the ring starts at FIRST_RING_BYTES and doubles
     ring_bytes = 4 * int(ring_words) if ring_words is not None else default_ring_bytes(free_bytes())
+    first = ring_bytes if ring_words is not None else min(ring_bytes, FIRST_RING_BYTES)
     # device memory besides the workers' buffers: the ring, one launch's CSR (about the ring's size
     # plus 8 bytes a record) and the blocks handed out
     dev = _Device(prep, params, max_buffer_bytes, reserve_bytes=3 * ring_bytes, stream=True)
-    return _stream_gen(prep, dev, int(block_size), on, lo, hi, isolated, as_cupy, ring_bytes // 4,
-                       chunk_words, stats)
+    return _stream_gen(prep, dev, int(block_size), on, lo, hi, isolated, as_cupy,
+                       (first // 4, ring_bytes // 4), chunk_words, stats)
 
 
 def _stream_gen(prep, dev, block_size, on, lo, hi, isolated, as_cupy, ring_words, chunk_words, stats):
+    """``ring_words``: (first, cap) ring words (``ring_sizes``)."""
     cupy = dev.cupy
     order = cupy.asarray(prep.order.astype(np.int32))
     singles = extra_singletons(prep, isolated, lo, hi)
@@ -502,24 +515,32 @@ def _stream_gen(prep, dev, block_size, on, lo, hi, isolated, as_cupy, ring_words
         spans[what].append((e0, e1))
         return out
 
-    for _, workers, launch in dev.passes():
-        cw, soft, hard = ring_layout(prep.d, workers, ring_words, chunk_words)
-        ring = dict(ring=cupy.empty(hard * cw, dtype=cupy.int32), chunk_len=cupy.zeros(hard, cupy.int32),
-                    chunk_recs=cupy.zeros(hard, cupy.int32),
-                    resume=cupy.zeros(RESUME_INTS * workers, cupy.int32), chunk_words=cw, chunk_soft=soft,
+    def new_ring(words, workers, resume):
+        cw, soft, hard = ring_layout(prep.d, workers, words, chunk_words)
+        return dict(ring=cupy.empty(hard * cw, dtype=cupy.int32), chunk_len=cupy.zeros(hard, cupy.int32),
+                    chunk_recs=cupy.zeros(hard, cupy.int32), resume=resume, chunk_words=cw, chunk_soft=soft,
                     chunk_hard=hard)
-        dev.device_bytes += ring["ring"].nbytes
+
+    base_bytes, top_ring = dev.device_bytes, 0
+    for _, workers, launch in dev.passes():
+        sizes = ring_sizes(*ring_words)
+        ring = new_ring(next(sizes), workers, cupy.zeros(RESUME_INTS * workers, cupy.int32))
+        top_ring = max(top_ring, ring["ring"].nbytes)
         ctrl = timed("kernel", launch, flags, lo, hi, ring)
         while True:
             launches += 1
             c = ctrl.get()                      # the one wait per launch: its end
             dev.check(c)
-            stopped, n_chunks, n_recs, n_verts = launch_totals(c, hard)
+            stopped, n_chunks, n_recs, n_verts = launch_totals(c, ring["chunk_hard"])
             csr = timed("unpack", _unpack, cupy, unpack, ring, n_chunks, n_recs, n_verts, order)
             ready = cupy.cuda.Event()
             ready.record()
             if stopped:       # double buffering: relaunch now; the ring is free once unpacked
                 ctrl[3:].fill(0)
+                words = next(sizes)
+                if words * 4 > ring["ring"].nbytes:   # a larger ring (stream order: after the unpack)
+                    ring = new_ring(words, workers, ring["resume"])
+                    top_ring = max(top_ring, ring["ring"].nbytes)
                 ctrl = timed("kernel", launch, flags | FLAG_RESUME, lo, hi, ring)
             side.wait_event(ready)
             with side:
@@ -533,10 +554,11 @@ def _stream_gen(prep, dev, block_size, on, lo, hi, isolated, as_cupy, ring_words
             del csr
             if not stopped:
                 break
+    dev.device_bytes = max(base_bytes, dev.device_bytes) + top_ring
     if stats is not None:
         stats.update(launches=launches, passes=len(dev.plan), device_bytes=int(dev.device_bytes),
                      nodes=int(dev.stats[1].sum()), count=int(dev.stats[0].sum()) + len(singles),
-                     ring_bytes=int(ring_words) * 4,
+                     ring_bytes=int(top_ring),
                      **{f"{k}_ms": sum(cupy.cuda.get_elapsed_time(a, b) for a, b in ev)
                         for k, ev in spans.items()})
 

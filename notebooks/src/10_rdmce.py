@@ -586,6 +586,9 @@ display(host.drop(columns=["note"]).round(2))  # noqa: F821
 # writes its 54 vertices, 187 GB in all), 230 ms turning the ring into CSR, the
 # rest host turnarounds between launches and the per-block reductions. Since:
 # sizes kept at the chunk's end (the unpack becomes a scan plus one coalesced
-# copy), the ring append inlined into the sub-trees, a 2 GiB ring (half the
-# launches); to be re-measured by `scripts/rdmce2_final.sh`.
+# copy), the ring append inlined into the sub-trees, a ring that starts at
+# 64 MiB and doubles at each relaunch up to 2 GiB (about half the launches on
+# ego-Facebook, and a small ring for a small output); to be re-measured by
+# `scripts/rdmce2_final.sh`, which also times the listing with fixed rings of
+# 256 MiB to 2 GiB and with a filter that writes nothing (`rdmce_stream_parts.csv`).
 # (5) Stage times in `rdmce_rmat_host.csv`; NumPy on one core, 2-3x per scale.
