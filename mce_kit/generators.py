@@ -61,7 +61,7 @@ def rmat_edges(scale: int, edge_factor: int = 16, abc=GRAPH500, seed: int = 0, c
 
 
 PIECE = 1 << 20  # edges per work item of rmat_edges
-BLOCK = 1 << 16  # edges per block inside a work item (fewer NumPy calls: less time holding the GIL)
+BLOCK = 1 << 17  # edges per block inside a work item (fewer NumPy calls: less time holding the GIL)
 
 
 def _generator(seed: int, offset: int) -> np.random.Generator:
