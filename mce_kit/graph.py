@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-LARGE_EDGE_LIST = 1 << 22  # from_edges switches to SciPy's row-wise build from this many edges
+LARGE_EDGE_LIST = 1 << 22  # from_edges sorts row << 32 | column keys (GPU if any) from this many edges
 
 
 def _unique(x: np.ndarray) -> np.ndarray:
@@ -107,8 +107,8 @@ class Graph:
             if prep.use_gpu(2 * len(u), device) and n < 2**31:  # one sort of 64-bit keys, the same arrays
                 return cls(*prep.csr_from_edges(n, u, v), **kw)
         keep = u != v
-        if keep.sum() >= LARGE_EDGE_LIST and n < 2**31:
-            return cls._from_many_edges(n, u[keep], v[keep], **kw)
+        if keep.sum() >= LARGE_EDGE_LIST and n < 2**31:  # the same sort of 64-bit keys with NumPy
+            return cls(*csr_arrays(n, u, v), **kw)
         a = np.concatenate([u[keep], v[keep]])
         b = np.concatenate([v[keep], u[keep]])
         key = _unique(a * n + b)
@@ -116,19 +116,6 @@ class Graph:
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(a, minlength=n), out=indptr[1:])
         return cls(indptr, b, **kw)
-
-    @classmethod
-    def _from_many_edges(cls, n: int, u, v, **kw) -> Graph:
-        """from_edges for long edge lists: SciPy's O(n + m) counting sort by row, then a sort
-        within each row and merged repeats (C++), instead of one global sort of 2m keys."""
-        import scipy.sparse as sp
-
-        rows = np.concatenate([u, v]).astype(np.int32)
-        cols = np.concatenate([v, u]).astype(np.int32)
-        A = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n, n))
-        del rows, cols
-        A.sum_duplicates()  # sorts each row and merges repeats (their values add; we drop them)
-        return cls(A.indptr, A.indices, **kw)
 
     @property
     def n(self) -> int:
