@@ -553,9 +553,11 @@ except FileNotFoundError as e:
 # its place, so any number of threads gives the same graph), and the edge list to CSR (one sort of
 # 64-bit keys `row << 32 | column`), the peeling (batches: every vertex whose degree is at most k
 # leaves at once) and the relabelling run on the GPU when there is one. At scale 24 `prepare`
-# takes 3.5 s (target 10 s) and the draws 39 s, now the slowest stage: the threads did not speed
-# them up on the lent host (16 cores), and PCG64 itself costs about 3.4 ns per draw and there are
-# 24 per edge.
+# takes 3.5 s (target 10 s) and the draws 39 s, now the slowest stage: the threads hardly sped
+# them up on the lent host (16 cores; the blocks of NumPy work are 8x larger since, not re-timed
+# there), and PCG64 itself costs about 3.4 ns per draw and there are 24 per edge. Without a GPU
+# (the helper box, 2 cores) scale 22 now takes 40 s in all (draws 7.0, CSR 8.8, `prepare` 15.3,
+# seeds 9.0) against 141 s before.
 
 # %%
 host = exp.load("rmat_host")
