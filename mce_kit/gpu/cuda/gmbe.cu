@@ -43,6 +43,9 @@
 #define ERR_QUEUE 1
 
 #define WARPS_PER_BLOCK 4
+#ifndef GMBE_XFIRST
+#define GMBE_XFIRST 0      // 1: check a child's maximality before classifying its candidates (probe)
+#endif
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 8       // 8 x 128 threads per SM: at most 64 registers, up to 32 warps/SM
 #endif
@@ -427,25 +430,65 @@ __device__ __forceinline__ int overlap_bm(const Task& t, int j, int Dl) {
     return c;
 }
 
-// Vertex j of the node at depth D, when its child through q (|L'| = nl1) is made: counts it into
-// the child's R, its candidates, the pruned ones, or flags the child non-maximal (an excluded vertex
-// covering L'); true iff j belongs to the child's vertex set (a candidate or excluded vertex meeting L').
-__device__ __forceinline__ bool classify(const Task& t, int j, int D, int nl1, bool prune, u64 bit,
-                                         int& nr_new, int& nc_new, int& n_pruned, bool& fail) {
-    const Buf& b = t.b;
+// What vertex j is to the node at depth D: 1 an open candidate (not pruned here), 2 excluded, 0 neither.
+__device__ __forceinline__ int kind_of(const Buf& b, int j, u64 bit) {
     const int s = b.st[j];
-    const bool cand = s == INF_ST && !(b.pm[j] & bit);
-    const bool xv = s != INF_ST && (s & 3) == K_X;
-    if (!cand && !xv) return false;
-    int c0, c1;
+    if (s == INF_ST) return (b.pm[j] & bit) ? 0 : 1;
+    return (s & 3) == K_X ? 2 : 0;
+}
+
+// c0 = |adj(w_j) ∩ L_D|, c1 = |adj(w_j) ∩ L_{D+1}| for each lane's vertex j (kind != 0). Bitmap mode:
+// ANDs of rows; list mode: a lane walks a short adj(w_j) alone, and the warp walks each long one
+// together (one lane's long list would leave the other 31 idle).
+#define LONG_ADJ 48
+__device__ __forceinline__ void overlaps(const Task& t, int j, int kind, int D, bool prune, int& c0, int& c1) {
+    const Buf& b = t.b;
+    c0 = c1 = 0;
     if (t.bm >= 0) {
-        c1 = overlap_bm(t, j, D + 1);
-        c0 = cand && prune ? overlap_bm(t, j, D) : -1;
-    } else {
-        overlap2(t, j, D, c0, c1);
+        if (kind) {
+            c1 = overlap_bm(t, j, D + 1);
+            c0 = kind == 1 && prune ? overlap_bm(t, j, D) : -1;
+        }
+        return;
     }
-    if (c1 == 0) return false;
-    if (xv) {
+    const int a = kind ? b.off[j] : 0, e = kind ? b.off[j + 1] : 0;
+    const bool longl = e - a > LONG_ADJ;
+    if (!longl) {
+        #pragma unroll 1
+        for (int k = a; k < e; ++k) {
+            int d = b.depthL[b.adj[k]];
+            c0 += d >= D;
+            c1 += d > D;
+        }
+    }
+    u32 todo = __ballot_sync(FULL_MASK, longl);
+    const int lane = threadIdx.x & 31;
+    #pragma unroll 1
+    while (todo) {
+        const int src = __ffs(todo) - 1;
+        todo &= todo - 1;
+        const int aa = __shfl_sync(FULL_MASK, a, src), ee = __shfl_sync(FULL_MASK, e, src);
+        int x0 = 0, x1 = 0;
+        #pragma unroll 1
+        for (int k = aa + lane; k < ee; k += 32) {
+            int d = b.depthL[b.adj[k]];
+            x0 += d >= D;
+            x1 += d > D;
+        }
+        x0 = __reduce_add_sync(FULL_MASK, x0);
+        x1 = __reduce_add_sync(FULL_MASK, x1);
+        if (lane == src) { c0 = x0; c1 = x1; }
+    }
+}
+
+// Vertex j of the node at depth D (kind, overlaps c0, c1), when its child through q (|L'| = nl1) is
+// made: counts it into the child's R, its candidates, the pruned ones, or flags the child non-maximal
+// (an excluded vertex covering L'); true iff j belongs to the child's vertex set (a candidate or an
+// excluded vertex meeting L').
+__device__ __forceinline__ bool classify(const Buf& b, int j, int kind, int c0, int c1, int D, int nl1, bool prune,
+                                         u64 bit, int& nr_new, int& nc_new, int& n_pruned, bool& fail) {
+    if (!kind || c1 == 0) return false;
+    if (kind == 2) {
         fail |= c1 == nl1;
         return true;
     }
@@ -688,6 +731,7 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
     }
     const bool announced = !Grp::is_block && !sub && (G.flags & F_SPLIT);
     int nR = 0;
+    int stop = sub ? jc + 1 : INF_ST;
     if (sub) {  // the seed's root, with the candidates before W[jc] traversed
         t.nW = ahdr[0];
         nR = ahdr[1];
@@ -756,7 +800,9 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
             if (g.rank() == 0 && n_gl > 0) gat = atomicAdd(G.ctrl + 1, n_gl);
             gat = g.bcast(gat, 0);
             bool fits = gat + n_gl <= G.gq_cap;
-            int run = 0;
+            // the first (heaviest) n_gl sub-tasks go to the global queue for any idle warp; the last
+            // (lightest) n_sh to this block's queue
+            int run = 0, first_local = INF_ST;
             #pragma unroll 1
             for (int base = 0; base < t.nW; base += Grp::size) {
                 int j = base + g.rank();
@@ -765,11 +811,13 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
                 int r = run + k;
                 if (c) {
                     u64 e = ((u64)si << 32) | (u32)j;
-                    if (r < n_sh) ((volatile u64*)sq)[(at + r) % SQ_CAP] = e;
-                    else if (fits) ((volatile u64*)G.gq)[gat + r - n_sh] = e;
+                    if (r >= n_gl) ((volatile u64*)sq)[(at + r - n_gl) % SQ_CAP] = e;
+                    else if (fits) ((volatile u64*)G.gq)[gat + r] = e;
+                    if (r == n_gl) first_local = j;
                 }
                 run += tot;
             }
+            first_local = g.vmin(first_local);
             if (!fits)  // no room: fill our reserved slots with no-ops and run the rest here
                 for (long long k = gat + g.rank(); k < G.gq_cap; k += Grp::size) ((volatile u64*)G.gq)[k] = NOOP_TASK;
             __threadfence();
@@ -785,23 +833,13 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
                 add_stat(g, S_SPLITS, 1);
                 return;
             }
-            // the queue was full: the sub-tasks beyond the block queue run below, un-split,
-            // but the first n_sh candidates were queued: mark them traversed at the root
-            run = 0;
-            #pragma unroll 1
-            for (int base = 0; base < t.nW; base += Grp::size) {
-                int j = base + g.rank();
-                bool c = j < t.nW && b.st[j] == INF_ST;
-                int tot, k = g.scan1(c, tot);
-                if (c && run + k < n_sh) b.st[j] = mk_st(0, K_X);
-                run += tot;
-            }
-            g.sync();
+            // the queue was full: the root's children up to the block-queued ones are made below, un-split
+            stop = first_local;
         }
     }
 
-    // iterative search with node reuse; a sub-task stops after its one child of the root
-    const int stop = sub ? jc : INF_ST;
+    // iterative search with node reuse; the root's children from W[stop] on are not made here (a
+    // sub-task makes only W[jc]; a seed that found the global queue full leaves the queued ones)
     {  // the root's vertex set: candidates and excluded vertices (R never changes below)
         int run = 0;
         #pragma unroll 1
@@ -821,7 +859,6 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
     int D = 0;
     #pragma unroll 1
     while (true) {
-        if (D == 0 && b.trav[0] >= stop) break;
         // next candidate of the node at depth D
         int q = INF_ST;
         const u64 bit = D < 64 ? 1ull << D : 0ull;
@@ -832,6 +869,7 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
             if (j > after && j < q && b.st[j] == INF_ST && !(b.pm[j] & bit)) q = j;
         }
         q = g.vmin(q);
+        if (D == 0 && q >= stop) q = INF_ST;
         if (q == INF_ST) {
             if (D == 0) break;
             pop_level(g, t, D);
@@ -859,6 +897,29 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
         }
         nl1 = g.sum(nl1);
         g.sync();
+#if GMBE_XFIRST
+        {  // the maximality check first: an excluded vertex covering L' ends the child before any candidate work
+            bool f = false;
+            #pragma unroll 1
+            for (int base = 0; base < b.cnt[D]; base += Grp::size) {
+                const int k = base + g.rank();
+                const int j = k < b.cnt[D] ? b.Wt[k] : -1;
+                const int kind = j >= 0 && j != q && kind_of(b, j, bit) == 2 ? 2 : 0;
+                int c0, c1;
+                overlaps(t, j, kind, D, false, c0, c1);
+                f = g.any(kind == 2 && c1 == nl1);
+                if (f) break;
+            }
+            if (f) {
+                add_stat(g, S_NODES, 1);
+                add_stat(g, S_FAILED, 1);
+                pop_level(g, t, D + 1);
+                if (g.rank() == 0) b.st[q] = mk_st(D, K_X);
+                g.sync();
+                continue;
+            }
+        }
+#endif
         // one pass over the node's vertex set: the child's R and candidates, the maximality check,
         // pruning marks; the child's set moves to the front of the permutation (through tmp)
         int nr_new = 0, nc_new = 0, n_pruned = 0;
@@ -870,7 +931,10 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
             const int k = base + g.rank();
             const bool valid = k < n_cur;
             const int j = valid ? b.Wt[k] : -1;
-            const bool rel = valid && j != q && classify(t, j, D, nl1, prune, bit, nr_new, nc_new, n_pruned, fail);
+            const int kind = valid && j != q ? kind_of(b, j, bit) : 0;
+            int c0, c1;
+            overlaps(t, j, kind, D, prune, c0, c1);
+            const bool rel = classify(b, j, kind, c0, c1, D, nl1, prune, bit, nr_new, nc_new, n_pruned, fail);
             int tot, r = g.scan1(rel, tot);
             if (valid) {
                 if (rel) b.tmp[rel_run + r] = j;
