@@ -18,8 +18,9 @@ def mk(d, k):
 
 
 def run(prep, *, prune=True, bitmap=True, tau=32, split=True, bound_height=20, bound_size=1500,
-        min_left=1, min_right=1, trace=None):
-    """(count, stats) of the kernel's algorithm on ``prep`` (a gmbe.Prepared)."""
+        min_left=1, min_right=1, trace=None, xfirst=False):
+    """(count, stats) of the kernel's algorithm on ``prep`` (a gmbe.Prepared); ``xfirst``: the
+    GMBE_XFIRST build (a child's maximality checked before any candidate work)."""
     vp, vi, up, ui = prep.v_indptr, prep.v_indices, prep.u_indptr, prep.u_indices
     NV = [vi[vp[v]:vp[v + 1]].tolist() for v in range(len(vp) - 1)]
     NU = [ui[up[u]:up[u + 1]].tolist() for u in range(len(up) - 1)]
@@ -28,17 +29,17 @@ def run(prep, *, prune=True, bitmap=True, tau=32, split=True, bound_height=20, b
     queue = []
     for si, s in enumerate(prep.seeds.tolist()):
         _task(NV, NU, s, -1, int(prep.nw[si]), int(prep.p2[si]), stats, queue, prune, bitmap, tau,
-              split, bound_height, bound_size, min_left, min_right, trace)
+              split, bound_height, bound_size, min_left, min_right, trace, xfirst)
         while queue:
             s2, jc = queue.pop()
             si2 = int(np.flatnonzero(prep.seeds == s2)[0])
             _task(NV, NU, s2, jc, int(prep.nw[si2]), int(prep.p2[si2]), stats, queue, prune, bitmap, tau,
-                  False, bound_height, bound_size, min_left, min_right, trace)
+                  False, bound_height, bound_size, min_left, min_right, trace, xfirst)
     return stats["count"], stats
 
 
 def _task(NV, NU, s, jc, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split, bh, bs, min_left,
-          min_right, trace):
+          min_right, trace, xfirst=False):
     """The seed s (jc = -1), or its sub-task: the root's child through candidate W[jc] alone."""
     Lids = NV[s]
     nL = len(Lids)
@@ -147,6 +148,13 @@ def _task(NV, NU, s, jc, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
                 if depthL[i] >= D:
                     depthL[i] = D + 1
                     nl1 += 1
+        if xfirst and any(j != q and st[j] != INF and st[j] & 3 == K_X and overlap(j, D + 1) == nl1
+                          for j in level_set(D)):
+            stats["nodes"] += 1
+            stats["failed"] += 1
+            pop_level(D + 1)
+            st[q] = mk(D, K_X)
+            continue
         nr_new = nc_new = 0
         fail = False
         rel, other = [], []

@@ -56,6 +56,7 @@ def test_mirror_matches_the_oracle_on_every_switch(B):
     prep = gmbe.prepare(B)
     for name, cfg in SWITCHES.items():
         assert gmbe_mirror.run(prep, **cfg)[0] == want, name
+        assert gmbe_mirror.run(prep, xfirst=True, **cfg)[0] == want, (name, "xfirst")
 
 
 @pytest.mark.parametrize("seed", range(12))
