@@ -26,6 +26,10 @@ SWITCHES = {
     "tau 4": dict(tau=4, bound_height=1, bound_size=1),
     "tau 128": dict(tau=128),
     "warp/block (no split)": dict(split=False),
+    "donate at every step": dict(split=False, donate_every=1),
+    "donate every 3rd step, tau 4": dict(split=False, donate_every=3, tau=4),
+    "split and donate every 2nd step": dict(bound_height=0, bound_size=0, donate_every=2),
+    "donate, no prune, no bitmap": dict(split=False, donate_every=2, prune=False, bitmap=False),
 }
 
 
@@ -153,7 +157,7 @@ def test_an_oversize_seed_is_named():
 def test_queue_bound_covers_every_split():
     B = generators.bipartite_chung_lu(300, 150, 2500, seed=3)
     prep = gmbe.prepare(B)
-    p = gmbe._check({"bound_height": 2, "bound_size": 10})
+    p = gmbe._check({"level": "gmbe+", "donate": "off", "bound_height": 2, "bound_size": 10})
     stats = gmbe_mirror.run(prep, bound_height=2, bound_size=10)[1]
     assert stats["subtasks"] > 0
     assert gmbe.queue_bound(prep, np.arange(len(prep.seeds)), p) >= stats["subtasks"]
