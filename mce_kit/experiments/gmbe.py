@@ -40,7 +40,10 @@ PAPER = {
     "best_tau": 32, "best_bounds": (20, 1500), "best_warps_per_sm": 16,
     "pruning_avoids_pct": (48.7, 92.8),  # Table II
 }
-VARIANTS = {  # GMBE+ is the paper's full design (warp workers, load-aware split), whatever the default level
+# GMBE+ is the paper's full design (warp workers, load-aware split) plus our donation of a busy worker's
+# remaining children to idle workers; "w/o DONATE" is the paper's design alone. BLOCK (the default level)
+# donates too; WARP is one warp per seed, nothing shared.
+VARIANTS = {
     "GMBE+": {"level": "gmbe+"},
     "w/o PRUNE": {"level": "gmbe+", "prune": False},
     "w/o BITMAP": {"level": "gmbe+", "bitmap": False},
@@ -48,7 +51,10 @@ VARIANTS = {  # GMBE+ is the paper's full design (warp workers, load-aware split
     "WARP": {"level": "warp"},
     "BLOCK": {"level": "block"},
     "merge UNION": {"level": "gmbe+", "union": "merge"},  # the paper's merge-path union, not our scatter
+    "GMBE+ w/o DONATE": {"level": "gmbe+", "donate": "off"},
+    "BLOCK w/o DONATE": {"level": "block", "donate": "off"},
 }
+SWEEP_LEVELS = ("gmbe+", "block")
 TAUS = [8, 16, 32, 64, 128]
 BOUND_HEIGHTS = [5, 10, 20, 40, 80]
 BOUND_SIZES = [100, 500, 1500, 5000, 20000]
@@ -127,25 +133,27 @@ def memory(graphs):
         }])
 
 
-def sm_activity(graph):
-    """Fig 13: each SM's first start and last end (globaltimer ns) for GMBE+, WARP and BLOCK."""
-    (name, _, prep), = _prepared([graph])
-    for variant in ("GMBE+", "WARP", "BLOCK"):
-        prep.run(**VARIANTS[variant])
-        res = prep.run(**VARIANTS[variant])
-        assert res.answer == _expect(name), (name, variant, res.answer)
-        ids, span = res.sm_activity()
-        yield pd.DataFrame({"graph": name, "variant": variant, "sm": ids, "start_ns": span[:, 0],
-                            "end_ns": span[:, 1], "gpu_ms": res.gpu_ms})
-
-
-def sweep(graphs, param, values, repeats=5, **fixed):
-    """Fig 14 (tau), Fig 16 (warps_per_sm), for the paper's design (level gmbe+)."""
-    fixed = {"level": "gmbe+", **fixed}
+def sm_activity(graphs):
+    """Fig 13: each SM's first start and last end (globaltimer ns) for GMBE+, WARP and BLOCK (with and
+    without donations)."""
     for name, _, prep in _prepared(graphs):
-        for v in values:
-            row = measure(prep, "mbe", repeats=repeats, expect=_expect(name), **{param: v}, **fixed)
-            yield pd.DataFrame([{"graph": name, param + "_value": v, **row}])
+        for variant in ("GMBE+", "WARP", "BLOCK", "BLOCK w/o DONATE"):
+            prep.run(**VARIANTS[variant])
+            res = prep.run(**VARIANTS[variant])
+            assert res.answer == _expect(name), (name, variant, res.answer)
+            ids, span = res.sm_activity()
+            yield pd.DataFrame({"graph": name, "variant": variant, "sm": ids, "start_ns": span[:, 0],
+                                "end_ns": span[:, 1], "gpu_ms": res.gpu_ms})
+
+
+def sweep(graphs, param, values, repeats=5, levels=SWEEP_LEVELS, **fixed):
+    """Fig 14 (tau), Fig 16 (warps_per_sm), for the paper's design (level gmbe+) and the default (block)."""
+    for name, _, prep in _prepared(graphs):
+        for level in levels:
+            for v in values:
+                row = measure(prep, "mbe", repeats=repeats, expect=_expect(name), **{param: v, "level": level},
+                              **fixed)
+                yield pd.DataFrame([{"graph": name, param + "_value": v, **row}])
 
 
 def bounds(graphs, repeats=3, budget_s=30.0):
@@ -246,15 +254,15 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str
         "table1": lambda: table1(graphs, repeats),
         "exactness": lambda: exactness(graphs, runs=3 if quick else 10),
         "ablations": lambda: ablations(graphs, repeats),
-        "memory": lambda: memory(graphs),
-        "sm_activity": lambda: sm_activity("MovieLens"),
-        "tau": lambda: sweep(graphs, "tau", TAUS, repeats),
         "warps": lambda: sweep(graphs, "warps_per_sm", WARPS_PER_SM, repeats),
+        "memory": lambda: memory(graphs),
+        "sm_activity": lambda: sm_activity(["MovieLens", "marvel"] if not quick else ["MovieLens"]),
+        "tau": lambda: sweep(graphs, "tau", TAUS, repeats),
         "bounds": lambda: bounds(graphs if not quick else [], repeats),
         "large": lambda: large() if not quick else iter(()),
         "cpu_oracle": lambda: cpu_oracle(graphs),
     }
-    frames = run_jobs("gmbe", jobs, out_dir, prov, only, skip=("cpu_oracle",))
+    frames = run_jobs("gmbe", jobs, out_dir, prov, only, skip=("cpu_oracle",), keep_going=True)
     return frames
 
 

@@ -36,7 +36,7 @@ UNIONS = ("scatter", "merge", "serial")
 DONATE = ("idle", "always", "off")
 DONATE_LEVELS = ("gmbe+", "block")  # the levels whose workers give children away ("warp": one warp per seed)
 DONATE_QUEUE = 1 << 21  # global-queue entries kept for donated children (a full queue: no more donations)
-SNAP_SLOTS = 4096       # snapshots of donated nodes the pool holds (each as large as the largest seed's)
+SNAP_SLOTS = 1 << 15      # snapshots of donated nodes the pool holds (each as large as the largest seed's)
 SNAP_HDR = 4
 STATS = ("count", "nodes", "failed", "pruned", "seeds", "subtasks", "splits", "cycles", "t0", "t1", "sm",
          "bitmaps", "setup", "donations")
@@ -232,9 +232,9 @@ def donates(p: dict) -> bool:
 
 
 def may_split(prep: Prepared, idx: np.ndarray, p: dict) -> np.ndarray:
-    """Which of the seeds ``idx`` may split or give nodes away (the kernel's test with |C| <= |N2| - 1):
-    they get an arena slot (2-hop set, local neighbourhoods, root states) that sub-tasks read."""
-    if not (p["level"] == "gmbe+" or donates(p)) or not len(idx):
+    """Which of the seeds ``idx`` may split into root sub-tasks (level gmbe+; the kernel's test with
+    |C| <= |N2| - 1)."""
+    if p["level"] != "gmbe+" or not len(idx):
         return np.zeros(len(idx), dtype=bool)
     deg = np.diff(prep.v_indptr)[prep.seeds[idx]].astype(np.int64)
     c = prep.nw[idx].astype(np.int64) - 1
@@ -242,17 +242,28 @@ def may_split(prep: Prepared, idx: np.ndarray, p: dict) -> np.ndarray:
     return (h > p["bound_height"]) & (h * c > p["bound_size"])
 
 
+def gets_slot(prep: Prepared, idx: np.ndarray, p: dict) -> np.ndarray:
+    """Which of the seeds ``idx`` want an arena slot (2-hop set, local neighbourhoods, root states, read by
+    sub-tasks): those that may split, and where workers donate every seed with >= 2 candidates and
+    |N(v)| >= 2 (a tree below the root)."""
+    may = may_split(prep, idx, p)
+    if donates(p) and len(idx):
+        deg = np.diff(prep.v_indptr)[prep.seeds[idx]].astype(np.int64)
+        may |= (deg >= 2) & (prep.nw[idx].astype(np.int64) - 1 >= 2)
+    return may
+
+
 def queue_bound(prep: Prepared, idx: np.ndarray, p: dict) -> int:
     """Global-queue entries for the seeds ``idx``: every root sub-task of level gmbe+ (|C| <= |N2| - 1
     for each seed that may split), plus DONATE_QUEUE for donated children where workers donate."""
-    may = may_split(prep, idx, p) & (p["level"] == "gmbe+")
+    may = may_split(prep, idx, p)
     return int((prep.nw[idx].astype(np.int64) - 1)[may].sum()) + 1 + DONATE_QUEUE * donates(p)
 
 
 def snap_plan(prep: Prepared, idx: np.ndarray, p: dict, budget: int) -> int:
     """Snapshot pool size in 32-word units: SNAP_SLOTS of the largest splittable seed of ``idx``,
     within ``budget`` bytes (0: no donations; a full pool only stops further donations)."""
-    may = may_split(prep, idx, p)
+    may = gets_slot(prep, idx, p)
     if not donates(p) or not may.any():
         return 0
     deg = np.diff(prep.v_indptr)[prep.seeds[idx[may]]]
@@ -264,7 +275,7 @@ def arena_plan(prep: Prepared, idx: np.ndarray, p: dict, budget: int) -> tuple[n
     """(word offset of each seed's arena slot or -1, total words): the splittable seeds of ``idx``,
     heaviest first, while their slots fit ``budget`` bytes; the others run un-split (no work is lost)."""
     off = np.full(len(idx), -1, dtype=np.int64)
-    may = np.flatnonzero(may_split(prep, idx, p))
+    may = np.flatnonzero(gets_slot(prep, idx, p))
     if not len(may):
         return off, 1
     may = may[np.argsort(-prep.p2[idx[may]], kind="stable")]
