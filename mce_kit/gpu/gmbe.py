@@ -5,15 +5,18 @@
     res.answer, res.gpu_ms, res.row()
     prep.run(seeds=idx)                      # only those roots (indices into prep.seeds, V by rank)
 
-Every option is a run-time argument (the module is compiled once):
-``level`` "gmbe+" (warp workers with load-aware task splitting on the two-level queue),
-"warp" (one warp per seed) or "block" (one block per seed); ``prune`` and ``bitmap`` switch the
-paper's techniques off for its ablations; ``union`` builds each seed's 2-hop set by "scatter" (a
-per-worker bitmap over V, read back in order; the default), "merge" (the paper's warp-wide
-merge-path union, list by list) or "serial" (one thread merges: the w/o-UNION ablation; True and
-False mean "scatter" and "serial"); ``tau`` is the bitmap threshold,
-``bound_height``/``bound_size`` the split thresholds, ``min_left``/``min_right`` count only
-bicliques with at least that many vertices in U / V. Unknown names raise TypeError.
+Every option is a run-time argument (the module is compiled once): ``level`` "block" (one block
+per seed; the default, the fastest on an H200), "gmbe+" (warp workers with load-aware task splitting
+on the two-level queue) or "warp" (one warp per seed); ``prune`` and ``bitmap`` switch the paper's
+techniques off for its ablations; ``union`` builds each seed's 2-hop set by "scatter" (a per-worker
+bitmap over V, read back in order; the default), "merge" (the paper's warp-wide merge-path union,
+list by list) or "serial" (one thread merges: the w/o-UNION ablation; True and False mean "scatter"
+and "serial"); ``tau`` is the bitmap threshold, ``bound_height``/``bound_size`` the split
+thresholds, ``min_left``/``min_right`` count only bicliques with at least that many vertices in
+U / V; ``donate`` "idle" (the default: while workers are idle and the global queue is empty, a busy
+worker hands the remaining children of the shallowest node of its path to them as snapshot
+sub-tasks; levels gmbe+ and block), "always" (at every look: tests) or "off" (the paper's design).
+Unknown names raise TypeError.
 """
 
 from __future__ import annotations
