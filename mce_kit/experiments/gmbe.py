@@ -55,7 +55,7 @@ VARIANTS = {
     "BLOCK w/o DONATE": {"level": "block", "donate": "off"},
 }
 SWEEP_LEVELS = ("gmbe+", "block")
-LEVEL_VARIANTS = ["GMBE+", "WARP", "BLOCK", "GMBE+ w/o DONATE", "BLOCK w/o DONATE"]  # variants that are levels
+LEVEL_VARIANTS = ["GMBE+", "WARP", "BLOCK", "GMBE+ w/o DONATE", "BLOCK w/o DONATE"]  # the levels
 TAUS = [8, 16, 32, 64, 128]
 BOUND_HEIGHTS = [5, 10, 20, 40, 80]
 BOUND_SIZES = [100, 500, 1500, 5000, 20000]
