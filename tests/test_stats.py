@@ -4,7 +4,7 @@ import pytest
 import scipy.sparse as sp
 
 from mce_kit import datasets
-from mce_kit.graph_stats import stats, two_hop_sizes
+from mce_kit.graph_stats import expected_maximal_cliques, stats, two_hop_sizes
 from mce_kit.io import load_bipartite, load_graph
 
 
@@ -59,3 +59,13 @@ def test_mk_stats_stays_callable():
 
     G = load_graph(nx.path_graph(4))
     assert mk.stats(G) == mk.stats(G) == stats(G)
+
+
+def test_expected_maximal_cliques_matches_the_mean_over_random_graphs():
+    n, p, trials = 14, 0.6, 300
+    counts = [sum(1 for _ in nx.find_cliques(nx.gnp_random_graph(n, p, seed=s))) for s in range(trials)]
+    mean = sum(counts) / trials
+    assert abs(mean / expected_maximal_cliques(n, p) - 1) < 0.08
+    assert expected_maximal_cliques(n, 0.0) == n and expected_maximal_cliques(n, 1.0) == 1
+    with pytest.raises(ValueError, match="density"):
+        expected_maximal_cliques(n, 1.5)
