@@ -14,6 +14,17 @@ echo "== tests done at $((SECONDS - t0)) s"
 timeout 75 python3 -m mce_kit.experiments.gmbe --out $r --only table1 exactness ablations warps tau sm_activity \
     memory 2>&1 | tee $r/exp.log
 echo "== tables done at $((SECONDS - t0)) s"
+python3 - $r <<'PY' 2>&1 | tee $r/summary.txt
+import sys, pandas as pd
+r = sys.argv[1]
+cols = ["graph", "variant", "level", "median_ms", "count", "nodes", "subtasks", "donations", "max_over_mean_cycles"]
+for name in ("table1", "ablations"):
+    try:
+        df = pd.read_csv(f"{r}/gmbe_{name}.csv")
+        print(name); print(df[[c for c in cols if c in df]].to_string())
+    except Exception as e:  # a table cut off by its time limit
+        print(name, "missing:", e)
+PY
 left=$((145 - (SECONDS - t0)))
 if [ $left -gt 20 ]; then
     timeout $left python3 -m mce_kit.experiments.ncu gmbe marvel --out $r 2>&1 | tail -5 | tee $r/ncu.log
