@@ -13,7 +13,6 @@ member, so nothing larger than one block is ever held in memory.
 
 from __future__ import annotations
 
-import io
 import zipfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -21,10 +20,11 @@ from pathlib import Path
 import numpy as np
 
 
-def _npy_bytes(a: np.ndarray) -> bytes:
-    buf = io.BytesIO()
-    np.lib.format.write_array(buf, np.ascontiguousarray(a), allow_pickle=False)
-    return buf.getvalue()
+def _write_npy(z: zipfile.ZipFile, name: str, a: np.ndarray) -> None:
+    """``a`` as the .npy member ``name``, written straight into the zip (NumPy writes a file-like object
+    in 16 MiB pieces): no whole-array copy beside the block itself."""
+    with z.open(name, "w", force_zip64=True) as f:
+        np.lib.format.write_array(f, np.ascontiguousarray(a), allow_pickle=False)
 
 
 def write_blocks(blocks: Iterable[tuple], path, progress=None) -> int:
@@ -38,19 +38,19 @@ def write_blocks(blocks: Iterable[tuple], path, progress=None) -> int:
     count = 0
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1,
                          allowZip64=True) as z:
-        for k, (offsets, vertices) in enumerate(blocks):
-            offsets = np.asarray(offsets)
-            sizes = np.diff(offsets)
+        for k, block in enumerate(blocks):
+            offsets, vertices = block
+            del block                          # hold one block at a time, not also the one before
+            sizes = np.diff(np.asarray(offsets))
+            del offsets
             sizes = sizes.astype(np.uint8 if sizes.max(initial=0) < 256 else np.uint16)
-            with z.open(f"sizes_{k}.npy", "w", force_zip64=True) as f:
-                f.write(_npy_bytes(sizes))
-            with z.open(f"vertices_{k}.npy", "w", force_zip64=True) as f:
-                f.write(_npy_bytes(np.asarray(vertices)))
+            _write_npy(z, f"sizes_{k}.npy", sizes)
+            _write_npy(z, f"vertices_{k}.npy", np.asarray(vertices))
+            del vertices
             count += len(sizes)
             if progress:
                 progress(len(sizes))
-        with z.open("count.npy", "w") as f:
-            f.write(_npy_bytes(np.array(count, dtype=np.int64)))
+        _write_npy(z, "count.npy", np.array(count, dtype=np.int64))
     return count
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import inspect
 import os
 from collections import Counter, defaultdict
-from itertools import chain
+from itertools import chain, islice
 
 import numpy as np
 
@@ -303,30 +303,47 @@ def _gpu_kernel(Gb: BackendGraph):
 
 
 def _gpu_blocks(Gb: BackendGraph, kernel):
-    """Per CSR block of the GPU's stream: (the labels of its cliques end to end, where each
-    clique ends), both Python lists, made with one NumPy take and two ``tolist`` calls.
+    """Per CSR block of the GPU's stream, reordered smallest clique first on the device: (the labels
+    of its cliques end to end as one Python list, its runs ``[(size, count), ...]``), made with one
+    NumPy take and one ``tolist``.
 
     The launcher's prepared graph (degeneracy order, CSR, seeds) is kept on ``Gb``, so a
     converted graph pays for it once, not once per call."""
     prep = Gb.memo(("prepared", kernel), kernel.prepare)
     labels = Gb.label_objects()
-    for off, ver in prep.blocks(BLOCK):
-        yield labels[ver].tolist(), off[1:].tolist()
+    for off, ver in prep.blocks(BLOCK, sizes_first=True):
+        yield labels[ver].tolist(), _runs(off)
+
+
+def _runs(offsets: np.ndarray) -> list[tuple[int, int]]:
+    """(size, count) of each run of consecutive cliques of one size in a CSR block: one run per
+    size when the block comes smallest first; right, if slower, in any order."""
+    sizes = np.diff(offsets)
+    if not len(sizes):
+        return []
+    starts = np.flatnonzero(np.concatenate(([True], sizes[1:] != sizes[:-1])))
+    counts = np.diff(np.append(starts, len(sizes)))
+    return list(zip(sizes[starts].tolist(), counts.tolist(), strict=True))
+
+
+def _block_lists(vals: list, runs):
+    """One list per clique of a block, in C: per run of size ``s``, ``zip`` over one iterator of
+    ``vals`` groups ``s`` labels into a tuple and ``list`` makes it the clique (no Python code runs
+    per clique; a run costs one step of this generator expression)."""
+    it = iter(vals)
+    return chain.from_iterable(map(list, islice(zip(*[it] * s, strict=False), c)) for s, c in runs)
 
 
 def _cliques(Gb: BackendGraph, nodes):
-    """The one generator behind find_cliques: on the GPU, a slice of a block's label list per
-    clique (no other Python work per clique); else the API's iterator. Nothing runs (no
-    check of ``nodes``, no launch) until the first clique is asked for."""
+    """The one generator behind find_cliques: on the GPU, the block lists of ``_block_lists``;
+    else the API's iterator. Nothing runs (no check of ``nodes``, no launch) until the first
+    clique is asked for."""
     kernel = _gpu_kernel(Gb) if nodes is None else None
     if kernel is None:
         yield from _find(Gb, nodes)
         return
-    for vals, ends in _gpu_blocks(Gb, kernel):
-        a = 0
-        for b in ends:
-            yield vals[a:b]
-            a = b
+    for vals, runs in _gpu_blocks(Gb, kernel):
+        yield from _block_lists(vals, runs)
 
 
 def find_cliques(G, nodes=None):

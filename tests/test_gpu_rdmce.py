@@ -31,11 +31,12 @@ def _from_nx(H) -> Graph:
     return Graph.from_edges(H.number_of_nodes(), e[:, 0], e[:, 1])
 
 
-def _stream(prep, block_size=7, **kw):
+def _stream(prep, block_size=7, ring_words=1, **kw):
     """Every clique of a streamed run with a tiny ring (so it wraps), as sorted tuples; run stats."""
     stats = {}
     got = []
-    for off, ver in prep.blocks(block_size, ring_words=1, chunk_words=2 * (prep.d + 2), stats=stats, **kw):
+    for off, ver in prep.blocks(block_size, ring_words=ring_words, chunk_words=2 * (prep.d + 2), stats=stats,
+                                **kw):
         assert len(off) - 1 <= block_size and off[0] == 0 and off[-1] == len(ver)
         got += [tuple(sorted(ver[a:b].tolist())) for a, b in zip(off[:-1], off[1:], strict=True)]
     return sorted(got), stats
@@ -267,6 +268,12 @@ def test_register_subtrees_match_the_oracle_on_300_random_graphs():
         assert prep.run(local=False, **params).count == len(want), f"graph {i} {params} (bitmap path)"
         lo = int(rng.integers(1, 6))
         assert prep.run(min_size=lo, **params).count == sum(len(c) >= lo for c in want), f"graph {i} >= {lo}"
+        # listing on the register path, the ring filling (and sub-trees suspended) many times
+        cw = 2 * (prep.d + 2)
+        ring = int(rng.choice([1, 3 * cw, 40 * cw]))
+        got, stats = _stream(prep, block_size=int(rng.integers(1, 50)), ring_words=ring, **params)
+        assert got == want, f"graph {i} {params} listed {len(got)} vs {len(want)} (ring {ring})"
+        assert stats["count"] == len(want)
 
 
 @pytest.mark.parametrize("k", [9, 10, 11, 12])
@@ -278,3 +285,84 @@ def test_register_subtrees_on_moon_moser_graphs_at_the_32_vertex_edge(k):
     for params in (dict(exposure=False), dict(tau=32), dict(tau=24), dict(tau=32, aggressive=False)):
         for local in (True, False):
             assert prep.run(local=local, **params).count == 3**k, (params, local)
+
+
+@pytest.mark.parametrize("k", [9, 10])
+def test_listing_in_registers_suspends_and_resumes_exactly_ten_runs_in_a_row(k):
+    """3^k cliques whose sub-trees live in registers; a small ring suspends them over and over."""
+    from mce_kit.gpu import rdmce
+
+    H = nx.disjoint_union(_moon_moser(k), nx.gnp_random_graph(120, 0.3, seed=k))
+    G = _from_nx(H)
+    prep = rdmce.prepare(G)
+    want = _cliques_nx(G)
+    cw = 2 * (prep.d + 2)
+    for run in range(10):
+        params = [dict(), dict(tau=32), dict(aggressive=False), dict(exposure=False)][run % 4]
+        got, stats = _stream(prep, block_size=997, ring_words=[1, 8 * cw, 300 * cw][run % 3], warps_per_sm=4,
+                             **params)
+        assert got == want, (run, params, len(got), len(want))
+        assert stats["launches"] > 10
+        on_gpu = sum(int(off.size) - 1 for off, _ in prep.blocks(1 << 12, as_cupy=True, ring_words=20 * cw))
+        assert on_gpu == len(want)
+
+
+def test_ego_facebook_listing_on_the_gpu_matches_the_count():
+    """Every block of ego-Facebook consumed on the GPU (the streaming target): as many cliques as the count,
+    as many vertices as the histogram's sizes add up to, no block over block_size."""
+    import cupy
+
+    from mce_kit import datasets
+    from mce_kit.gpu import rdmce
+
+    prep = rdmce.prepare(datasets.load("ego-Facebook"))
+    res = prep.run(histogram=True)
+    n = cupy.zeros((), cupy.int64)
+    words = cupy.zeros((), cupy.int64)
+    stats = {}
+    for off, ver in prep.blocks(1 << 22, as_cupy=True, stats=stats):
+        assert off.size - 1 <= 1 << 22
+        n += off.size - 1
+        words += ver.size
+    assert int(n) == res.count == 869_325_383
+    assert int(words) == sum(k * v for k, v in res.histogram.items())
+
+
+def _fingerprint(prep, **kw):
+    """Sorted per-clique hashes (a sum of per-vertex 64-bit hashes) of a streamed run, on the GPU."""
+    import cupy
+
+    parts = []
+    for off, ver in prep.blocks(1 << 16, as_cupy=True, **kw):
+        h = (ver.astype(cupy.uint64) + cupy.uint64(1)) * cupy.uint64(0x9E3779B97F4A7C15)
+        h ^= h >> cupy.uint64(29)
+        c = cupy.concatenate([cupy.zeros(1, cupy.uint64), cupy.cumsum(h, dtype=cupy.uint64)])
+        parts.append(c[off[1:]] - c[off[:-1]])
+    return cupy.sort(cupy.concatenate(parts)).get() if parts else np.zeros(0, np.uint64)
+
+
+@pytest.mark.parametrize("name", sorted(_reference()))
+def test_bundled_graphs_listing_exact_ten_runs_in_a_row(name):
+    """Every bundled graph listed 10 times (rings of several sizes, so the register sub-trees are suspended
+    many times): the same cliques each run, as many as the reference; the small ones clique by clique."""
+    from mce_kit import datasets
+    from mce_kit.gpu import rdmce
+
+    if name == "ego-Facebook":
+        pytest.skip("869 M cliques: test_ego_facebook_listing_on_the_gpu_matches_the_count")
+    G = datasets.load(name)
+    prep = rdmce.prepare(G)
+    cw = 2 * (prep.d + 2)
+    if G.n <= 10_000 and _reference()[name] < 50_000:
+        H = nx.Graph()  # vertex indices, as the blocks give them (not the file's labels)
+        H.add_nodes_from(range(G.n))
+        H.add_edges_from(G.edges())
+        want = sorted(tuple(sorted(int(v) for v in c)) for c in nx.find_cliques(H))
+        for run in range(10):
+            got, _ = _stream(prep, block_size=4099, ring_words=[200 * cw, 5000 * cw][run % 2])
+            assert got == want, (name, run)
+    first = _fingerprint(prep)
+    assert len(first) == _reference()[name]
+    for run in range(9):
+        fp = _fingerprint(prep, ring_words=[1000 * cw, 30000 * cw, None][run % 3])
+        assert np.array_equal(fp, first), (name, run)

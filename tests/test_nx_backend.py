@@ -248,8 +248,13 @@ class StandInPrepared:
     def __init__(self, G):
         self.G = G
 
-    def blocks(self, block_size=1 << 20, **kw):
-        return StandInKernel.maximal_clique_blocks(self.G, block_size, **kw)
+    def blocks(self, block_size=1 << 20, sizes_first=False, **kw):
+        import numpy as np
+
+        from mce_kit.gpu.rdmce import sizes_first as reorder
+
+        found = StandInKernel.maximal_clique_blocks(self.G, block_size, **kw)
+        return (reorder(np, off, ver) for off, ver in found) if sizes_first else found
 
 
 @pytest.fixture
@@ -342,6 +347,55 @@ def test_cached_preparation_never_outlives_its_graph(stand_in_gpu):
         nx.config.cache_converted_graphs = old
 
 
+def random_blocks(rng, k: int, start: int = 0):
+    """A CSR block of ``k`` cliques of random sizes 1..12 in random order; its offsets start at
+    ``start`` (a view into a launch's CSR), its vertices at the block's first vertex."""
+    import numpy as np
+
+    sizes = rng.integers(1, 13, size=k)
+    off = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64) + start
+    return off, rng.integers(0, 10**6, size=int(sizes.sum())).astype(np.int32)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sizes_first_reorders_whole_cliques_smallest_first(seed):
+    import numpy as np
+
+    from mce_kit.gpu.rdmce import sizes_first
+
+    rng = np.random.default_rng(seed)
+    for k, start in ((0, 0), (1, 0), (1, 5), (200, 0), (200, 3), (3000, 0)):
+        off, ver = random_blocks(rng, k, start)
+        new_off, new_ver = sizes_first(np, off, ver)
+        sizes, new_sizes = np.diff(off), np.diff(new_off)
+        assert new_off[0] == 0 and new_off[-1] == len(new_ver) == len(ver) and (np.diff(new_sizes) >= 0).all()
+        before = [ver[a:b].tolist() for a, b in zip(off[:-1] - start, off[1:] - start, strict=True)]
+        after = [new_ver[a:b].tolist() for a, b in zip(new_off[:-1], new_off[1:], strict=True)]
+        # the same cliques, each with its vertices in their order; equal sizes keep their order
+        assert after == [before[i] for i in np.argsort(sizes, kind="stable")]
+
+
+@pytest.mark.parametrize("sort", [False, True])
+def test_block_lists_cut_a_block_exactly(sort):
+    import numpy as np
+
+    from mce_kit.gpu.rdmce import sizes_first
+
+    rng = np.random.default_rng(7)
+    for k in (0, 1, 2, 50, 2000):
+        off, ver = random_blocks(rng, k)
+        if sort:
+            off, ver = sizes_first(np, off, ver)
+        vals = [f"v{x}" for x in ver.tolist()]
+        runs = nx_backend._runs(off)
+        assert sum(c for _, c in runs) == k and sum(s * c for s, c in runs) == len(vals)
+        if sort:
+            assert len(runs) == len(set(np.diff(off).tolist()))  # one run per size
+        got = list(nx_backend._block_lists(vals, runs))
+        assert got == [vals[a:b] for a, b in zip(off[:-1], off[1:], strict=True)]
+        assert all(type(c) is list for c in got)
+
+
 def test_cpu_path_never_prepares_for_the_gpu(monkeypatch):
     import mce_kit.api as api
 
@@ -374,6 +428,37 @@ def test_gpu_cached_path_matches_networkx_on_random_graphs(monkeypatch):
         if H.number_of_edges():
             node = max(H, key=H.degree)
             assert canon(nx.find_cliques(Hb, [node])) == canon(nx.find_cliques(H, [node])), i
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not mk.has_gpu(), reason="needs a CUDA GPU")
+def test_gpu_sizes_first_blocks_hold_the_same_cliques():
+    import numpy as np
+    from graph_families import random_nx_graphs
+
+    from mce_kit.api import as_graph
+    from mce_kit.gpu import rdmce
+
+    def cliques(blocks, sorted_sizes):
+        out = []
+        for off, ver in blocks:
+            assert off[0] == 0 and not (sorted_sizes and (np.diff(np.diff(off)) < 0).any())
+            out += [tuple(ver[a:b].tolist()) for a, b in zip(off[:-1], off[1:], strict=True)]
+        return sorted(out)
+
+    prep = rdmce.prepare(datasets.load("CA-GrQc"))  # one launch, blocks of 1000 cliques
+    want = cliques(prep.blocks(1000), False)
+    assert cliques(prep.blocks(1000, sizes_first=True), True) == want
+    for H in random_nx_graphs(16, seed=5):  # a tiny ring: many launches, many blocks
+        if not H.number_of_edges():  # the backend launches nothing for these
+            continue
+        prep = rdmce.prepare(as_graph(H))
+        small = {"ring_words": 1, "chunk_words": 2 * (prep.d + 2)}
+        want = cliques(prep.blocks(7, **small), False)
+        assert cliques(prep.blocks(7, sizes_first=True, **small), True) == want
+        assert cliques(prep.blocks(1 << 20, sizes_first=True), True) == want
+        got = [(o.get(), v.get()) for o, v in prep.blocks(7, sizes_first=True, as_cupy=True, **small)]
+        assert cliques(got, True) == want
 
 
 @pytest.mark.gpu

@@ -47,7 +47,7 @@ def test_rows_reach_the_csv_as_they_are_measured(tmp_path, fake_gpu):
     with pytest.raises(TimeoutError):
         exp.run_all(tmp_path, only=["variants"], graphs=["CA-GrQc"])
     kept = pd.read_csv(tmp_path / "rdmce_variants.csv")
-    assert list(kept["variant"]) == ["RDMCE", "RDMCE-NB"]  # the two finished before the cut
+    assert list(kept["variant"]) == ["RDMCE", "RDMCE-NP"]  # the two finished before the cut
     assert set(kept["gpu"]) == {"fake"}
 
 
@@ -93,3 +93,33 @@ def test_merge_replaces_remeasured_rows_and_keeps_the_rest(tmp_path):
     df = pd.read_csv(committed / "rdmce_tau.csv")
     assert list(zip(df["graph"], df["tau"], df["median_ms"], strict=True)) == [
         ("A", 16, 1.0), ("A", 24, 9.0), ("B", 16, 3.0), ("B", 96, 8.0)]
+
+
+def test_stream_parts_rows_and_their_checks(tmp_path, monkeypatch):
+    """The streaming breakdown job on a fake GPU: one row per ring size and filter, counts checked."""
+    hist = {2: 5, 3: 7, 4: 1}
+
+    class Prep:
+        prep_s = 0.0
+
+        def run(self, histogram=False, **params):
+            r = Res(sum(hist.values()))
+            r.histogram = hist if histogram else None
+            return r
+
+    def consume(prep, block_size=1 << 22, min_size=0, ring_words=None):
+        n = sum(v for k, v in hist.items() if k >= min_size)
+        return n, {"launches": 3, "ring_bytes": 4 * (ring_words or 1), "kernel_ms": 1.0, "unpack_ms": 0.5}
+
+    monkeypatch.setattr(exp, "_prepared", lambda graphs: iter([(graphs[0], None, 0.0, Prep())]))
+    monkeypatch.setattr(exp, "_consume_filtered", consume)
+    monkeypatch.setattr(exp, "provenance", lambda: {"gpu": "fake", "commit": "test"})
+    monkeypatch.setattr(exp, "reference_counts", lambda: {"CA-GrQc": 13})
+    exp.run_all(tmp_path, only=["stream_parts"], heavy="CA-GrQc")
+    df = pd.read_csv(tmp_path / "rdmce_stream_parts.csv")
+    assert list(df["case"]) == ["ring 256 MiB", "ring 1024 MiB", "ring 2048 MiB",
+                                "min_size=5 (nothing written)", "min_size=2 (largest only)"]
+    assert list(df["cliques"]) == [13, 13, 13, 0, 13] and (df["gpu"] == "fake").all()
+    monkeypatch.setattr(exp, "_consume_filtered", lambda prep, **kw: (12, consume(prep)[1]))
+    with pytest.raises(AssertionError):
+        exp.run_all(tmp_path, only=["stream_parts"], heavy="CA-GrQc")

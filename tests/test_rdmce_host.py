@@ -96,8 +96,9 @@ def test_launch_parameters_match_the_kernel_struct():
 
 def _write_ring(cliques_by_warp, workers, chunk_words, soft, hard):
     """Python model of rdmce.cu's stream_clique: warps take turns reporting one clique each,
-    each appends [r, v...] to its chunk and takes a new one (one atomic) when it is full;
-    a warp stops once it holds a chunk past the soft mark. Returns the ring and what is left."""
+    each appends the clique's vertices from its chunk's start and its size from the chunk's end
+    down, and takes a new chunk (one atomic) when it is full; a warp stops once it holds a chunk past
+    the soft mark. Returns the ring and what is left."""
     ring = np.full(hard * chunk_words, -7, dtype=np.int32)
     chunk_len = np.zeros(hard, np.int32)
     chunk_recs = np.zeros(hard, np.int32)
@@ -110,15 +111,16 @@ def _write_ring(cliques_by_warp, workers, chunk_words, soft, hard):
                 continue
             R = queues[w].pop(0)
             ch, used, recs = cur[w]
-            if ch < 0 or used + len(R) + 1 > chunk_words:
+            if ch < 0 or used + len(R) + recs + 1 > chunk_words:
                 if ch >= 0:
                     chunk_len[ch], chunk_recs[ch] = used, recs
                 ch, used, recs = nxt, 0, 0
                 nxt += 1
                 assert ch < hard, "ring overflow"
-            ring[ch * chunk_words + used] = len(R)
-            ring[ch * chunk_words + used + 1: ch * chunk_words + used + 1 + len(R)] = R
-            cur[w] = [ch, used + len(R) + 1, recs + 1]
+            base = ch * chunk_words
+            ring[base + chunk_words - 1 - recs] = len(R)
+            ring[base + used: base + used + len(R)] = R
+            cur[w] = [ch, used + len(R), recs + 1]
             stopped[w] = ch >= soft
     for ch, used, recs in cur:
         if ch >= 0:
@@ -171,8 +173,11 @@ def test_ring_round_trip_keeps_every_clique_once():
 
 
 def test_chunk_bases_are_exclusive_prefix_sums():
-    rb, vb, nr, nv = rdmce.chunk_bases(np, np.array([10, 0, 7]), np.array([3, 0, 2]))
+    rb, vb, nr, nv = rdmce.chunk_bases(np, np.array([7, 0, 5]), np.array([3, 0, 2]))
     assert rb.tolist() == [0, 3, 3] and vb.tolist() == [0, 7, 7] and (nr, nv) == (5, 12)
+    rb2, vb2 = rdmce.chunk_bases(np, np.array([7, 0, 5]), np.array([3, 0, 2]), totals=False)
+    assert rb2.tolist() == rb.tolist() and vb2.tolist() == vb.tolist()
+    assert rdmce.launch_totals([0, 0, 0, 1, 9, 5, 12, 0], hard=4) == (True, 4, 5, 12)
     assert rdmce.chunk_bases(np, np.zeros(0, int), np.zeros(0, int))[2:] == (0, 0)
 
 
@@ -182,6 +187,17 @@ def test_ring_layout_bounds():
     assert rdmce.ring_layout(3, 2, ring_words=1, chunk_words=10) == (10, 1, 3)
     with pytest.raises(ValueError, match="chunk_words must be >= 2"):
         rdmce.ring_layout(10, 4, chunk_words=8)
+
+
+def test_ring_grows_from_its_first_size_to_the_cap():
+    from itertools import islice
+
+    assert list(islice(rdmce.ring_sizes(16, 100), 5)) == [16, 32, 64, 100, 100]
+    assert list(islice(rdmce.ring_sizes(100, 100), 3)) == [100, 100, 100]  # a given ring stays
+    assert list(islice(rdmce.ring_sizes(500, 100), 2)) == [100, 100]
+    assert rdmce.default_ring_bytes(1 << 40) == rdmce.RING_BYTES
+    assert rdmce.default_ring_bytes(0) == rdmce.MIN_RING_BYTES
+    assert rdmce.FIRST_RING_BYTES <= rdmce.RING_BYTES
 
 
 def test_size_range_and_histogram_reduction():

@@ -202,9 +202,9 @@ class Counted(Drain):
 SPLIT_STAGES = (  # cumulative: each stage does the one before and one more step
     ("prepare", "kernel.prepare(G): degeneracy order, CSR, seeds (once per converted graph, then kept)"),
     ("gpu", "stream on the GPU: launch, kernel, unpack to CSR (blocks left on the device, synchronized)"),
-    ("to_host", "+ device to host: the CSR blocks as NumPy arrays"),
-    ("label_lists", "+ per block: labels[ids].tolist() and the clique ends .tolist()"),
-    ("clique_lists", "+ one list per clique: the backend's generator slicing the block's list"),
+    ("to_host", "+ each block's cliques reordered smallest first on the device, then to the host as NumPy"),
+    ("label_lists", "+ per block: labels[ids].tolist() and the runs of equal clique sizes"),
+    ("clique_lists", "+ one list per clique: zip and list over each run, in C (the backend's generator)"),
     ("dispatch", "nx.find_cliques(Hb): + networkx's dispatch (the converted-graph row)"),
 )
 
@@ -235,10 +235,10 @@ def split_rows(graphs, repeats: int = 5):
             return n
 
         def to_host(prep=prep):
-            return sum(len(off) - 1 for off, _ in prep.blocks(nx_backend.BLOCK))
+            return sum(len(off) - 1 for off, _ in prep.blocks(nx_backend.BLOCK, sizes_first=True))
 
         def label_lists(Hb=Hb):
-            return sum(len(ends) for _, ends in nx_backend._gpu_blocks(Hb, kernel))
+            return sum(c for _, runs in nx_backend._gpu_blocks(Hb, kernel) for _, c in runs)
 
         stages = {
             "gpu": Counted(on_device),
@@ -267,6 +267,28 @@ def with_ratios(df: pd.DataFrame) -> pd.DataFrame:
     ig = df[df["library"] == "igraph"].set_index("graph")["median_s"]
     if len(ig):
         df["time_vs_igraph"] = (df["median_s"] / df["graph"].map(ig)).round(3)
+    return df
+
+
+def targets(results: Path = RESULTS, graph: str = "soc-Slashdot0902") -> pd.DataFrame:
+    """Issue #18's three speed targets against the committed rows: GPU on a converted graph and end
+    to end (speedup over networkx on ``graph``), and mk's CPU path against igraph (worst graph)."""
+    gpu, cpu = load("gpu", results), load("cpu", results)
+    row = gpu[(gpu["graph"] == graph) & (gpu["library"] == "mce_kit")].set_index("call")
+    conv = row.loc["nx.find_cliques(Hb) on a converted graph"]
+    e2e = row.loc["nx.find_cliques(H, backend='mce_kit') end to end"]
+    mk_cpu = cpu[cpu["call"] == CPU_CALLS["mk"][1]]
+    worst = mk_cpu.loc[mk_cpu["time_vs_igraph"].idxmax()]
+    out = [("GPU, converted graph", graph, ">= 25x networkx", conv["speedup_vs_networkx"],
+            TARGETS["gpu_converted_vs_networkx"], conv["gpu"], conv["date"]),
+           ("GPU, end to end", graph, ">= 10x networkx", e2e["speedup_vs_networkx"],
+            TARGETS["gpu_end_to_end_vs_networkx"], e2e["gpu"], e2e["date"]),
+           ("CPU, mk.find_cliques vs igraph", worst["graph"], "<= 1.2x igraph's time",
+            worst["time_vs_igraph"], TARGETS["cpu_vs_igraph"], worst["cpu"], worst["date"])]
+    df = pd.DataFrame(out, columns=["target", "graph", "goal", "ours", "bound", "device", "date"])
+    ratio = df["ours"] / df["bound"]
+    df["met"] = [r >= 1 if i < 2 else r <= 1 for i, r in enumerate(ratio)]
+    df["date"] = df["date"].str[:10]
     return df
 
 

@@ -12,14 +12,16 @@ kernel argument or a launch setting. The source is built twice, once per task
 kind (``STREAMING=0`` for counts, histograms and filters, so the counting hot
 loop carries no streaming code; ``STREAMING=1`` for listing), each once.
 
-Counting, histograms and filters search small sub-trees in registers (``local=True``: below a node
-with ``|P| <= min(tau, 32)`` and ``|P| + |X| <= 32`` each vertex gets a lane and the DFS runs on
-32-bit lane masks; ``solve_local`` in the kernel); listing keeps the bitmap path throughout.
+Counting, histograms, filters and listing search small sub-trees in registers (``local=True``: below
+a node with ``|P| <= min(tau, 32)`` and ``|P| + |X| <= 32`` each vertex gets a lane and the DFS runs on
+32-bit lane masks; ``solve_local`` in the kernel). While listing, such a sub-tree can be suspended
+when the ring fills: its state (deepest level, the local vertices, each lane's level as masks) goes
+to the warp's ``resume[]`` slot like the rest of the walk, and the next launch goes on from there.
 
 Streaming design (a relaunch that resumes, double-buffered). The kernel
 appends cliques to a device ring of chunks (``ring_layout``): each warp owns
-one chunk at a time, taken with one atomic, and writes records
-``[size, v1..vr]`` into it. When a warp takes a chunk past the soft mark it
+one chunk at a time, taken with one atomic, and writes each clique's vertices
+from the chunk's start and its size from the chunk's end down. When a warp takes a chunk past the soft mark it
 raises a stop flag; every warp stops at its next safe point (top of its DFS
 loop or of its main loop), saves its walk (level, pending child, exposed
 level, ...) in ``resume[]`` and leaves. Everything else the search needs
@@ -55,9 +57,12 @@ FLAG_EXPOSE, FLAG_AGGRESSIVE, FLAG_STREAM, FLAG_SIZES, FLAG_HIST, FLAG_RESUME = 
 FLAG_LOCAL = 64
 ERR_CAPACITY, ERR_RING = 1, 2
 WARPS_PER_BLOCK = 4
-RESUME_INTS = 8       # per worker in resume[] (matches rdmce.cu)
+RESUME_INTS = 176     # per worker in resume[]: the walk, then a suspended register sub-tree (rdmce.cu)
+CTRL_INTS = 8         # ctrl[]: next seed, active tasks, errors, stop flag, next free chunk of the ring
 MIN_CHUNK_WORDS = 1024
-RING_BYTES = 256 << 20  # default ring of a streaming run (the host gets blocks of it)
+RING_BYTES = 2 << 30  # largest default ring of a streaming run (fewer relaunches; the host gets blocks)
+MIN_RING_BYTES = 16 << 20
+FIRST_RING_BYTES = 64 << 20  # a streaming run starts with this ring and doubles it at each relaunch
 INT32_MAX = 2**31 - 1
 _DEFINES: dict = {}  # compile-time settings (kept empty in normal use; benchmarks may probe)
 # local: sub-trees of nodes with |P| <= min(tau, 32) and |P| + |X| <= 32 are searched in registers
@@ -155,10 +160,14 @@ class Prepared:
 
     def blocks(self, block_size: int = 1 << 20, *, min_size=None, max_size=None, isolated=True,
                as_cupy=False, ring_words=None, chunk_words=None, max_buffer_bytes=None, stats=None,
-               **params):
-        """Stream the maximal cliques as CSR blocks ``(offsets, vertices)`` (``maximal_clique_blocks``)."""
-        return _stream(self, block_size, min_size, max_size, isolated, as_cupy, ring_words, chunk_words,
-                       max_buffer_bytes, stats, params)
+               sizes_first=False, **params):
+        """Stream the maximal cliques as CSR blocks ``(offsets, vertices)`` (``maximal_clique_blocks``).
+        ``sizes_first``: each block's cliques reordered smallest first on the device before the copy
+        (the module's ``sizes_first``; the networkx backend then cuts a block into lists one size at
+        a time)."""
+        found = _stream(self, block_size, min_size, max_size, isolated, as_cupy or sizes_first, ring_words,
+                        chunk_words, max_buffer_bytes, stats, params)
+        return _sizes_first_blocks(found, as_cupy) if sizes_first else found
 
 
 def prepare(G: Graph) -> Prepared:
@@ -221,7 +230,8 @@ def ring_layout(d: int, workers: int, ring_words: int | None = None, chunk_words
     A record is at most d + 2 words (size, then <= d + 1 vertices) and a warp
     reports at most two cliques between two stop checks, so a chunk holds at
     least two records and each warp takes at most one chunk past the soft mark:
-    ``chunk_hard - chunk_soft = workers``.
+    ``chunk_hard - chunk_soft = workers``. The ring stays under 2^31 words (the
+    kernel totals a launch's words in 32-bit ``ctrl`` fields).
     """
     least = 2 * (d + 2)
     cw = max(least, MIN_CHUNK_WORDS) if chunk_words is None else int(chunk_words)
@@ -229,35 +239,60 @@ def ring_layout(d: int, workers: int, ring_words: int | None = None, chunk_words
         raise ValueError(f"chunk_words must be >= 2 (d + 2) = {least}, got {cw}")
     total = (RING_BYTES // 4) if ring_words is None else int(ring_words)
     hard = max(total // cw, workers + 1)
-    if hard >= INT32_MAX or hard * cw >= 2**40:
+    if hard * cw >= INT32_MAX:
         raise ValueError(f"ring of {hard} chunks of {cw} words is too large")
     return cw, hard - workers, hard
 
 
-def chunk_bases(xp, chunk_len, chunk_recs):
-    """Per chunk: first record and first vertex of its cliques in the launch's CSR; totals."""
+def default_ring_bytes(free: int) -> int:
+    """Ring of a streaming run: an eighth of the free device memory, within [16 MiB, 2 GiB]. A larger
+    ring means fewer relaunches (ego-Facebook writes about 190 GB of records)."""
+    return int(min(RING_BYTES, max(MIN_RING_BYTES, free // 8)))
+
+
+def ring_sizes(first_words: int, cap_words: int):
+    """Ring words of each launch of a streaming run: ``first_words``, doubled at each relaunch up to
+    ``cap_words`` (a small output needs no large ring; a large one reaches the cap in a few launches)."""
+    w = min(int(first_words), int(cap_words))
+    while True:
+        yield w
+        w = min(2 * w, int(cap_words))
+
+
+def chunk_bases(xp, chunk_len, chunk_recs, totals=True):
+    """Per chunk: first record and first vertex of its cliques in the launch's CSR; with ``totals``
+    also the numbers of records and vertices (a device sync on CuPy; the streaming loop reads them
+    from ``ctrl`` instead)."""
     recs = chunk_recs.astype(xp.int64)
-    verts = chunk_len.astype(xp.int64) - recs
+    verts = chunk_len.astype(xp.int64)       # a chunk's vertex words (its sizes sit at its end)
     rec_end, vert_end = xp.cumsum(recs), xp.cumsum(verts)
+    if not totals:
+        return rec_end - recs, vert_end - verts
     n_recs = int(rec_end[-1]) if len(rec_end) else 0
     n_verts = int(vert_end[-1]) if len(vert_end) else 0
     return rec_end - recs, vert_end - verts, n_recs, n_verts
 
 
+def launch_totals(ctrl_host, hard: int) -> tuple[bool, int, int, int]:
+    """(stopped, chunks used, records, vertices) of a streaming launch from its ``ctrl`` words."""
+    c = [int(x) for x in ctrl_host]
+    return c[3] != 0, min(c[4], hard), c[5], c[6]
+
+
 def unpack_host(ring, chunk_len, chunk_recs, chunk_words, order):
-    """NumPy twin of the ``rdmce_unpack`` kernel: the CSR (offsets, vertices) of a ring."""
+    """NumPy twin of the ``rdmce_unpack`` kernel: the CSR (offsets, vertices) of a ring. A chunk holds
+    its records' vertices from its start (``chunk_len`` words) and their sizes from its end down (the
+    size of record i at ``chunk_words - 1 - i``)."""
     rec_base, vert_base, n_recs, n_verts = chunk_bases(np, np.asarray(chunk_len), np.asarray(chunk_recs))
     offsets = np.empty(n_recs + 1, dtype=np.int64)
     vertices = np.empty(n_verts, dtype=np.int32)
     offsets[n_recs] = n_verts
     for ch in range(len(chunk_len)):
         c = ring[ch * chunk_words:(ch + 1) * chunk_words]
-        rb, vb, pos = rec_base[ch], vert_base[ch], 0
-        while pos < chunk_len[ch]:
-            r = int(c[pos])
-            offsets[rb] = vb
-            vertices[vb:vb + r] = order[c[pos + 1:pos + 1 + r]]
-            vb, rb, pos = vb + r, rb + 1, pos + r + 1
+        recs, n = int(chunk_recs[ch]), int(chunk_len[ch])
+        sizes = c[chunk_words - recs:][::-1].astype(np.int64)
+        offsets[rec_base[ch]:rec_base[ch] + recs] = vert_base[ch] + np.cumsum(sizes) - sizes
+        vertices[vert_base[ch]:vert_base[ch] + n] = order[c[:n]]
     return offsets, vertices
 
 
@@ -280,6 +315,30 @@ def split_blocks(offsets, vertices, block_size: int, cuts=None, rebase=True):
     for i, b0 in enumerate(range(0, n, block_size)):
         off = offsets[b0:min(n, b0 + block_size) + 1]
         yield (off - cuts[i] if rebase else off), vertices[cuts[i]:cuts[i + 1]]
+
+
+def sizes_first(xp, offsets, vertices):
+    """A CSR block reordered so that its cliques come smallest first, each clique's vertices kept in
+    their order: (offsets from 0, vertices). Same sizes stay in their order (a stable sort). Runs where
+    the block lives (``xp``: NumPy or CuPy): one sort of the sizes and one gather, no host sync."""
+    sizes = offsets[1:] - offsets[:-1]
+    order = sizes.argsort(kind="stable") if xp is np else sizes.argsort()  # CuPy's sort is stable
+    out = xp.zeros(len(offsets), dtype=np.int64)
+    xp.cumsum(sizes[order], out=out[1:])
+    at = xp.arange(len(vertices), dtype=np.int64)
+    k = xp.searchsorted(out, at, side="right") - 1  # each vertex's clique in the new order
+    return out, vertices[offsets[:-1][order][k] - offsets[0] + (at - out[k])]
+
+
+def _sizes_first_blocks(found, as_cupy):
+    """``sizes_first`` over a stream of CuPy blocks: reordered on the device, then NumPy unless ``as_cupy``.
+    (The reorder runs on the stream's default CUDA stream, so while the stream relaunches, a block is
+    ready once that launch ends; on a run of one launch, the usual case, nothing waits.)"""
+    import cupy
+
+    for off, ver in found:
+        off, ver = sizes_first(cupy, off, ver)
+        yield (off, ver) if as_cupy else (off.get(), ver.get())
 
 
 def _check_block_size(block_size):
@@ -342,7 +401,7 @@ class _Device:
                 copying=cupy.zeros(workers, dtype=cupy.int32),
                 rows_users=cupy.zeros(workers, dtype=cupy.int32),
                 task_info=cupy.zeros(8 * workers, dtype=cupy.int32),
-                ctrl=cupy.zeros(4, dtype=cupy.int32),
+                ctrl=cupy.zeros(CTRL_INTS, dtype=cupy.int32),
             )
             self.device_bytes = max(self.device_bytes, self.indptr.nbytes + self.indices.nbytes
                                     + su.nbytes * 2 + sum(b.nbytes for b in bufs.values())
@@ -364,7 +423,7 @@ class _Device:
                    ctrl=_b["ctrl"], worker_count=out[0], worker_nodes=out[1], worker_cycles=out[2],
                    worker_seeds=out[3], worker_steals=out[4], hist=self.hist,
                    ring=r.get("ring", none), chunk_len=r.get("chunk_len", none),
-                   chunk_recs=r.get("chunk_recs", none), chunk_next=r.get("chunk_next", none),
+                   chunk_recs=r.get("chunk_recs", none), chunk_next=_b["ctrl"][4:],
                    resume=r.get("resume", none), rows_cap=_rc, stack_cap=_sc, n_seeds=_n,
                    tau=self.p["tau"], flags=flags, n_workers=_w, min_size=lo, max_size=hi,
                    hist_len=self.hist_len, chunk_words=r.get("chunk_words", 0),
@@ -375,6 +434,7 @@ class _Device:
         return _b["ctrl"]
 
     def check(self, ctrl):
+        """Raise on the kernel's error flags (``ctrl`` on the device or already on the host)."""
         err = int(ctrl[2])
         if err & ERR_CAPACITY:
             raise RuntimeError("RDMCE: a seed exceeded its buffer bound (internal error; please report)")
@@ -420,12 +480,19 @@ def _stream(prep, block_size, min_size, max_size, isolated, as_cupy, ring_words,
     """Generator behind ``Prepared.blocks``: relaunch the kernel on a ring until the search ends."""
     _check_block_size(block_size)
     on, lo, hi = size_range(min_size, max_size)
-    dev = _Device(prep, params, max_buffer_bytes, reserve_bytes=3 * RING_BYTES, stream=True)
-    return _stream_gen(prep, dev, int(block_size), on, lo, hi, isolated, as_cupy, ring_words, chunk_words,
-                       stats)
+    require_gpu()
+    # a given ring_words is used as is; by default the ring starts at FIRST_RING_BYTES and doubles
+    ring_bytes = 4 * int(ring_words) if ring_words is not None else default_ring_bytes(free_bytes())
+    first = ring_bytes if ring_words is not None else min(ring_bytes, FIRST_RING_BYTES)
+    # device memory besides the workers' buffers: the ring, one launch's CSR (about the ring's size
+    # plus 8 bytes a record) and the blocks handed out
+    dev = _Device(prep, params, max_buffer_bytes, reserve_bytes=3 * ring_bytes, stream=True)
+    return _stream_gen(prep, dev, int(block_size), on, lo, hi, isolated, as_cupy,
+                       (first // 4, ring_bytes // 4), chunk_words, stats)
 
 
 def _stream_gen(prep, dev, block_size, on, lo, hi, isolated, as_cupy, ring_words, chunk_words, stats):
+    """``ring_words``: (first, cap) ring words (``ring_sizes``)."""
     cupy = dev.cupy
     order = cupy.asarray(prep.order.astype(np.int32))
     singles = extra_singletons(prep, isolated, lo, hi)
@@ -435,56 +502,79 @@ def _stream_gen(prep, dev, block_size, on, lo, hi, isolated, as_cupy, ring_words
             yield (cupy.asarray(off), cupy.asarray(ver)) if as_cupy else (off, ver)
     dev.start()
     unpack = dev.module.get_function("rdmce_unpack")
-    copy_stream = None if as_cupy else cupy.cuda.Stream(non_blocking=True)
+    side = cupy.cuda.Stream(non_blocking=True)  # block boundaries and host copies, beside the next launch
     flags = dev.flags | FLAG_STREAM | FLAG_SIZES * on
     launches = 0
-    for _, workers, launch in dev.passes():
-        cw, soft, hard = ring_layout(prep.d, workers, ring_words, chunk_words)
-        ring = dict(ring=cupy.empty(hard * cw, dtype=cupy.int32), chunk_len=cupy.zeros(hard, cupy.int32),
-                    chunk_recs=cupy.zeros(hard, cupy.int32), chunk_next=cupy.zeros(1, cupy.int32),
-                    resume=cupy.zeros(RESUME_INTS * workers, cupy.int32), chunk_words=cw, chunk_soft=soft,
+    spans = {"kernel": [], "unpack": []}     # CUDA events around each launch and each unpack
+
+    def timed(what, fn, *a):
+        e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
+        e0.record()
+        out = fn(*a)
+        e1.record()
+        spans[what].append((e0, e1))
+        return out
+
+    def new_ring(words, workers, resume):
+        cw, soft, hard = ring_layout(prep.d, workers, words, chunk_words)
+        return dict(ring=cupy.empty(hard * cw, dtype=cupy.int32), chunk_len=cupy.zeros(hard, cupy.int32),
+                    chunk_recs=cupy.zeros(hard, cupy.int32), resume=resume, chunk_words=cw, chunk_soft=soft,
                     chunk_hard=hard)
-        dev.device_bytes += ring["ring"].nbytes
-        ctrl = launch(flags, lo, hi, ring)
+
+    base_bytes, top_ring = dev.device_bytes, 0
+    for _, workers, launch in dev.passes():
+        sizes = ring_sizes(*ring_words)
+        ring = new_ring(next(sizes), workers, cupy.zeros(RESUME_INTS * workers, cupy.int32))
+        top_ring = max(top_ring, ring["ring"].nbytes)
+        ctrl = timed("kernel", launch, flags, lo, hi, ring)
         while True:
             launches += 1
-            dev.check(ctrl)
-            stopped = int(ctrl[3]) != 0
-            csr = _unpack(cupy, unpack, ring, min(int(ring["chunk_next"][0]), hard), order)
-            cuts = block_cuts(csr[0], block_size)
+            c = ctrl.get()                      # the one wait per launch: its end
+            dev.check(c)
+            stopped, n_chunks, n_recs, n_verts = launch_totals(c, ring["chunk_hard"])
+            csr = timed("unpack", _unpack, cupy, unpack, ring, n_chunks, n_recs, n_verts, order)
             ready = cupy.cuda.Event()
             ready.record()
             if stopped:       # double buffering: relaunch now; the ring is free once unpacked
                 ctrl[3:].fill(0)
-                for key in ("chunk_len", "chunk_recs", "chunk_next"):
-                    ring[key].fill(0)
-                ctrl = launch(flags | FLAG_RESUME, lo, hi, ring)
+                words = next(sizes)
+                if words * 4 > ring["ring"].nbytes:   # a larger ring (stream order: after the unpack)
+                    ring = new_ring(words, workers, ring["resume"])
+                    top_ring = max(top_ring, ring["ring"].nbytes)
+                ctrl = timed("kernel", launch, flags | FLAG_RESUME, lo, hi, ring)
+            side.wait_event(ready)
+            with side:
+                cuts = block_cuts(csr[0], block_size)
             for off, ver in split_blocks(*csr, block_size, cuts, rebase=as_cupy):
                 if as_cupy:
                     yield off, ver
-                else:         # copied on a side stream while the next launch runs
-                    copy_stream.wait_event(ready)
-                    off = off.get(stream=copy_stream)
-                    yield off - off[0], ver.get(stream=copy_stream)
+                else:         # copied on the side stream while the next launch runs
+                    off = off.get(stream=side)
+                    yield off - off[0], ver.get(stream=side)
             del csr
             if not stopped:
                 break
+    dev.device_bytes = max(base_bytes, dev.device_bytes) + top_ring
     if stats is not None:
         stats.update(launches=launches, passes=len(dev.plan), device_bytes=int(dev.device_bytes),
-                     nodes=int(dev.stats[1].sum()), count=int(dev.stats[0].sum()) + len(singles))
+                     nodes=int(dev.stats[1].sum()), count=int(dev.stats[0].sum()) + len(singles),
+                     ring_bytes=int(top_ring),
+                     **{f"{k}_ms": sum(cupy.cuda.get_elapsed_time(a, b) for a, b in ev)
+                        for k, ev in spans.items()})
 
 
-def _unpack(cupy, kernel, ring, n_chunks, order):
-    """The CSR (offsets int64, vertices int32, graph ids) of one launch's ring, built on the GPU."""
-    rec_base, vert_base, n_recs, n_verts = chunk_bases(cupy, ring["chunk_len"][:n_chunks],
-                                                        ring["chunk_recs"][:n_chunks])
+def _unpack(cupy, kernel, ring, n_chunks, n_recs, n_verts, order):
+    """The CSR (offsets int64, vertices int32, graph ids) of one launch's ring, built on the GPU; the
+    totals come from the launch's ``ctrl`` (no further wait)."""
     offsets = cupy.empty(n_recs + 1, dtype=cupy.int64)
     vertices = cupy.empty(n_verts, dtype=cupy.int32)
     offsets[n_recs] = n_verts
     if n_chunks:
+        rec_base, vert_base = chunk_bases(cupy, ring["chunk_len"][:n_chunks], ring["chunk_recs"][:n_chunks],
+                                          totals=False)
         kernel((-(-n_chunks // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,),
-               (ring["ring"], ring["chunk_len"], rec_base, vert_base, order, np.int32(n_chunks),
-                np.int32(ring["chunk_words"]), offsets, vertices))
+               (ring["ring"], ring["chunk_len"], ring["chunk_recs"], rec_base, vert_base, order,
+                np.int32(n_chunks), np.int32(ring["chunk_words"]), offsets, vertices))
     return offsets, vertices
 
 

@@ -205,8 +205,8 @@ summary
 # Four variants on each graph: RDMCE; RDMCE-NB without root-down exposure;
 # RDMCE-NP without aggressive node generation; and RDMCE seeded by vertices
 # instead of edges. Each millisecond graph has 15 timed runs after a warm-up;
-# ego-Facebook has 5 from an earlier job without a separate warm-up (its
-# first run is part of the spread, and at 1.2 s it hardly shows). A ratio
+# ego-Facebook has 5 after one warm-up run per graph. All four run the
+# register sub-trees (this table: H200, commit 3f5834a). A ratio
 # whose two sets of runs overlap (`noise` = True) is inside the spread and is
 # not evidence either way. The paper: exposure
 # speed-ups of 1.03-69.61x (Fig 8), 1.018x on average from aggressive
@@ -226,10 +226,10 @@ print("busiest warp / mean without exposure:",
       variants[variants["variant"] == "RDMCE-NB"].set_index("graph")["load_max_over_mean"].round(1).to_dict())
 nb = ratios["exposure"]
 solid = ~ratios["exposure noise"]
-assert nb["ego-Facebook"] > 30 and solid["ego-Facebook"] and solid["soc-Slashdot0902"]
-assert variants.query("variant == 'RDMCE-NB' and graph == 'ego-Facebook'")["load_max_over_mean"].iloc[0] > 45
-assert nb["email-Eu-core"] < 1 and solid["email-Eu-core"]  # exposure costs a little there
+assert nb["ego-Facebook"] > 20 and solid["ego-Facebook"]
+assert variants.query("variant == 'RDMCE-NB' and graph == 'ego-Facebook'")["load_max_over_mean"].iloc[0] > 30
 assert ratios["aggressive noise"].drop("ego-Facebook").all()
+assert not ratios.loc["ego-Facebook", "aggressive noise"]
 fast_vertex = ratios.index[~ratios["edge seeds noise"] & (ratios["edge seeds"] < 1)]
 print("vertex seeds faster beyond noise on:", ", ".join(fast_vertex))
 counters = variants.pivot(index="graph", columns="variant", values="steals").loc[ratios.index]
@@ -245,34 +245,42 @@ pd.DataFrame({"edges per vertex": table1.set_index("graph")["m"] / table1.set_in
 # three medians differ by more than the spread within one job (up to a third
 # on CA-GrQc), while ego-Facebook agrees to a few parts in ten thousand. So
 # compare millisecond graphs only within one table, and read differences of
-# less than about 30% there as noise.
+# less than about 30% there as noise. (This holds for tables from one GPU and
+# one kernel; while the sweeps below are H100 runs of the bitmap-only kernel
+# and the variants H200 runs with register sub-trees, the `between jobs`
+# column shows that change, not noise.)
 
 # %%
 same = fig.same_config(variants, warps, tau)
-assert same.loc["ego-Facebook", "between jobs"] < 1.01 and same["between jobs"].max() > 1.1
+jobs = {name: (df["gpu"].iloc[0], df["commit"].iloc[0]) for name, df in
+        (("variants", variants), ("warps", warps), ("tau", tau))}
+if len({g for g, _ in jobs.values()}) == 1:
+    assert same.loc["ego-Facebook", "between jobs"] < 1.01 and same["between jobs"].max() > 1.1
+else:
+    print("tables from different GPUs / kernels:", jobs)
 same.round(3)
 
 # %% [markdown]
 # What this shows, and where it differs from the paper:
 #
 # - **Exposure (Fig 8)** is what makes the dense graph feasible: without it
-#   ego-Facebook takes 44 s instead of 1.2 s (36x, inside the paper's
+#   ego-Facebook takes 4.7 s instead of 0.158 s (29.8x, inside the paper's
 #   1.03-69.61x), because a handful of warps own the giant subtrees: without
-#   exposure the busiest warp works 50 times the mean (`load_max_over_mean`
-#   below; the load plot shows soc-Slashdot0902). soc-Slashdot0902 gains 3.8x and socfb-MIT 1.7x. On the
-#   five smallest graphs the difference is inside the noise, except
-#   email-Eu-core, where exposure *costs* about 16% (one branch pulled per
-#   run; the owners still pay for publishing and claiming their own levels).
-#   That is outside the spread of the job but about the size of the drift
-#   between jobs (below), so it is weak evidence.
+#   exposure the busiest warp works 45 times the mean (`load_max_over_mean`
+#   below; the load plot shows soc-Slashdot0902). With the register sub-trees
+#   every graph but ego-Facebook now runs in 1-9 ms, and there exposure is
+#   inside the noise either way (soc-Slashdot0902 1.18x, socfb-MIT 1.03x,
+#   email-Eu-core 0.89x; with the bitmap-only kernel soc-Slashdot0902 gained
+#   3.8x and socfb-MIT 1.7x: the smaller per-node cost shrank the imbalance
+#   that exposure repairs).
 # - **Aggressive node generation (Table 2)** removes nodes everywhere
-#   (ego-Facebook: 2.11 to 1.71 billion) and ego-Facebook is 7% slower
-#   without it (the paper: 3.7% on ego-Facebook, 1.8% on average). On the
-#   millisecond graphs the ratios (0.99-1.17) are all inside the noise:
-#   15 runs of 1-13 ms cannot resolve a few percent.
+#   (ego-Facebook: 2.11 to 1.71 billion) and ego-Facebook is 12% slower
+#   without it (0.177 s vs 0.158 s; the paper: 3.7% on ego-Facebook, 1.8% on
+#   average). On the millisecond graphs the ratios (0.85-1.05) are all inside
+#   the noise: 15 runs of 1-9 ms cannot resolve a few percent.
 # - **Edge vs vertex seeds (Fig 10)**: the paper's 2.52x does not hold here;
-#   vertex seeds are faster beyond the noise on four graphs (socfb-MIT by
-#   2x) and 2% slower on ego-Facebook. Measured reasons: a vertex seed
+#   vertex seeds are faster beyond the noise on six graphs (socfb-MIT by
+#   2.1x, ego-Facebook by 1.2%). Measured reasons: a vertex seed
 #   builds one bit grid where edge seeds build one per edge (2.6-39 edges per
 #   vertex here), and the bigger vertex trees are split by exposure
 #   (13-59 thousand pulls per run against 0.1-4 thousand), so edge
@@ -391,18 +399,33 @@ else:
 #
 # Counting is not the only question. **How many cliques of each size?** and
 # **how many with at least 10 vertices?** are now answered inside the kernel:
-# each block keeps a 64-bit count per size in shared memory (added to the
-# global histogram once, when the block ends), and a clique outside
-# `[min_size, max_size]` is dropped where it is reported. Nothing is listed,
+# a clique outside `[min_size, max_size]` is dropped where it is reported, and
+# sizes are counted where the cliques are found. Inside a register sub-tree
+# (below) every clique has between r0 + 1 and r0 + 32 vertices (r0: the path
+# above the sub-tree), so lane i simply counts those of size r0 + 1 + i, and
+# the 32 counts go to the block's 64-bit histogram in shared memory once per
+# sub-tree (added to the global one when the block ends). Nothing is listed,
 # so these calls cost about what the count costs.
 #
 # **Listing** streams: the kernel appends cliques to a fixed ring of chunks,
-# one chunk per warp at a time. When the ring is nearly full the warps stop
-# at their next safe point, save where their search stands, and the kernel
-# ends; the host turns the ring into CSR blocks `(offsets, vertices)` on the
-# GPU (original vertex ids applied there), relaunches the kernel at once, and
-# hands out the blocks while the next launch runs. Memory stays bounded by
-# the ring and the block size, whatever the number of cliques.
+# one chunk per warp at a time (a clique's vertices from the chunk's start,
+# its size from the chunk's end down). When the ring is nearly full the warps
+# stop at their next safe point, save where their search stands, and the
+# kernel ends; the host turns the ring into CSR blocks `(offsets, vertices)`
+# on the GPU (a warp scan of the sizes, one coalesced copy of the vertices,
+# original vertex ids applied there), relaunches the kernel at once, and hands
+# out the blocks while the next launch runs. Memory stays bounded by the ring
+# and the block size, whatever the number of cliques.
+#
+# Listing runs on the register sub-trees too: a sub-tree whose clique finds the
+# ring nearly full stops at the top of its branch loop and saves its whole state
+# in the warp's resume slot (its deepest level, the path length r0, its 32
+# local vertices and each lane's level as four lane masks: P, X, branches left
+# and the vertices of R) - 176 words, written like the rest of the walk. The
+# next launch reloads them, rebuilds the lane adjacency masks from the task's
+# rows and goes on; a clique is the path above the sub-tree followed by the
+# lanes of its R mask. `tests/test_rdmce_local_twin.py` replays this on the
+# CPU with a suspension after every clique.
 #
 # On a tiny graph (CPU or GPU, whichever is here):
 
@@ -430,7 +453,8 @@ try:
     stream = exp.load("stream")
     print("measured on", fig.where_measured(stream))
     targets = {"histogram": 1.1, "min_size=10": 1.1, "all blocks consumed on the GPU": 2.5}
-    tab = stream[["graph", "task", "wall_ms", "over_count", "cliques", "launches"]].copy()
+    cols = ["graph", "task", "wall_ms", "over_count", "cliques", "launches", "kernel_ms", "unpack_ms"]
+    tab = stream[[c for c in cols if c in stream]].copy()
     tab["target (x count)"] = tab["task"].map(targets)
     tab["met"] = tab["over_count"] <= tab["target (x count)"]
     display(tab.round(3))  # noqa: F821
@@ -463,8 +487,8 @@ except FileNotFoundError as e:
 # a branch's row) with all 32 lanes busy, and the counts are added once per
 # sub-tree. Same rules as the bitmap path, so the tree is the same size (1.71 G
 # nodes either way). `local=False` keeps the bitmap path (the ablation).
-# Listing (the streaming build) still uses the bitmap path: a sub-tree in
-# registers would have to be suspended mid-way when the ring fills.
+# Listing uses the same sub-trees, suspended and resumed when the ring fills
+# (see the streaming section above).
 
 # %%
 local, ncu = exp.load("local"), exp.load("ncu")
@@ -531,26 +555,40 @@ display(host.drop(columns=["note"]).round(2))  # noqa: F821
 # it (CA-GrQc: 3,906 for us and networkx, 3,905 for them: one vertex whose only
 # edge is a self-loop). `isolated=False` gives their convention.
 #
-# | item of issue 8 | target | ours (H100, 2026-11-23) | status |
+# | item of issue 8 | target | ours (2026-11-23; H200 rows: commit 3f5834a) | status |
 # |---|---|---|---|
-# | histogram in the kernel | <= 1.1x the count | 1.007x (1.291 s vs 1.283 s), old kernel | partial (3) |
-# | `min_size` / `max_size` in the kernel | <= 1.1x the count | 1.000x, old kernel | partial (3) |
-# | every block consumed on the GPU | <= 2.5x the count | 2.47 s: 1.92x old count, 15.5x new | partial (4) |
-# | a file, <= 2 GB host memory | ego-Facebook | G(2000, 0.2): 18.5 M cliques, 9.7 s, 638 MiB | partial (1) |
+# | histogram in the kernel | <= 1.1x the count | 1.139x (182.0 ms vs 159.9 ms, H200) | partial (3) |
+# | `min_size` / `max_size` in the kernel | <= 1.1x the count | 0.973x (`min_size=10`, H200) | reproduced |
+# | every block consumed on the GPU | <= 2.5x the count | 780 ms = 4.88x (H200; was 15.5x) | partial (4) |
+# | a file, <= 2 GB host memory | ego-Facebook | sizes >= 67: 2.13 M in 9.3 s, 1,817 MiB | partial (1) |
 # | R-MAT scales 16-24 | a time per scale | scales 10-15 (3.26 G cliques in 5.0 s) | partial (2) |
 # | `prepare` at scale 24 | <= 10 s | not done in 200 s (with generation); scale 22: 43 s | missing (5) |
 # | `isolated=False` | the authors' convention | CA-GrQc 3,905 (ours 3,906) | done |
-# | ego-Facebook under 0.9 s | 0.9 s on an H200 | 0.159 s, H100 (1.199 s without) | reproduced |
+# | ego-Facebook under 0.9 s | 0.9 s on an H200 | 0.159 s, H100 and H200 (1.199 s without) | reproduced |
 # | <= 800 warp instructions per clique | ncu | 160 (30.7 of 32 lanes active, 85% issue slots) | reproduced |
 #
 # (1) ego-Facebook's 869 M cliques hold 46.7 G vertex ids (187 GB as int32),
-# more than the lent machine's disk; to the host they stream at 2.9 GB/s (64 s).
+# more than the lent machine's disk; the `list` command was run on its cliques of
+# at least 67 vertices (the whole search runs; 2.13 M cliques written). Of its
+# 1.8 GB peak about 0.7 GB is the process itself (socfb-MIT's run peaks at
+# 694 MiB); the rest came from the writer, which held up to three copies of a
+# block (the block, a BytesIO of it and that buffer's bytes). The .npz members
+# are now written in pieces straight from the block (commit 89bb575, not yet
+# re-measured on the device).
 # (2) The number of maximal cliques of R-MAT graphs grows about 37x per scale
 # (scale 14: 87 M, scale 15: 3.3 G), so scale 16 and up would take minutes to
 # hours per run.
-# (3) Measured before the register sub-trees (H100, 2026-11-23 morning); the
-# histogram and the filters now run in the sub-trees too, one atomic per
-# reported clique, and were not re-timed against the new count.
-# (4) Listing keeps the bitmap path (a register sub-tree cannot be suspended
-# when the ring fills), so its time did not move while the count's fell 7.5x.
+# (3) Measured with one shared-memory atomic per clique of a sub-tree; the
+# sizes are now counted in registers, one atomic per sub-tree (commit 89bb575,
+# to be re-measured by `scripts/rdmce2_final.sh`).
+# (4) Where the 780 ms go (CUDA events, summed over 186 launches of a 1 GiB
+# ring): 411 ms in the listing kernel (the count alone: 159 ms; each clique also
+# writes its 54 vertices, 187 GB in all), 230 ms turning the ring into CSR, the
+# rest host turnarounds between launches and the per-block reductions. Since:
+# sizes kept at the chunk's end (the unpack becomes a scan plus one coalesced
+# copy), the ring append inlined into the sub-trees, a ring that starts at
+# 64 MiB and doubles at each relaunch up to 2 GiB (about half the launches on
+# ego-Facebook, and a small ring for a small output); to be re-measured by
+# `scripts/rdmce2_final.sh`, which also times the listing with fixed rings of
+# 256 MiB to 2 GiB and with a filter that writes nothing (`rdmce_stream_parts.csv`).
 # (5) Stage times in `rdmce_rmat_host.csv`; NumPy on one core, 2-3x per scale.

@@ -19,7 +19,7 @@
 // rows_users counts the tasks using a worker's rows, copying[w] counts the
 // thieves still reading worker w's stack.
 //
-// Small sub-trees in registers (FLAG_LOCAL, counting build only): below a node with |P| <= tau
+// Small sub-trees in registers (FLAG_LOCAL; counting and listing): below a node with |P| <= tau
 // (never exposed) and |P| + |X| <= 32, solve_local() gives each vertex of P and X a lane and
 // searches the whole sub-tree with 32-bit lane masks; on ego-Facebook this holds 99.5% of the
 // nodes and cuts the warp instructions per maximal clique from about 1,150 to 160.
@@ -34,10 +34,12 @@
 //
 // Streaming (FLAG_STREAM): cliques go to a ring of chunks of chunk_words
 // words. Each warp owns one chunk at a time (taken with one atomic) and
-// appends records [r, v1..vr] to it; chunk_len/chunk_recs say how full each
-// chunk is. A warp that takes a chunk at or past chunk_soft raises the stop
-// flag ctrl[3]; every warp then stops at its next safe point (the top of the
-// DFS loop or of the main loop), saves its walk in resume[] and leaves, so
+// appends each clique's vertices from the chunk's start and its size from the
+// chunk's end down; chunk_len/chunk_recs say how full each chunk is. A warp
+// that takes a chunk at or past chunk_soft raises the stop flag ctrl[3];
+// every warp then stops at its next safe point (the top of the DFS loop or of
+// the main loop, or of a register sub-tree's branch loop: solve_local saves
+// its state too), saves its walk in resume[] and leaves, so
 // the kernel ends with the ring nearly full. Between two safe points a warp
 // reports at most two cliques, and chunk_words >= 2 (omega + 1), so each warp
 // takes at most one chunk past chunk_soft: chunk_hard = chunk_soft + workers
@@ -65,7 +67,13 @@
 #endif
 
 #define HBINS 64           // sizes kept in the shared-memory histogram of a block
-#define RESUME_INTS 8      // per worker: suspended?, l, c, xptr, lo, frozen_hi, tick
+// resume[] per worker: suspended?, l, c, xptr, lo, frozen_hi, tick, sub-tree pending?; then a
+// suspended register sub-tree (solve_local): d, r0, n at LOCAL_AT, its 32 local vertices at LOCAL_IDS,
+// each lane's level (P, X, branches left, R as lane masks) at LOCAL_LV.
+#define LOCAL_AT 8
+#define LOCAL_IDS 16
+#define LOCAL_LV 48
+#define RESUME_INTS 176    // LOCAL_LV + 4 * 32
 
 #define WARPS_PER_BLOCK 4
 #define PCACHE 64          // words of P (and of the aggressive set) kept in shared memory per warp
@@ -84,7 +92,8 @@ struct Params {            // one launch; fields must match PARAMS in rdmce.py (
     int* copying;          // per worker: thieves still reading its stack
     int* rows_users;       // per worker: tasks still reading its rows
     int* task_info;        // 8 ints per worker: origin, p, xn, W, Wx of its task
-    int* ctrl;             // [0] next seed, [1] active tasks, [2] error flags
+    int* ctrl;             // [0] next seed, [1] active tasks, [2] error flags, [3] stop (streaming),
+                           // [4] next free chunk (chunk_next), [5] records and [6] vertices in the ring
     u64* worker_count;
     u64* worker_nodes;
     u64* worker_cycles;
@@ -92,9 +101,9 @@ struct Params {            // one launch; fields must match PARAMS in rdmce.py (
     int* worker_steals;
     u64* hist;             // [hist_len] cliques per size (FLAG_HIST)
     int* ring;             // streaming: chunk_hard chunks of chunk_words words
-    int* chunk_len;        // words used in each chunk
+    int* chunk_len;        // vertex words used in each chunk
     int* chunk_recs;       // records in each chunk
-    int* chunk_next;       // [0] next free chunk
+    int* chunk_next;       // [0] next free chunk (ctrl + 4 when streaming)
     int* resume;           // RESUME_INTS per worker: a walk suspended by the stop flag
     long long rows_cap;
     long long stack_cap;
@@ -163,55 +172,81 @@ __device__ __forceinline__ void count_node(int lane) {
     if (lane == 0) atomicAdd(G.worker_nodes + warp_id(), 1ull);
 }
 
-// Close this warp's chunk: publish how full it is (streaming).
+// Publish how full chunk ch is (vertex words, records), and add it to the launch's totals ctrl[5]
+// (records), ctrl[6] (vertices), so the host sizes the launch's CSR from ctrl alone (lane 0).
+__device__ __forceinline__ void publish_chunk(int ch, int used, int recs) {
+    if (ch < 0 || ch >= G.chunk_hard) return;
+    G.chunk_len[ch] = used;
+    G.chunk_recs[ch] = recs;
+    atomicAdd(G.ctrl + 5, recs);
+    atomicAdd(G.ctrl + 6, used);
+}
+
+// Close this warp's chunk (streaming).
 __device__ __forceinline__ void close_chunk(int lane) {
     int* wc = warp_chunk[threadIdx.x >> 5];
-    if (lane == 0 && wc[0] >= 0 && wc[0] < G.chunk_hard) {
-        G.chunk_len[wc[0]] = wc[1];
-        G.chunk_recs[wc[0]] = wc[2];
-    }
-    if (lane == 0) wc[0] = -1;
+    if (lane == 0) { publish_chunk(wc[0], wc[1], wc[2]); wc[0] = -1; }
     __syncwarp();
 }
 
-// Append the record [r, R...] to this warp's chunk, taking a new chunk when it is full.
-__device__ __noinline__ void stream_clique(const int* R, int r, int lane) {
+// Append the record [r, R...] to this warp's chunk, taking a new chunk when it is full. The clique is
+// R[0..r - |Rm|) followed, for a register sub-tree, by the vertex gid of each lane in the lane mask Rm
+// (in lane order). Returns true (warp-uniform) when our chunk is past the soft mark: this warp must
+// stop at its next check. Warps with room left in their chunk notice another warp's stop flag at
+// their next stop_now() or, in a register sub-tree, within 64 branches.
+__device__ __forceinline__ bool stream_clique_body(const int* R, int r, u32 Rm, int gid, int lane) {
     int* wc = warp_chunk[threadIdx.x >> 5];
     long long at = -1;
+    int stop = 0;
     if (lane == 0) {
-        int ch = wc[0], used = wc[1];
-        if (ch < 0 || used + r + 1 > G.chunk_words) {
-            if (ch >= 0 && ch < G.chunk_hard) { G.chunk_len[ch] = used; G.chunk_recs[ch] = wc[2]; }
+        int ch = wc[0], used = wc[1], recs = wc[2];
+        if (ch < 0 || used + r + recs + 1 > G.chunk_words) {
+            publish_chunk(ch, used, recs);
             ch = atomicAdd(G.chunk_next, 1);
             if (ch >= G.chunk_soft) atomicExch(G.ctrl + 3, 1);
             if (ch >= G.chunk_hard) atomicOr(G.ctrl + 2, ERR_RING);
-            wc[0] = ch; wc[2] = 0; used = 0;
+            wc[0] = ch; used = recs = 0;
         }
         if (ch < G.chunk_hard) {
-            at = (long long)ch * G.chunk_words + used;
-            wc[1] = used + r + 1;
-            wc[2] += 1;
+            const long long base = (long long)ch * G.chunk_words;
+            at = base + used;
+            G.ring[base + G.chunk_words - 1 - recs] = r;  // sizes grow down from the chunk's end
+            wc[1] = used + r;
+            wc[2] = recs + 1;
         }
+        stop = ch >= G.chunk_soft;  // once any warp raised the flag, every chunk taken is past the mark
     }
     at = __shfl_sync(FULL_MASK, at, 0);
-    if (at < 0) return;
-    int* out = G.ring + at;
-    if (lane == 0) out[0] = r;
+    stop = __shfl_sync(FULL_MASK, stop, 0);
+    if (at < 0) return true;
+    int* out = G.ring + at;                           // vertices grow up from the chunk's start
+    const int r0 = r - __popc(Rm);
     #pragma unroll 1
-    for (int i = lane; i < r; i += 32) out[1 + i] = R[i];
+    for (int i = lane; i < r0; i += 32) out[i] = R[i];
+    if ((Rm >> lane) & 1) out[r0 + __popc(Rm & lanemask_lt())] = gid;
+    return stop;
 }
 
-// Report R (R[0..r)) as a maximal clique: filter by size, count, histogram, stream.
-__device__ __forceinline__ void emit(const int* R, int r, int lane) {
-    if ((G.flags & FLAG_SIZES) && (r < G.min_size || r > G.max_size)) return;
+__device__ __noinline__ bool stream_clique(const int* R, int r, u32 Rm, int gid, int lane) {
+    return stream_clique_body(R, r, Rm, gid, lane);
+}
+
+// Add k cliques of size r to this block's histogram (FLAG_HIST).
+__device__ __forceinline__ void hist_add(int r, u64 k = 1) {
+    if (r < HBINS) atomicAdd(block_hist + r, k);
+    else atomicAdd(G.hist + (r < G.hist_len ? r : G.hist_len - 1), k);
+}
+
+// Report a maximal clique of size r: filter by size, count, histogram, stream. Its vertices are R[0..r)
+// or, from a register sub-tree, R[0..r - |Rm|) and the lanes in Rm (see stream_clique). Returns true
+// when a streaming launch should stop.
+__device__ __forceinline__ bool emit(const int* R, int r, int lane, u32 Rm = 0u, int gid = 0) {
+    if ((G.flags & FLAG_SIZES) && (r < G.min_size || r > G.max_size)) return false;
     if (lane == 0) {
         atomicAdd(G.worker_count + warp_id(), 1ull);
-        if (G.flags & FLAG_HIST) {
-            if (r < HBINS) atomicAdd(block_hist + r, 1ull);
-            else atomicAdd(G.hist + (r < G.hist_len ? r : G.hist_len - 1), 1ull);
-        }
+        if (G.flags & FLAG_HIST) hist_add(r);
     }
-    if (streaming()) stream_clique(R, r, lane);
+    return streaming() && stream_clique(R, r, Rm, gid, lane);
 }
 
 // Streaming: has this launch been asked to stop (by any warp, or our own chunk is past the soft mark)?
@@ -254,10 +289,19 @@ __device__ __forceinline__ int row_hits(const Task& t, const u32* P, int u, bool
     return c;
 }
 
-// Report a clique found by solve_local: each one through emit() when sizes matter, else only counted.
-#define LOCAL_EMIT(size)                                        \
-    do {                                                        \
-        if (each) emit(R_of(s), (size), lane); else ++found;    \
+// Report a clique found by solve_local. Counting: only counted; when sizes matter, filtered here and
+// counted per size in registers: a clique of the sub-tree has r0 + 1 .. r0 + 32 vertices, so lane i counts
+// those of size r0 + 1 + i (no atomic per clique; the counts go to the histogram once per call).
+// Listing: filtered, counted, and appended to the ring (inlined: one per clique in the hot loop), which
+// may ask to stop. (Listing never asks for a histogram.)
+#define LOCAL_EMIT(size)                                                                          \
+    do {                                                                                          \
+        if (!each && !STREAMING) ++found;                                                         \
+        else if (!(G.flags & FLAG_SIZES) || ((size) >= G.min_size && (size) <= G.max_size)) {     \
+            ++found;                                                                              \
+            if (STREAMING) stop |= stream_clique_body(R_of(s), (size), Rm, gid, lane);            \
+            else if (lane == (size) - r0 - 1) ++per_size;                                         \
+        }                                                                                         \
     } while (0)
 
 // Small sub-trees in registers. A node with at most tau vertices in P is never exposed, nor is any
@@ -269,22 +313,40 @@ __device__ __forceinline__ int row_hits(const Task& t, const u32* P, int u, bool
 // W-word bitmaps with one lane per candidate. Same rules as expand(): prune when an X vertex sees
 // all of P, aggressive step, Tomita pivot (most neighbours in P), branches P \ N(pivot) in order,
 // each moved from P to X after its sub-tree. The node itself was counted by expand().
-__device__ __noinline__ void solve_local(const Task& t, const Stack& s, int r0, const u32* P, const u32* XP,
+//
+// Listing (STREAMING build): each level also keeps Rm, the local vertices in R, so a clique is the
+// path above the sub-tree (R_of(s)[0..r0)) and the lanes of Rm. When an emit says the ring is nearly
+// full (or every 64 branches, when another warp raised the stop flag), the sub-tree is suspended at
+// the top of its branch loop: d, r0, the local vertices and each lane's level go to resume[] (from
+// LOCAL_AT on) and the call returns true; called again with P == nullptr, it reloads them, rebuilds
+// adj and goes on from there. Between two such checks it reports at most one clique.
+__device__ __noinline__ bool solve_local(const Task& t, const Stack& s, int r0, const u32* P, const u32* XP,
                                          const u32* XX, bool aggressive, int lane) {
     int* ids = (int*)acache();                     // local vertex -> its row in the task; bit 31: in P
+    const bool resumed = STREAMING && P == nullptr;
+    u32 lvP = 0, lvX = 0, lvV = 0, lvRm = 0;       // this lane's level
+    int lvR = 0, d = -1, n = 0;
     __syncwarp();
-    int n = 0;
-    #pragma unroll 1
-    for (int w = 0; w < t.W; ++w) {
-        const u32 pw = P[w], m = pw | XP[w];
-        if ((m >> lane) & 1) ids[n + __popc(m & lanemask_lt())] = (w * 32 + lane) | (int)(pw & (1u << lane) ? 0x80000000u : 0u);
-        n += __popc(m);
-    }
-    #pragma unroll 1
-    for (int w = 0; w < t.Wx; ++w) {
-        const u32 m = XX[w];
-        if ((m >> lane) & 1) ids[n + __popc(m & lanemask_lt())] = t.p + w * 32 + lane;
-        n += __popc(m);
+    if (resumed) {
+        const int* rs = G.resume + RESUME_INTS * warp_id();
+        d = rs[LOCAL_AT]; r0 = rs[LOCAL_AT + 1]; n = rs[LOCAL_AT + 2];
+        ids[lane] = rs[LOCAL_IDS + lane];
+        const int* lv = rs + LOCAL_LV + 4 * lane;
+        lvP = lv[0]; lvX = lv[1]; lvV = lv[2]; lvRm = lv[3];
+        lvR = r0 + __popc(lvRm);
+    } else {
+        #pragma unroll 1
+        for (int w = 0; w < t.W; ++w) {
+            const u32 pw = P[w], m = pw | XP[w];
+            if ((m >> lane) & 1) ids[n + __popc(m & lanemask_lt())] = (w * 32 + lane) | (int)(pw & (1u << lane) ? 0x80000000u : 0u);
+            n += __popc(m);
+        }
+        #pragma unroll 1
+        for (int w = 0; w < t.Wx; ++w) {
+            const u32 m = XX[w];
+            if ((m >> lane) & 1) ids[n + __popc(m & lanemask_lt())] = t.p + w * 32 + lane;
+            n += __popc(m);
+        }
     }
     __syncwarp();
     const bool real = lane < n;
@@ -305,16 +367,17 @@ __device__ __noinline__ void solve_local(const Task& t, const Stack& s, int r0, 
         xl &= xl - 1;
         if ((__shfl_sync(FULL_MASK, adj, k) >> lane) & 1) adj |= 1u << k;
     }
+    const int gid = STREAMING && real && id < 0 ? pids_of(t)[u] : 0;  // listing: the vertex's id
     const bool each = G.flags & (FLAG_SIZES | FLAG_HIST);
     const bool agg_on = G.flags & FLAG_AGGRESSIVE;
     u32 Pl = __ballot_sync(FULL_MASK, real && id < 0);
     u32 Xl = __ballot_sync(FULL_MASK, real && id >= 0);
-    u32 lvP = 0, lvX = 0, lvV = 0;                 // this lane's level
-    int lvR = 0, r = r0, d = -1;
-    unsigned found = 0, nodes = 0;
-    bool agg = aggressive;
+    u32 Rm = 0;                                    // listing: local vertices in R
+    int r = r0;
+    unsigned found = 0, nodes = 0, per_size = 0;  // per_size: cliques of size r0 + 1 + lane (histogram)
+    bool agg = aggressive, stop = false, skip = resumed;
     for (;;) {
-        for (;;) {                                 // expand the node (Pl, Xl, r)
+        for (; !skip;) {                           // expand the node (Pl, Xl, r)
             const int np = __popc(Pl);
             const int c = __popc(adj & Pl);
             if (__any_sync(FULL_MASK, ((Xl >> lane) & 1) && c == np)) break;  // an X vertex sees all of P
@@ -324,6 +387,7 @@ __device__ __noinline__ void solve_local(const Task& t, const Stack& s, int r0, 
                     Xl &= __reduce_and_sync(FULL_MASK, (A >> lane) & 1 ? adj : FULL_MASK);
                     Pl &= ~A;
                     r += __popc(A);
+                    if (STREAMING) Rm |= A;
                     agg = false;
                     if (Pl == 0) {
                         if (Xl == 0) LOCAL_EMIT(r);
@@ -337,17 +401,37 @@ __device__ __noinline__ void solve_local(const Task& t, const Stack& s, int r0, 
             const int piv = __ffs(__ballot_sync(FULL_MASK, val == top)) - 1;
             const u32 V = Pl & ~__shfl_sync(FULL_MASK, adj, piv);
             ++d;
-            if (lane == d) { lvP = Pl; lvX = Xl; lvV = V; lvR = r; }
+            if (lane == d) { lvP = Pl; lvX = Xl; lvV = V; lvR = r; lvRm = Rm; }
             break;
         }
+        skip = false;
         bool child = false;
         while (d >= 0) {                           // next branch of the deepest level with one left
+            if (STREAMING) {
+                if (!stop && (nodes & 63) == 63) {  // now and then: has another warp asked to stop?
+                    int f = 0;
+                    if (lane == 0) f = volatile_load(G.ctrl + 3);
+                    stop = __shfl_sync(FULL_MASK, f, 0) != 0;
+                }
+                if (stop) {                        // suspend: the next launch goes on from here
+                    int* rs = G.resume + RESUME_INTS * warp_id();
+                    if (lane == 0) { rs[LOCAL_AT] = d; rs[LOCAL_AT + 1] = r0; rs[LOCAL_AT + 2] = n; }
+                    rs[LOCAL_IDS + lane] = ids[lane];
+                    int* lv = rs + LOCAL_LV + 4 * lane;
+                    lv[0] = lvP; lv[1] = lvX; lv[2] = lvV; lv[3] = lvRm;
+                    if (lane == 0 && nodes) atomicAdd(G.worker_nodes + warp_id(), (u64)nodes);
+                    if (lane == 0 && found) atomicAdd(G.worker_count + warp_id(), (u64)found);
+                    __syncwarp();
+                    return true;
+                }
+            }
             const u32 V = __shfl_sync(FULL_MASK, lvV, d);
             if (V == 0) { --d; continue; }
             const u32 Pd = __shfl_sync(FULL_MASK, lvP, d), Xd = __shfl_sync(FULL_MASK, lvX, d);
             const int rd = __shfl_sync(FULL_MASK, lvR, d);
             const int v = __ffs(V) - 1;
             const u32 bit = 1u << v, av = __shfl_sync(FULL_MASK, adj, v);
+            if (STREAMING) Rm = __shfl_sync(FULL_MASK, lvRm, d) | bit;
             if (lane == d) { lvV = V & ~bit; lvP = Pd & ~bit; lvX = Xd | bit; }
             ++nodes;
             Pl = Pd & av;
@@ -367,15 +451,21 @@ __device__ __noinline__ void solve_local(const Task& t, const Stack& s, int r0, 
         if (found) atomicAdd(G.worker_count + warp_id(), (u64)found);
         if (nodes) atomicAdd(G.worker_nodes + warp_id(), (u64)nodes);
     }
+    if (!STREAMING && (G.flags & FLAG_HIST) && per_size) hist_add(r0 + 1 + lane, per_size);
     __syncwarp();
+    return false;
 }
 #undef LOCAL_EMIT
 
+enum { EXPAND_DONE = 0, EXPAND_BRANCHES = 1, EXPAND_SUSPENDED = 2 };
+
 // Pivot choice, pruning and aggressive node generation for the node at
-// level l, whose P, XP, XX and R are set. Returns true when it has branches
-// (VP written), false when it was a leaf (emitted if maximal) or pruned.
+// level l, whose P, XP, XX and R are set. Returns EXPAND_BRANCHES when it has
+// branches (VP written), EXPAND_DONE when it was a leaf (emitted if maximal),
+// pruned or searched to the end in registers, and (listing only)
+// EXPAND_SUSPENDED when its register sub-tree was suspended for a full ring.
 // Candidates go one bitmap word at a time, lane i taking bit i.
-__device__ __forceinline__ bool expand(const Task& t, const Stack& s, int l, int lane) {
+__device__ __forceinline__ int expand(const Task& t, const Stack& s, int l, int lane) {
     u32* P = P_of(s, l);
     u32* XP = P + t.W;
     u32* VP = XP + t.W;
@@ -399,12 +489,12 @@ __device__ __forceinline__ bool expand(const Task& t, const Stack& s, int l, int
         const int np = bm_count(Pc, t.W, lane);
         if (np == 0) {
             if (!bm_any(XP, t.W, lane) && !bm_any(XX, t.Wx, lane)) emit(R_of(s), rlen(s, l), lane);
-            return false;
+            return EXPAND_DONE;
         }
-        if (!streaming() && (G.flags & FLAG_LOCAL) && np <= local_max
+        if ((G.flags & FLAG_LOCAL) && np <= local_max
             && np + bm_count(XP, t.W, lane) + bm_count(XX, t.Wx, lane) <= 32) {
-            solve_local(t, s, rlen(s, l), Pc, XP, XX, aggressive || ((G.flags & FLAG_AGGRESSIVE) && !cached), lane);
-            return false;
+            const bool agg = aggressive || ((G.flags & FLAG_AGGRESSIVE) && !cached);
+            return solve_local(t, s, rlen(s, l), Pc, XP, XX, agg, lane) ? EXPAND_SUSPENDED : EXPAND_DONE;
         }
         int best_c = -1, best_u = 0;
         u32 agg = 0;
@@ -421,7 +511,7 @@ __device__ __forceinline__ bool expand(const Task& t, const Stack& s, int l, int
                 bool in_p = (__shfl_sync(FULL_MASK, pw, j) >> lane) & 1;
                 int u = (w0 + j) * 32 + lane;
                 int c = (m >> lane) & 1 ? row_hits(t, Pc, u, cached) : -1;
-                if (__any_sync(FULL_MASK, !in_p && c == np)) return false;  // an excluded vertex sees all of P
+                if (__any_sync(FULL_MASK, !in_p && c == np)) return EXPAND_DONE;  // an excluded vertex sees all of P
                 if (aggressive) {
                     u32 a = __ballot_sync(FULL_MASK, in_p && c == np - 1);
                     if (lane == 0) ac[w0 + j] = a;
@@ -468,7 +558,7 @@ __device__ __forceinline__ bool expand(const Task& t, const Stack& s, int l, int
                 u32 m = __shfl_sync(FULL_MASK, mine, j);
                 int u = t.p + (w0 + j) * 32 + lane;
                 int c = (m >> lane) & 1 ? row_hits(t, Pc, u, cached) : -1;
-                if (__any_sync(FULL_MASK, c == np)) return false;
+                if (__any_sync(FULL_MASK, c == np)) return EXPAND_DONE;
                 if (c > best_c) { best_c = c; best_u = u; }
             }
         }
@@ -478,7 +568,7 @@ __device__ __forceinline__ bool expand(const Task& t, const Stack& s, int l, int
         #pragma unroll 1
         for (int w = lane; w < t.W; w += 32) VP[w] = Pc[w] & ~rp[w];
         __syncwarp();
-        return true;
+        return EXPAND_BRANCHES;
     }
 }
 
@@ -714,18 +804,36 @@ __device__ __noinline__ bool build_seed(int me, int seed, Task& t, Stack& s, int
 struct Walk {
     int l, c, xptr, lo, frozen_hi;   // c: a new node waiting to be expanded
     unsigned tick;
+    int local;                       // a register sub-tree below l is suspended (listing; resume_walk)
 };
 
-// Restore the task and walk that a streaming launch suspended; returns the task's origin.
+// Streaming: save where a walk stands in resume[] (lane 0); `local`: a register sub-tree below level l
+// was suspended and goes on first.
+__device__ __forceinline__ void save_walk(int me, int l, int c, int xptr, int lo, int frozen_hi, unsigned tick,
+                                          int local) {
+    int* rs = G.resume + RESUME_INTS * me;
+    rs[1] = l; rs[2] = c; rs[3] = xptr; rs[4] = lo; rs[5] = frozen_hi; rs[6] = (int)tick; rs[7] = local;
+    rs[0] = 1;
+}
+
+// Restore the task and walk that a streaming launch suspended; returns the task's origin. A register
+// sub-tree suspended with it is finished here first; when it is suspended again (the ring filled at
+// once), the walk is saved again and w.local stays 1: the caller leaves.
 __device__ __noinline__ int resume_walk(int me, Task& t, Stack& s, Walk& w, int lane) {
     const int* ti = G.task_info + 8 * me;
     const int* rs = G.resume + RESUME_INTS * me;
     t = task_of(ti[0], ti[1], ti[2], ti[3], ti[4]);
     s = stack_at(G.stack_buf + (long long)me * G.stack_cap, ti[1], ti[3], ti[4]);
     w.l = rs[1]; w.c = rs[2]; w.xptr = rs[3]; w.lo = rs[4]; w.frozen_hi = rs[5]; w.tick = (unsigned)rs[6];
+    w.local = rs[7];
     int origin = ti[0];
     __syncwarp();
     if (lane == 0) G.resume[RESUME_INTS * me] = 0;
+    if (w.local) {
+        w.local = solve_local(t, s, 0, nullptr, nullptr, nullptr, false, lane);
+        if (w.local && lane == 0) save_walk(me, w.l, w.c, w.xptr, w.lo, w.frozen_hi, w.tick, 1);
+        __syncwarp();
+    }
     return origin;
 }
 
@@ -756,22 +864,23 @@ __device__ void wait_zero(const int* p) {
 }
 
 // Depth-first search of a task: from its root at level 0 (set, not yet
-// expanded: w = {-1, 0, -1, 0, -1, 0}) or from a suspended walk. Returns
+// expanded: w = {-1, 0, -1, 0, -1, 0, 0}) or from a suspended walk. Returns
 // true when the stop flag suspended it (w then says where it stands).
 __device__ __forceinline__ bool run_task(int me, const Task t, const Stack s, int lane, Walk& w) {
     int l = w.l, c = w.c, xptr = w.xptr, lo = w.lo, frozen_hi = w.frozen_hi;
     unsigned tick = w.tick;
     for (;;) {
         if (streaming() && stop_now(lane)) {   // keep the task, save the walk
-            if (lane == 0) {
-                int* rs = G.resume + RESUME_INTS * me;
-                rs[1] = l; rs[2] = c; rs[3] = xptr; rs[4] = lo; rs[5] = frozen_hi; rs[6] = (int)tick;
-                rs[0] = 1;
-            }
+            if (lane == 0) save_walk(me, l, c, xptr, lo, frozen_hi, tick, 0);
             return true;
         }
         if (c >= 0) {
-            if (expand(t, s, c, lane)) { l = c; if (lo > c) lo = c; }
+            const int e = expand(t, s, c, lane);
+            if (STREAMING && e == EXPAND_SUSPENDED) {   // the node is done for the walk; its sub-tree waits
+                if (lane == 0) save_walk(me, l, -1, xptr, lo, frozen_hi, tick, 1);
+                return true;
+            }
+            if (e == EXPAND_BRANCHES) { l = c; if (lo > c) lo = c; }
             c = -1;
             if ((G.flags & FLAG_EXPOSE) && (xptr < 0 || (++tick & 15) == 0)) {
                 if (xptr >= 0) {
@@ -924,13 +1033,17 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) r
         if (streaming() && stop_now(lane)) break;
         Task t;
         Stack s;
-        Walk w = {-1, 0, -1, 0, -1, 0u};
+        Walk w = {-1, 0, -1, 0, -1, 0u, 0};
         int kind, origin = me;
         long long t0 = clock64();
         bool inner;                          // a task whose root still has to be expanded
         if (pending) {                       // resume our suspended walk where it stopped
             pending = 0;
             origin = resume_walk(me, t, s, w, lane);
+            if (w.local) {                   // its register sub-tree filled the ring again: still suspended
+                busy += clock64() - t0;
+                break;
+            }
             inner = true;
         } else {
             int seed = -1;                   // -1: none left, -2: our rows are still in use
@@ -991,22 +1104,31 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) r
     }
 }
 
-// Streaming: turn the ring's chunks into CSR. One warp per chunk; rec_base and
-// vert_base (exclusive prefix sums over chunks) say where its cliques go;
-// vertex ids are mapped through order[] to the graph's own ids.
-extern "C" __global__ void rdmce_unpack(const int* ring, const int* chunk_len, const long long* rec_base,
-                                        const long long* vert_base, const int* order, int n_chunks,
-                                        int chunk_words, long long* offsets, int* vertices) {
+// Streaming: turn the ring's chunks into CSR. A chunk holds its records' vertices from its start (len
+// words) and their sizes from its end down (recs words: the size of record i at chunk_words - 1 - i).
+// One warp per chunk: the sizes give the offsets (a warp scan), the vertices are one coalesced copy;
+// rec_base and vert_base (exclusive prefix sums over chunks) say where they go; vertex ids are mapped
+// through order[] to the graph's own ids.
+extern "C" __global__ void rdmce_unpack(const int* ring, const int* chunk_len, const int* chunk_recs,
+                                        const long long* rec_base, const long long* vert_base, const int* order,
+                                        int n_chunks, int chunk_words, long long* offsets, int* vertices) {
     const int lane = threadIdx.x & 31;
     const int ch = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (ch >= n_chunks) return;
     const int* c = ring + (long long)ch * chunk_words;
-    const int len = chunk_len[ch];
-    long long rb = rec_base[ch], vb = vert_base[ch];
-    for (int pos = 0; pos < len;) {
-        const int r = c[pos];
-        if (lane == 0) offsets[rb] = vb;
-        for (int i = lane; i < r; i += 32) vertices[vb + i] = order[c[pos + 1 + i]];
-        vb += r; rb++; pos += r + 1;
+    const int len = chunk_len[ch], recs = chunk_recs[ch];
+    const long long rb = rec_base[ch], vb = vert_base[ch];
+    long long carry = vb;
+    for (int i0 = 0; i0 < recs; i0 += 32) {
+        const int i = i0 + lane;
+        const int r = i < recs ? c[chunk_words - 1 - i] : 0;
+        int incl = r;
+        for (int o = 1; o < 32; o <<= 1) {
+            const int y = __shfl_up_sync(FULL_MASK, incl, o);
+            if (lane >= o) incl += y;
+        }
+        if (i < recs) offsets[rb + i] = carry + incl - r;
+        carry += __shfl_sync(FULL_MASK, incl, 31);
     }
+    for (int w = lane; w < len; w += 32) vertices[vb + w] = order[c[w]];
 }
