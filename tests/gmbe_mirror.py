@@ -11,6 +11,7 @@ import numpy as np
 
 INF = 0x7FFFFFFF
 K_R, K_X = 1, 2
+OUT = 3  # a donated node's vertex that is neither candidate, R nor X there
 
 
 def mk(d, k):
@@ -18,28 +19,34 @@ def mk(d, k):
 
 
 def run(prep, *, prune=True, bitmap=True, tau=32, split=True, bound_height=20, bound_size=1500,
-        min_left=1, min_right=1, trace=None):
-    """(count, stats) of the kernel's algorithm on ``prep`` (a gmbe.Prepared)."""
+        min_left=1, min_right=1, trace=None, xfirst=False, donate_every=0):
+    """(count, stats) of the kernel's algorithm on ``prep`` (a gmbe.Prepared); ``xfirst``: the
+    GMBE_XFIRST build (a child's maximality checked before any candidate work); ``donate_every`` k > 0:
+    every k-th step of a task gives the shallowest node's remaining children away as snapshot
+    sub-tasks (the kernel's F_DONATE_ALL with DONATE_EVERY = k), run later from the queue."""
     vp, vi, up, ui = prep.v_indptr, prep.v_indices, prep.u_indptr, prep.u_indices
     NV = [vi[vp[v]:vp[v + 1]].tolist() for v in range(len(vp) - 1)]
     NU = [ui[up[u]:up[u + 1]].tolist() for u in range(len(up) - 1)]
     stats = dict(count=0, nodes=0, failed=0, pruned=0, subtasks=0, splits=0, max_depth=0, bitmaps=0,
                  scanned=0)
     queue = []
+    stats["donations"] = 0
     for si, s in enumerate(prep.seeds.tolist()):
         _task(NV, NU, s, -1, int(prep.nw[si]), int(prep.p2[si]), stats, queue, prune, bitmap, tau,
-              split, bound_height, bound_size, min_left, min_right, trace)
+              split, bound_height, bound_size, min_left, min_right, trace, xfirst, donate_every)
         while queue:
-            s2, jc = queue.pop()
+            s2, jc, *snap = queue.pop()
             si2 = int(np.flatnonzero(prep.seeds == s2)[0])
             _task(NV, NU, s2, jc, int(prep.nw[si2]), int(prep.p2[si2]), stats, queue, prune, bitmap, tau,
-                  False, bound_height, bound_size, min_left, min_right, trace)
+                  False, bound_height, bound_size, min_left, min_right, trace, xfirst, donate_every,
+                  snap[0] if snap else None)
     return stats["count"], stats
 
 
 def _task(NV, NU, s, jc, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split, bh, bs, min_left,
-          min_right, trace):
-    """The seed s (jc = -1), or its sub-task: the root's child through candidate W[jc] alone."""
+          min_right, trace, xfirst=False, donate_every=0, snap=None):
+    """The seed s (jc = -1), or its sub-task: the root's child through candidate W[jc] alone (of the
+    seed's root, or of the donated node ``snap`` = (st, L membership 0 / -1, |R|, |L|))."""
     Lids = NV[s]
     nL = len(Lids)
     if nL == 0:
@@ -63,6 +70,10 @@ def _task(NV, NU, s, jc, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
             st[j] = INF if w > s else mk(0, K_X)
     nC = sum(x == INF for x in st)
     nR = sum(x != INF and x & 3 == K_R for x in st)
+    nl0 = nL
+    depthL = [0] * nL
+    if snap is not None:  # a donated node: its states and L instead of the seed's root
+        st, depthL, nR, nl0 = list(snap[0]), list(snap[1]), snap[2], snap[3]
     if jc >= 0:  # the seed's root states (the arena), candidates before jc traversed
         assert not bad and st[jc] == INF
         st = [mk(0, K_X) if x == INF and j < jc else x for j, x in enumerate(st)]
@@ -82,8 +93,7 @@ def _task(NV, NU, s, jc, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
                 if st[j] == INF:
                     queue.append((s, j))
             return
-    stop = jc if jc >= 0 else INF
-    depthL = [0] * nL
+    stp = {0: jc + 1 if jc >= 0 else INF}
     trav, nRD = {0: jc - 1 if jc >= 0 else -1}, {0: nR}
     perm = [j for j in range(nW) if st[j] == INF or st[j] & 3 == K_X]
     cnt = {0: len(perm)}
@@ -121,14 +131,62 @@ def _task(NV, NU, s, jc, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
             return (bm["rows"][j] & bm["Lb"][Dl]).bit_count()
         return sum(depthL[i] >= Dl for i in adj[j])
 
+    def still_to_make(j, d):
+        x = st[j]
+        if x != INF and x >> 2 <= d:
+            return False
+        if d < 64 and pm[j] >> d & 1:
+            return False
+        return trav[d] < j < stp[d]
+
+    def l_at(d):  # L of the node at depth d: depthL, or the bitmap below the bitmap depth
+        if bm["level"] >= 0 and d > bm["level"]:
+            members = [i for i in range(nL) if depthL[i] >= bm["level"]]
+            return [i in members and bm["Lb"][d] >> members.index(i) & 1 for i in range(nL)]
+        return [depthL[i] >= d for i in range(nL)]
+
+    def give(d):  # the kernel's donate(): a snapshot of node d and its remaining children queued
+        todo = [j for j in level_set(d) if still_to_make(j, d)]
+        if not todo:
+            stp[d] = 0
+            return
+        sst = [mk(0, K_R) if x != INF and x & 3 == K_R and x >> 2 <= d else OUT for x in st]
+        for j in level_set(d):
+            x = st[j]
+            if x != INF and x >> 2 <= d:
+                sst[j] = mk(0, K_X) if x & 3 == K_X else mk(0, K_R)
+            elif j == trav[d] or j >= stp[d]:
+                sst[j] = mk(0, K_X)
+            else:
+                sst[j] = OUT if d < 64 and pm[j] >> d & 1 else INF
+        inl = l_at(d)
+        snap_d = (sst, [0 if x else -1 for x in inl], nRD[d], sum(inl))
+        pushed = [j for j in range(nW) if j > trav[d] and sst[j] == INF]
+        assert sorted(pushed) == sorted(todo)
+        for j in reversed(pushed):  # the queue is popped from the end: earliest first
+            queue.append((s, j, snap_d))
+        stats["donations"] += 1
+        stp[d] = trav[d] + 1
+
     D = 0
-    if bitmap and nL <= tau:
+    tick = 0
+    if bitmap and nl0 <= tau:
         enter_bitmap(0)
     while True:
-        if D == 0 and trav[0] >= stop:
-            break
+        if donate_every:
+            tick += 1
+            if tick == donate_every:
+                tick = 0
+                for d in range(D + 1):
+                    if stp[d] != INF:
+                        continue
+                    give(d)
+                    if stp[d] != 0:
+                        break
         bit = 1 << D if D < 64 else 0
         q = min((j for j in level_set(D) if j > trav[D] and st[j] == INF and not pm[j] & bit), default=None)
+        if q is not None and q >= stp[D]:
+            q = None
         if q is None:
             if D == 0:
                 break
@@ -147,6 +205,13 @@ def _task(NV, NU, s, jc, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
                 if depthL[i] >= D:
                     depthL[i] = D + 1
                     nl1 += 1
+        if xfirst and any(j != q and st[j] != INF and st[j] & 3 == K_X and overlap(j, D + 1) == nl1
+                          for j in level_set(D)):
+            stats["nodes"] += 1
+            stats["failed"] += 1
+            pop_level(D + 1)
+            st[q] = mk(D, K_X)
+            continue
         nr_new = nc_new = 0
         fail = False
         rel, other = [], []
@@ -192,7 +257,7 @@ def _task(NV, NU, s, jc, nw_cap, p2_cap, stats, queue, prune, bitmap, tau, split
             continue
         D += 1
         stats["max_depth"] = max(stats["max_depth"], D)
-        trav[D], nRD[D] = -1, nr1
+        trav[D], nRD[D], stp[D] = -1, nr1, INF
         cnt[D] = len(rel)
         if bitmap and bm["level"] < 0 and nl1 <= tau:
             enter_bitmap(D)

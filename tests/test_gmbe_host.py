@@ -26,6 +26,10 @@ SWITCHES = {
     "tau 4": dict(tau=4, bound_height=1, bound_size=1),
     "tau 128": dict(tau=128),
     "warp/block (no split)": dict(split=False),
+    "donate at every step": dict(split=False, donate_every=1),
+    "donate every 3rd step, tau 4": dict(split=False, donate_every=3, tau=4),
+    "split and donate every 2nd step": dict(bound_height=0, bound_size=0, donate_every=2),
+    "donate, no prune, no bitmap": dict(split=False, donate_every=2, prune=False, bitmap=False),
 }
 
 
@@ -56,6 +60,7 @@ def test_mirror_matches_the_oracle_on_every_switch(B):
     prep = gmbe.prepare(B)
     for name, cfg in SWITCHES.items():
         assert gmbe_mirror.run(prep, **cfg)[0] == want, name
+        assert gmbe_mirror.run(prep, xfirst=True, **cfg)[0] == want, (name, "xfirst")
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -152,7 +157,7 @@ def test_an_oversize_seed_is_named():
 def test_queue_bound_covers_every_split():
     B = generators.bipartite_chung_lu(300, 150, 2500, seed=3)
     prep = gmbe.prepare(B)
-    p = gmbe._check({"bound_height": 2, "bound_size": 10})
+    p = gmbe._check({"level": "gmbe+", "donate": "off", "bound_height": 2, "bound_size": 10})
     stats = gmbe_mirror.run(prep, bound_height=2, bound_size=10)[1]
     assert stats["subtasks"] > 0
     assert gmbe.queue_bound(prep, np.arange(len(prep.seeds)), p) >= stats["subtasks"]
@@ -173,7 +178,7 @@ def test_arena_slots_are_disjoint_and_cover_the_splittable_seeds():
     prep = gmbe.prepare(B)
     p = gmbe._check({"bound_height": 2, "bound_size": 10})
     idx = np.arange(len(prep.seeds))
-    may = gmbe.may_split(prep, idx, p)
+    may = gmbe.gets_slot(prep, idx, p)
     assert may.any()
     off, total = gmbe.arena_plan(prep, idx, p, budget=1 << 30)
     assert ((off >= 0) == may).all()
@@ -185,3 +190,25 @@ def test_arena_slots_are_disjoint_and_cover_the_splittable_seeds():
     assert 1 <= (small >= 0).sum() <= 3 and tot2 * 4 <= int(words[may].max()) * 4 * 3
     assert gmbe.arena_plan(prep, idx, {**p, "level": "warp"}, 1 << 30)[0].max() == -1
     assert (words % 32 == 0).all() and (off[off >= 0] % 32 == 0).all()  # slots on their own cache lines
+
+
+def test_donation_option_and_its_plans():
+    with pytest.raises(ValueError, match="donate must be one of"):
+        gmbe._check({"donate": "sometimes"})
+    assert gmbe.donates(gmbe._check({})) and gmbe.donates(gmbe._check({"level": "gmbe+"}))
+    assert not gmbe.donates(gmbe._check({"level": "warp"}))
+    assert not gmbe.donates(gmbe._check({"donate": "off"}))
+    B = generators.bipartite_chung_lu(300, 150, 2500, seed=4)
+    prep = gmbe.prepare(B)
+    idx = np.arange(len(prep.seeds))
+    p = gmbe._check({})
+    units = gmbe.snap_plan(prep, idx, p, budget=1 << 30)
+    slot = gmbe.gets_slot(prep, idx, p)
+    deg = np.diff(prep.v_indptr)[prep.seeds]
+    assert units == gmbe.SNAP_SLOTS * int(gmbe.snap_units(deg[slot], prep.nw[slot]).max())
+    assert gmbe.snap_plan(prep, idx, p, budget=128 * 7) == 7  # the budget caps the pool
+    for off in ({"donate": "off"}, {"level": "warp"}):
+        assert gmbe.snap_plan(prep, idx, gmbe._check(off), budget=1 << 30) == 0
+    # the donors' 2-hop sets live in the arena: every seed with a tree below its root gets a slot
+    assert (slot == ((deg >= 2) & (prep.nw - 1 >= 2))).all()
+    assert gmbe.queue_bound(prep, idx, p) == 1 + gmbe.DONATE_QUEUE

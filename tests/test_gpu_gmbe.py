@@ -14,20 +14,28 @@ from mce_kit.graph import BipartiteGraph
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not has_gpu(), reason="needs a CUDA GPU")]
 
-# the switch sets: full GMBE+, its ablations, both task-centric levels, and settings that force
-# splits (bounds 0) and bitmap mode at every depth (tau 128) or rarely (tau 2)
+# the switch sets: the default (BLOCK level, donating when workers idle), full GMBE+, its ablations,
+# the task-centric levels, and settings that force splits (bounds 0), donations at every look
+# ("always": every snapshot path, at every depth, list and bitmap mode) and bitmap mode at every depth
+# (tau 128) or rarely (tau 2)
 SWITCHES = {
-    "gmbe+": {},
-    "split all": dict(bound_height=0, bound_size=0, warps_per_sm=4),
-    "no prune": dict(prune=False),
-    "no bitmap": dict(bitmap=False, bound_height=0, bound_size=0),
+    "block (default)": {},
+    "gmbe+": dict(level="gmbe+"),
+    "split all": dict(level="gmbe+", bound_height=0, bound_size=0, warps_per_sm=4),
+    "donate always": dict(donate="always", bound_height=0, bound_size=0),
+    "donate always, tau 4": dict(donate="always", bound_height=0, bound_size=0, tau=4, warps_per_sm=4),
+    "donate always, no prune": dict(donate="always", bound_height=0, bound_size=0, prune=False),
+    "gmbe+ split and donate always": dict(level="gmbe+", donate="always", bound_height=0, bound_size=0,
+                                          warps_per_sm=2),
+    "no donation": dict(donate="off"),
+    "no prune": dict(level="gmbe+", prune=False),
+    "no bitmap": dict(level="gmbe+", bitmap=False, bound_height=0, bound_size=0),
     "no union": dict(union=False),
-    "merge union": dict(union="merge"),
-    "split all, merge": dict(bound_height=0, bound_size=0, union="merge", warps_per_sm=2),
+    "merge union": dict(level="gmbe+", union="merge"),
+    "split all, merge": dict(level="gmbe+", bound_height=0, bound_size=0, union="merge", warps_per_sm=2),
     "warp": dict(level="warp"),
-    "block": dict(level="block"),
-    "tau 2": dict(tau=2, bound_height=1, bound_size=1),
-    "tau 128": dict(tau=128, level="block"),
+    "tau 2": dict(level="gmbe+", tau=2, bound_height=1, bound_size=1),
+    "tau 128": dict(tau=128),
 }
 
 
@@ -96,14 +104,15 @@ def test_complete_blocks_wider_than_1024():
 
     for a, b in [(1030, 2), (1100, 40), (40, 1030)]:
         B = complete_bipartite(a, b)
-        for cfg in ({}, {"level": "block"}, {"bitmap": False}):
+        for cfg in ({}, {"level": "gmbe+"}, {"bitmap": False}, {"donate": "always", "bound_height": 0}):
             assert gmbe.prepare(B).run(**cfg).answer == 1
     rng = np.random.default_rng(3)
     B = _block_plus_noise(rng, 1050, 12)
     assert gmbe.prepare(B).run().answer == count_maximal_bicliques(B)
 
 
-@pytest.mark.parametrize("cfg", [{}, {"level": "block"}, {"tau": 8}, {"min_left": 2, "min_right": 2}])
+@pytest.mark.parametrize("cfg", [{}, {"level": "gmbe+"}, {"tau": 8}, {"min_left": 2, "min_right": 2},
+                                 {"donate": "always", "bound_height": 0, "bound_size": 0}])
 def test_listing_gives_the_same_bicliques(cfg):
     from mce_kit.gpu import gmbe
 
@@ -144,9 +153,13 @@ def test_a_full_queue_runs_sub_tasks_in_place():
     full = []
     for seed in range(8):
         B = generators.bipartite_chung_lu(300, 120, 2500, seed=seed)
-        res = gmbe.prepare(B).run(queue_cap=3, bound_height=0, bound_size=0, warps_per_sm=4)
-        assert res.answer == count_maximal_bicliques(B)
+        want = count_maximal_bicliques(B)
+        res = gmbe.prepare(B).run(queue_cap=3, level="gmbe+", bound_height=0, bound_size=0, warps_per_sm=4)
+        assert res.answer == want
         full.append(res.queue_full)
+        # donations that find the queue full stop; the donor makes those children itself
+        res = gmbe.prepare(B).run(queue_cap=3, donate="always", bound_height=0, bound_size=0)
+        assert res.answer == want
     assert any(full)  # the in-place path really ran
 
 
@@ -165,8 +178,10 @@ def test_bundled_graphs_ten_of_ten(name):
     prep = gmbe.prepare(datasets.load(name))
     got = [prep.run().answer for _ in range(10)]
     assert got == [want] * 10
-    for cfg in ({"level": "block"}, {"level": "warp"}, {"prune": False}, {"bitmap": False},
-                {"union": "merge"}, {"union": "serial"}, {"bound_height": 5, "bound_size": 100}):
+    others = ({"level": "gmbe+"}, {"level": "warp"}, {"prune": False}, {"bitmap": False}, {"union": "merge"},
+              {"union": "serial"}, {"level": "gmbe+", "bound_height": 5, "bound_size": 100},
+              {"donate": "always"}, {"donate": "off"})
+    for cfg in others:
         assert prep.run(**cfg).answer == want, cfg
 
 

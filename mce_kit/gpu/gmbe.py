@@ -5,15 +5,18 @@
     res.answer, res.gpu_ms, res.row()
     prep.run(seeds=idx)                      # only those roots (indices into prep.seeds, V by rank)
 
-Every option is a run-time argument (the module is compiled once):
-``level`` "gmbe+" (warp workers with load-aware task splitting on the two-level queue),
-"warp" (one warp per seed) or "block" (one block per seed); ``prune`` and ``bitmap`` switch the
-paper's techniques off for its ablations; ``union`` builds each seed's 2-hop set by "scatter" (a
-per-worker bitmap over V, read back in order; the default), "merge" (the paper's warp-wide
-merge-path union, list by list) or "serial" (one thread merges: the w/o-UNION ablation; True and
-False mean "scatter" and "serial"); ``tau`` is the bitmap threshold,
-``bound_height``/``bound_size`` the split thresholds, ``min_left``/``min_right`` count only
-bicliques with at least that many vertices in U / V. Unknown names raise TypeError.
+Every option is a run-time argument (the module is compiled once): ``level`` "block" (one block
+per seed; the default, the fastest on an H200), "gmbe+" (warp workers with load-aware task splitting
+on the two-level queue) or "warp" (one warp per seed); ``prune`` and ``bitmap`` switch the paper's
+techniques off for its ablations; ``union`` builds each seed's 2-hop set by "scatter" (a per-worker
+bitmap over V, read back in order; the default), "merge" (the paper's warp-wide merge-path union,
+list by list) or "serial" (one thread merges: the w/o-UNION ablation; True and False mean "scatter"
+and "serial"); ``tau`` is the bitmap threshold, ``bound_height``/``bound_size`` the split
+thresholds, ``min_left``/``min_right`` count only bicliques with at least that many vertices in
+U / V; ``donate`` "idle" (the default: while workers are idle and the global queue is empty, a busy
+worker hands the remaining children of the shallowest node of its path to them as snapshot
+sub-tasks; levels gmbe+ and block), "always" (at every look: tests) or "off" (the paper's design).
+Unknown names raise TypeError.
 """
 
 from __future__ import annotations
@@ -28,23 +31,28 @@ from . import require_gpu
 from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
 from .loader import load_module
 
-F_PRUNE, F_BITMAP, F_SPLIT, F_UNION, F_LIST, F_SCATTER = 1, 2, 4, 8, 16, 32
+F_PRUNE, F_BITMAP, F_SPLIT, F_UNION, F_LIST, F_SCATTER, F_DONATE, F_DONATE_ALL = 1, 2, 4, 8, 16, 32, 64, 128
 ERR_QUEUE = 1
 WARPS_PER_BLOCK = 4
 LEVELS = ("gmbe+", "warp", "block")
 UNIONS = ("scatter", "merge", "serial")
+DONATE = ("idle", "always", "off")
+DONATE_LEVELS = ("gmbe+", "block")  # the levels whose workers give children away ("warp": one warp per seed)
+DONATE_QUEUE = 1 << 21  # global-queue entries kept for donated children (a full queue: no more donations)
+SNAP_SLOTS = 1 << 15      # snapshots of donated nodes the pool holds (each as large as the largest seed's)
+SNAP_HDR = 4
 STATS = ("count", "nodes", "failed", "pruned", "seeds", "subtasks", "splits", "cycles", "t0", "t1", "sm",
-         "bitmaps", "setup")
+         "bitmaps", "setup", "donations")
 NSTAT = len(STATS)
 _DEFINES: dict = {}  # compile-time settings (kept empty in normal use; benchmarks may probe)
-DEFAULTS = dict(level="gmbe+", tau=32, bound_height=20, bound_size=1500, warps_per_sm=16, prune=True,
-                bitmap=True, union="scatter", min_left=1, min_right=1)
+DEFAULTS = dict(level="block", tau=32, bound_height=20, bound_size=1500, warps_per_sm=16, prune=True,
+                bitmap=True, union="scatter", donate="idle", min_left=1, min_right=1)
 
 # The kernel's launch parameters, ``struct Params`` in gmbe.cu (same fields, same order).
 PARAMS = params_dtype(
     pointers=("u_indptr", "u_indices", "v_indptr", "v_indices", "seeds", "seed_nw", "seed_p2", "buf", "arena",
-              "arena_off", "vmap", "gq", "ctrl", "stats", "list", "list_pos", "list_overflow"),
-    i8=("buf_cap", "gq_cap", "list_cap", "bound_size", "vmap_words"),
+              "arena_off", "vmap", "gq", "ctrl", "stats", "list", "list_pos", "list_overflow", "snap"),
+    i8=("buf_cap", "gq_cap", "list_cap", "bound_size", "vmap_words", "snap_cap"),
     i4=("n_seeds", "tau", "tw", "flags", "n_workers", "bound_height", "min_left", "min_right"))
 
 
@@ -52,7 +60,12 @@ def node_buf_words(nL, nW, p2, tw):
     """Words of one task's node_buf for a seed with |L*| = nL, |N2 ∪ {s}| = nW, 2-paths p2 (as gmbe.cu)."""
     nL, nW, p2 = (np.asarray(x, dtype=np.int64) for x in (nL, nW, p2))
     lcap = np.minimum(nL, nW) + 2
-    return 4 * nL + 7 * nW + 2 + nW * tw + p2 + lcap * (3 + tw)
+    return 4 * nL + 7 * nW + 2 + nW * tw + p2 + lcap * (4 + tw)
+
+
+def snap_units(nL, nW):
+    """32-word units of a donated node's snapshot for a seed with |L*| = nL, |N2 ∪ {s}| = nW (gmbe.cu)."""
+    return -(-(SNAP_HDR + np.asarray(nW, dtype=np.int64) + np.asarray(nL, dtype=np.int64)) // 32)
 
 
 def arena_words(nW, p2):
@@ -101,7 +114,8 @@ class GMBEResult:
 
     def row(self) -> dict:
         t = self.totals()
-        keys = ("nodes", "failed", "pruned", "seeds", "subtasks", "splits", "bitmaps", "cycles", "setup")
+        keys = ("nodes", "failed", "pruned", "seeds", "subtasks", "splits", "donations", "bitmaps", "cycles",
+                "setup")
         return {**{k: t[k] for k in keys},
                 "max_over_mean_cycles": round(t["max_over_mean_cycles"], 3),
                 "device_bytes": self.device_bytes,
@@ -188,6 +202,8 @@ def _check(params: dict) -> dict:
         raise ValueError(f"union must be one of {', '.join(UNIONS)} (or True / False), got {p['union']!r}")
     if p["level"] not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {p['level']!r}")
+    if p["donate"] not in DONATE:
+        raise ValueError(f"donate must be one of {', '.join(DONATE)}, got {p['donate']!r}")
     for k in ("tau", "bound_height", "bound_size", "min_left", "min_right"):
         if int(p[k]) < 0:
             raise ValueError(f"{k} must be >= 0, got {p[k]}")
@@ -213,8 +229,14 @@ def plan(prep: Prepared, p: dict, n_workers: int, budget: int, seeds=None):
     return [(pick[idx], caps["buf"], workers) for idx, caps, workers in passes]
 
 
+def donates(p: dict) -> bool:
+    """Whether the workers of this setting give the rest of a node's children to idle workers."""
+    return p["level"] in DONATE_LEVELS and p["donate"] != "off"
+
+
 def may_split(prep: Prepared, idx: np.ndarray, p: dict) -> np.ndarray:
-    """Which of the seeds ``idx`` may split (the kernel's test with |C| <= |N2| - 1)."""
+    """Which of the seeds ``idx`` may split into root sub-tasks (level gmbe+; the kernel's test with
+    |C| <= |N2| - 1)."""
     if p["level"] != "gmbe+" or not len(idx):
         return np.zeros(len(idx), dtype=bool)
     deg = np.diff(prep.v_indptr)[prep.seeds[idx]].astype(np.int64)
@@ -223,17 +245,40 @@ def may_split(prep: Prepared, idx: np.ndarray, p: dict) -> np.ndarray:
     return (h > p["bound_height"]) & (h * c > p["bound_size"])
 
 
-def queue_bound(prep: Prepared, idx: np.ndarray, p: dict) -> int:
-    """Most sub-tasks the seeds ``idx`` can push (|C| <= |N2| - 1 for each seed that may split)."""
+def gets_slot(prep: Prepared, idx: np.ndarray, p: dict) -> np.ndarray:
+    """Which of the seeds ``idx`` want an arena slot (2-hop set, local neighbourhoods, root states, read by
+    sub-tasks): those that may split, and where workers donate every seed with >= 2 candidates and
+    |N(v)| >= 2 (a tree below the root)."""
     may = may_split(prep, idx, p)
-    return int((prep.nw[idx].astype(np.int64) - 1)[may].sum()) + 1
+    if donates(p) and len(idx):
+        deg = np.diff(prep.v_indptr)[prep.seeds[idx]].astype(np.int64)
+        may |= (deg >= 2) & (prep.nw[idx].astype(np.int64) - 1 >= 2)
+    return may
+
+
+def queue_bound(prep: Prepared, idx: np.ndarray, p: dict) -> int:
+    """Global-queue entries for the seeds ``idx``: every root sub-task of level gmbe+ (|C| <= |N2| - 1
+    for each seed that may split), plus DONATE_QUEUE for donated children where workers donate."""
+    may = may_split(prep, idx, p)
+    return int((prep.nw[idx].astype(np.int64) - 1)[may].sum()) + 1 + DONATE_QUEUE * donates(p)
+
+
+def snap_plan(prep: Prepared, idx: np.ndarray, p: dict, budget: int) -> int:
+    """Snapshot pool size in 32-word units: SNAP_SLOTS of the largest splittable seed of ``idx``,
+    within ``budget`` bytes (0: no donations; a full pool only stops further donations)."""
+    may = gets_slot(prep, idx, p)
+    if not donates(p) or not may.any():
+        return 0
+    deg = np.diff(prep.v_indptr)[prep.seeds[idx[may]]]
+    unit = int(snap_units(deg, prep.nw[idx[may]]).max())
+    return int(min(SNAP_SLOTS * unit, budget // 128, 0x7FFFFFFE))
 
 
 def arena_plan(prep: Prepared, idx: np.ndarray, p: dict, budget: int) -> tuple[np.ndarray, int]:
     """(word offset of each seed's arena slot or -1, total words): the splittable seeds of ``idx``,
     heaviest first, while their slots fit ``budget`` bytes; the others run un-split (no work is lost)."""
     off = np.full(len(idx), -1, dtype=np.int64)
-    may = np.flatnonzero(may_split(prep, idx, p))
+    may = np.flatnonzero(gets_slot(prep, idx, p))
     if not len(may):
         return off, 1
     may = may[np.argsort(-prep.p2[idx[may]], kind="stable")]
@@ -256,7 +301,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=Non
     vmap_words = 2 * (-(-n_v // 32))
     scatter = p["union"] == "scatter"
     flags = (F_PRUNE * bool(p["prune"]) | F_BITMAP * bool(p["bitmap"]) | F_SPLIT * (p["level"] == "gmbe+")
-             | F_UNION * (p["union"] != "serial") | F_LIST * bool(listing))
+             | F_UNION * (p["union"] != "serial") | F_LIST * bool(listing)
+             | F_DONATE * donates(p) | F_DONATE_ALL * (donates(p) and p["donate"] == "always"))
     tw = _tw(p["tau"])
     sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
     n_blocks = max(1, sms * int(p["warps_per_sm"]) // WARPS_PER_BLOCK)
@@ -294,6 +340,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=Non
         gq = cupy.empty(gq_cap, dtype=cupy.uint64)
         a_off, a_words = arena_plan(prep, order, p, int(0.1 * free))
         arena = cupy.empty(a_words, dtype=cupy.uint32)
+        snap_cap = snap_plan(prep, order, p, int(0.05 * free))
+        snap = cupy.empty(max(1, 32 * snap_cap), dtype=cupy.uint32)
         arena_off = cupy.asarray(a_off)
         arena_bytes = max(arena_bytes, arena.nbytes + arena_off.nbytes)
         blocks = workers if block else -(-workers // WARPS_PER_BLOCK)
@@ -308,6 +356,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=Non
                        arena_off=arena_off, vmap=vmap, vmap_words=vmap_words, gq=gq, ctrl=ctrl,
                        stats=st, list=lst, list_pos=pos, list_overflow=overflow, buf_cap=cap, gq_cap=gq_cap,
                        list_cap=list_cap, bound_size=p["bound_size"], n_seeds=len(order), tau=p["tau"], tw=tw,
+                       snap=snap, snap_cap=snap_cap,
                        flags=flags, n_workers=workers, bound_height=p["bound_height"],
                        min_left=p["min_left"], min_right=p["min_right"])
             kernel((blocks,), (32 * WARPS_PER_BLOCK,), ())
@@ -315,7 +364,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=Non
                 break
             list_cap = int(pos[0]) + 1  # the kernel counted what it needed
         device_bytes = max(device_bytes, graph_bytes + buf.nbytes + gq.nbytes + st.nbytes + d_seeds.nbytes * 4
-                           + lst.nbytes + arena.nbytes + arena_off.nbytes + vmap.nbytes)
+                           + lst.nbytes + arena.nbytes + arena_off.nbytes + vmap.nbytes + snap.nbytes)
         host = st.get().reshape(workers, NSTAT)
         if len(passes) == 1:
             stats[:workers] = host
@@ -326,7 +375,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=Non
         queue_full |= bool(int(ctrl[4]) & ERR_QUEUE)
         if listing:
             records.append(lst[: int(pos[0])].get())
-        del buf, gq, arena, arena_off
+        del buf, gq, arena, arena_off, snap
     answer = int(stats[:, 0].sum())
     stop.record()
     stop.synchronize()

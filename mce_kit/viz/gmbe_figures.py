@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ..experiments.gmbe import LEVEL_VARIANTS
 from .paper import mark_paper
 
 
@@ -85,15 +86,18 @@ def active_sms(act: pd.DataFrame, points: int = 200) -> pd.DataFrame:
 
 
 def plot_sm_activity(act: pd.DataFrame):
-    fig, ax = plt.subplots(figsize=(6, 3.4))
-    for variant, d in act.groupby("variant", sort=False):
-        t = np.sort(d["end_ns"].to_numpy()) / 1e6
-        ax.step(np.concatenate([[0], t]), np.concatenate([[len(t)], len(t) - np.arange(1, len(t) + 1)]),
-                where="post", label=variant)
-    ax.set_xlabel("ms since the kernel's first worker started")
-    ax.set_ylabel("active SMs")
-    ax.set_title(f"Fig 13: active SMs over time ({act['graph'].iloc[0]})")
-    ax.legend(fontsize=8)
+    """Active SMs over time, one panel per graph, one line per variant."""
+    graphs = list(dict.fromkeys(act["graph"]))
+    fig, axes = plt.subplots(1, len(graphs), figsize=(6 * len(graphs), 3.4), squeeze=False)
+    for ax, g in zip(axes[0], graphs, strict=True):
+        for variant, d in act[act["graph"] == g].groupby("variant", sort=False):
+            t = np.sort(d["end_ns"].to_numpy()) / 1e6
+            ax.step(np.concatenate([[0], t]), np.concatenate([[len(t)], len(t) - np.arange(1, len(t) + 1)]),
+                    where="post", label=variant)
+        ax.set_xlabel("ms since the kernel's first worker started")
+        ax.set_ylabel("active SMs")
+        ax.set_title(f"Fig 13: active SMs over time ({g})")
+        ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
 
@@ -101,8 +105,11 @@ def plot_sm_activity(act: pd.DataFrame):
 def plot_sweep(df: pd.DataFrame, param: str, paper_best=None, logx: bool = False):
     fig, ax = plt.subplots(figsize=(6, 3.4))
     col = param + "_value" if param + "_value" in df else param
-    for g, d in df.groupby("graph", sort=False):
-        ax.plot(d[col], d["median_ms"], "o-", label=g)
+    levels = list(dict.fromkeys(df["level"])) if "level" in df else [None]
+    for level, style in zip(levels, ["o-", "s--", "^:"], strict=False):
+        part = df if level is None else df[df["level"] == level]
+        for g, d in part.groupby("graph", sort=False):
+            ax.plot(d[col], d["median_ms"], style, label=g if len(levels) == 1 else f"{g} ({level})")
     if paper_best is not None:
         mark_paper(ax, paper_best, "paper's best", axis="x", text=False)
     if logx:
@@ -133,13 +140,15 @@ def plot_bounds(df: pd.DataFrame, paper_best):
     return fig
 
 
-def levels_table(levels: pd.DataFrame, gmbe_ms: dict, target_ms: dict) -> pd.DataFrame:
-    """Median ms of each level of the current build beside the authors' GMBE (H200) and the target."""
-    piv = levels.pivot(index="graph", columns="setting", values="median_ms")
-    out = piv[["GMBE+", "WARP", "BLOCK"]].round(2).add_suffix(" ms")
+def levels_table(ab: pd.DataFrame, gmbe_ms: dict, target_ms: dict) -> pd.DataFrame:
+    """Median ms of each level (the level variants of ``gmbe_ablations.csv``) beside the authors' GMBE
+    (H200) and the target."""
+    piv = ab.pivot(index="graph", columns="variant", values="median_ms")
+    cols = [c for c in LEVEL_VARIANTS if c in piv]
+    out = piv[cols].round(2).add_suffix(" ms")
     out["GMBE (H200) ms"] = pd.Series(gmbe_ms)
     out["target ms"] = pd.Series(target_ms)
-    best = piv[["GMBE+", "WARP", "BLOCK"]].min(axis=1)
+    best = piv[cols].min(axis=1)
     out["best / target"] = (best / out["target ms"]).round(2)
     out["target met"] = best <= out["target ms"]
     return out

@@ -39,10 +39,15 @@
 #define F_UNION 8
 #define F_LIST 16
 #define F_SCATTER 32       // 2-hop union through the per-worker bitmap over V (else merge / serial)
+#define F_DONATE 64        // a busy worker hands the rest of a node's children to idle workers (any depth)
+#define F_DONATE_ALL 128   // ... at every check, idle workers or not (tests: every snapshot path runs)
 
 #define ERR_QUEUE 1
 
 #define WARPS_PER_BLOCK 4
+#ifndef GMBE_XFIRST
+#define GMBE_XFIRST 0      // 1: check a child's maximality before classifying its candidates (probe)
+#endif
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 8       // 8 x 128 threads per SM: at most 64 registers, up to 32 warps/SM
 #endif
@@ -53,6 +58,10 @@
 #define K_X 2
 #define EMPTY_TASK 0xffffffffffffffffull
 #define NOOP_TASK 0xfffffffffffffffeull
+#define SNAP_TASK 0x8000000000000000ull  // (1 << 63 | snapshot slot << 32 | candidate): a donated child
+#define OUT_ST 0x3         // a snapshot's vertex that is neither candidate, R nor X of the node (kind 3)
+#define SNAP_HDR 4         // snapshot header words: seed index, |R|, |L|, depth at the donor
+#define DONATE_EVERY 4     // nodes between two looks at the idle-worker count
 
 // per-worker statistics (u64 each), NSTAT per worker
 #define S_COUNT 0
@@ -68,7 +77,8 @@
 #define S_SM 10
 #define S_BITMAPS 11
 #define S_SETUP 12
-#define NSTAT 13
+#define S_DONATIONS 13
+#define NSTAT 14
 
 struct Params {            // one launch; fields must match PARAMS in gmbe.py (a CPU test checks)
     const int* u_indptr;   // U -> V (V ids are ranks)
@@ -83,16 +93,19 @@ struct Params {            // one launch; fields must match PARAMS in gmbe.py (a
     const long long* arena_off;  // word offset of each seed's arena slot, -1: the seed never splits
     u32* vmap;             // vmap_words per worker: bitmap over V, then per-word prefix counts (scatter)
     u64* gq;               // global task queue: (seed index << 32 | candidate), EMPTY_TASK until written
-    int* ctrl;             // [0] next seed, [1] gq tail, [2] gq head, [3] seeds being split, [4] errors
+    int* ctrl;             // [0] next seed, [1] gq tail, [2] gq head, [3] workers holding a task, [4] errors,
+                           // [5] idle workers, [6] snapshot pool top (32-word units)
     u64* stats;            // NSTAT per worker
     int* list;             // listing: [|L|, |R|, L..., R...] records
     u64* list_pos;
     int* list_overflow;
+    u32* snap;             // donated nodes: [SNAP_HDR words, st of each W vertex, L membership (0 / -1)]
     long long buf_cap;
     long long gq_cap;
     long long list_cap;
     long long bound_size;
     long long vmap_words;
+    long long snap_cap;    // snapshot pool size in 32-word units (< 2^31 - 1)
     int n_seeds;
     int tau;
     int tw;                // words of a bitmap row: ceil(tau / 32)
@@ -232,6 +245,7 @@ struct Buf {
     u32* rows;
     int* adj;
     int *trav, *cnt, *nRD;  // per depth: traversed vertex, size of the vertex set, |R|
+    int* stp;               // per depth: children through W[j], j >= stp, are not made here (given away)
     u32* Lb;
 };
 
@@ -254,6 +268,7 @@ __device__ __forceinline__ Buf carve(u32* base, int nLc, int nWc, long long p2c,
     b.trav = p; p += lcap;
     b.cnt = p; p += lcap;
     b.nRD = p; p += lcap;
+    b.stp = p; p += lcap;
     b.Lb = (u32*)p;
     return b;
 }
@@ -353,9 +368,15 @@ __device__ u64 sq_pop() {  // lane 0 only
     return e;
 }
 
-__device__ u64 gq_pop() {  // lane 0 only
+__device__ __forceinline__ bool gq_looks_empty() {
+    const int* ctrl = G.ctrl;
+    return volatile_load(ctrl + 2) >= min((long long)volatile_load(ctrl + 1), G.gq_cap);
+}
+
+__device__ u64 gq_pop() {  // lane 0 only; a few tries (a lost race means another worker got the entry)
     int* ctrl = G.ctrl;
-    while (true) {
+    #pragma unroll 1
+    for (int tries = 0; tries < 4; ++tries) {
         int h = volatile_load(ctrl + 2);
         long long t = min((long long)volatile_load(ctrl + 1), G.gq_cap);
         if (h >= t) return EMPTY_TASK;
@@ -364,36 +385,65 @@ __device__ u64 gq_pop() {  // lane 0 only
             while ((e = volatile_load(G.gq + h)) == EMPTY_TASK) __nanosleep(64);
             return e;
         }
+        __nanosleep(32 << tries);
     }
+    return EMPTY_TASK;
 }
 
 // Next task for this worker: (seed index << 32 | candidate index in W), 0xffffffff for the seed
-// itself; -1 when everything is done. Lane 0 / thread 0 only.
+// itself, or SNAP_TASK | (snapshot slot << 32 | candidate); -1 when everything is done. Lane 0 /
+// thread 0 only. Where tasks are shared, ctrl[3] counts the workers holding one (raised before taking,
+// so a worker that may still push keeps the others from leaving) and ctrl[5] the idle ones; an idle
+// worker naps longer each empty look (up to ~8 us) so that polling takes no issue slots or L2
+// bandwidth from the busy ones.
 template <class Grp>
 __device__ long long fetch_task() {
     int* ctrl = G.ctrl;
-    bool split = !Grp::is_block && (G.flags & F_SPLIT);
+    const bool share = G.flags & (F_SPLIT | F_DONATE);
+    const bool local = !Grp::is_block && (G.flags & F_SPLIT);
+    bool idle = false;
+    int nap = 0;
+    #pragma unroll 1
     while (true) {
-        if (split) {
-            u64 e = sq_pop();
-            if (e == EMPTY_TASK) e = gq_pop();
-            if (e == NOOP_TASK) continue;
-            if (e != EMPTY_TASK) return (long long)e;
+        if (share) {
+            u64 e = EMPTY_TASK;
+            if (local && *(volatile int*)&sq_head != *(volatile int*)&sq_tail) {
+                atomicAdd(ctrl + 3, 1);
+                e = sq_pop();
+                if (e == EMPTY_TASK) atomicSub(ctrl + 3, 1);
+            }
+            if (e == EMPTY_TASK && !gq_looks_empty()) {
+                atomicAdd(ctrl + 3, 1);
+                e = gq_pop();
+                if (e == EMPTY_TASK) atomicSub(ctrl + 3, 1);
+            }
+            if (e == NOOP_TASK) { atomicSub(ctrl + 3, 1); continue; }
+            if (e != EMPTY_TASK) {
+                if (idle) atomicSub(ctrl + 5, 1);
+                return (long long)e;
+            }
         }
         if (volatile_load(ctrl) < G.n_seeds) {
-            if (split) atomicAdd(ctrl + 3, 1);  // announce before taking: nobody exits while we may push
+            if (share) atomicAdd(ctrl + 3, 1);
             int s = atomicAdd(ctrl, 1);
-            if (s < G.n_seeds) return ((long long)s << 32) | 0xffffffffll;
-            if (split) atomicSub(ctrl + 3, 1);
+            if (s < G.n_seeds) {
+                if (idle) atomicSub(ctrl + 5, 1);
+                return ((long long)s << 32) | 0xffffffffll;
+            }
+            if (share) atomicSub(ctrl + 3, 1);
         }
-        if (!split) return -1;
+        if (!share) return -1;
+        if (!idle) { idle = true; atomicAdd(ctrl + 5, 1); }
         if (volatile_load(ctrl + 3) == 0) {
             __threadfence();
-            bool gq_empty = volatile_load(ctrl + 2) >= min((long long)volatile_load(ctrl + 1), G.gq_cap);
             bool sq_empty = *(volatile int*)&sq_head == *(volatile int*)&sq_tail;
-            if (gq_empty && sq_empty && volatile_load(ctrl + 3) == 0) return -1;
+            if (gq_looks_empty() && sq_empty && volatile_load(ctrl + 3) == 0) {
+                atomicSub(ctrl + 5, 1);
+                return -1;
+            }
         }
-        __nanosleep(200);
+        __nanosleep(128u << nap);
+        nap = min(nap + 1, 6);
     }
 }
 
@@ -427,25 +477,65 @@ __device__ __forceinline__ int overlap_bm(const Task& t, int j, int Dl) {
     return c;
 }
 
-// Vertex j of the node at depth D, when its child through q (|L'| = nl1) is made: counts it into
-// the child's R, its candidates, the pruned ones, or flags the child non-maximal (an excluded vertex
-// covering L'); true iff j belongs to the child's vertex set (a candidate or excluded vertex meeting L').
-__device__ __forceinline__ bool classify(const Task& t, int j, int D, int nl1, bool prune, u64 bit,
-                                         int& nr_new, int& nc_new, int& n_pruned, bool& fail) {
-    const Buf& b = t.b;
+// What vertex j is to the node at depth D: 1 an open candidate (not pruned here), 2 excluded, 0 neither.
+__device__ __forceinline__ int kind_of(const Buf& b, int j, u64 bit) {
     const int s = b.st[j];
-    const bool cand = s == INF_ST && !(b.pm[j] & bit);
-    const bool xv = s != INF_ST && (s & 3) == K_X;
-    if (!cand && !xv) return false;
-    int c0, c1;
+    if (s == INF_ST) return (b.pm[j] & bit) ? 0 : 1;
+    return (s & 3) == K_X ? 2 : 0;
+}
+
+// c0 = |adj(w_j) ∩ L_D|, c1 = |adj(w_j) ∩ L_{D+1}| for each lane's vertex j (kind != 0). Bitmap mode:
+// ANDs of rows; list mode: a lane walks a short adj(w_j) alone, and the warp walks each long one
+// together (one lane's long list would leave the other 31 idle).
+#define LONG_ADJ 48
+__device__ __forceinline__ void overlaps(const Task& t, int j, int kind, int D, bool prune, int& c0, int& c1) {
+    const Buf& b = t.b;
+    c0 = c1 = 0;
     if (t.bm >= 0) {
-        c1 = overlap_bm(t, j, D + 1);
-        c0 = cand && prune ? overlap_bm(t, j, D) : -1;
-    } else {
-        overlap2(t, j, D, c0, c1);
+        if (kind) {
+            c1 = overlap_bm(t, j, D + 1);
+            c0 = kind == 1 && prune ? overlap_bm(t, j, D) : -1;
+        }
+        return;
     }
-    if (c1 == 0) return false;
-    if (xv) {
+    const int a = kind ? b.off[j] : 0, e = kind ? b.off[j + 1] : 0;
+    const bool longl = e - a > LONG_ADJ;
+    if (!longl) {
+        #pragma unroll 1
+        for (int k = a; k < e; ++k) {
+            int d = b.depthL[b.adj[k]];
+            c0 += d >= D;
+            c1 += d > D;
+        }
+    }
+    u32 todo = __ballot_sync(FULL_MASK, longl);
+    const int lane = threadIdx.x & 31;
+    #pragma unroll 1
+    while (todo) {
+        const int src = __ffs(todo) - 1;
+        todo &= todo - 1;
+        const int aa = __shfl_sync(FULL_MASK, a, src), ee = __shfl_sync(FULL_MASK, e, src);
+        int x0 = 0, x1 = 0;
+        #pragma unroll 1
+        for (int k = aa + lane; k < ee; k += 32) {
+            int d = b.depthL[b.adj[k]];
+            x0 += d >= D;
+            x1 += d > D;
+        }
+        x0 = __reduce_add_sync(FULL_MASK, x0);
+        x1 = __reduce_add_sync(FULL_MASK, x1);
+        if (lane == src) { c0 = x0; c1 = x1; }
+    }
+}
+
+// Vertex j of the node at depth D (kind, overlaps c0, c1), when its child through q (|L'| = nl1) is
+// made: counts it into the child's R, its candidates, the pruned ones, or flags the child non-maximal
+// (an excluded vertex covering L'); true iff j belongs to the child's vertex set (a candidate or an
+// excluded vertex meeting L').
+__device__ __forceinline__ bool classify(const Buf& b, int j, int kind, int c0, int c1, int D, int nl1, bool prune,
+                                         u64 bit, int& nr_new, int& nc_new, int& n_pruned, bool& fail) {
+    if (!kind || c1 == 0) return false;
+    if (kind == 2) {
         fail |= c1 == nl1;
         return true;
     }
@@ -664,8 +754,107 @@ __device__ void build_root(const Grp& g, Task& t, u32* vmap) {
     g.sync();
 }
 
+// Is W[j] a candidate of the node at depth d that the node has not made a child of yet and will
+// (open at d, not pruned there, after the child in progress, before the node's stop)?
+__device__ __forceinline__ bool still_to_make(const Buf& b, int j, int d) {
+    const int x = b.st[j];
+    if (x != INF_ST && (x >> 2) <= d) return false;  // R or X at depth <= d
+    if (d < 64 && ((b.pm[j] >> d) & 1)) return false;
+    return j > b.trav[d] && j < b.stp[d];
+}
+
+// The node at depth d as a snapshot, with the children still to make handed to the global queue
+// as (snapshot, candidate) tasks; the worker then makes none of them (stp[d]). A receiver starts from
+// the snapshot as its root: R and X as at the node (the child in progress is X), every vertex pruned at
+// the node or outside its vertex set OUT_ST, L as 0 / -1. It loses only the pruning that the node's
+// later children would have done for each other (a receiver finds such children non-maximal at once).
+// Needs the seed's W, off, adj in its arena slot. False when the pool or the queue is full.
 template <class Grp>
-__device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
+__device__ bool donate(const Grp& g, Task& t, int d, int si) {
+    Buf& b = t.b;
+    int n = 0;
+    for (int k = g.rank(); k < b.cnt[d]; k += Grp::size) n += still_to_make(b, b.Wt[k], d);
+    n = g.sum(n);
+    if (n == 0) {
+        if (g.rank() == 0) b.stp[d] = 0;
+        g.sync();
+        return true;
+    }
+    const long long units = (SNAP_HDR + t.nW + t.nL + 31) / 32;
+    long long at = -1, gat = 0;
+    if (g.rank() == 0) {
+        int* ctrl = G.ctrl;
+        if (volatile_load(ctrl + 6) + units <= G.snap_cap && volatile_load(ctrl + 1) + (long long)n <= G.gq_cap) {
+            at = atomicAdd(ctrl + 6, (int)units);
+            if (at + units > G.snap_cap) at = -1;
+        }
+        if (at >= 0) {
+            gat = atomicAdd(ctrl + 1, n);
+            if (gat + n > G.gq_cap) {  // no room: our reserved slots become no-ops
+                for (long long k = gat; k < G.gq_cap; ++k) ((volatile u64*)G.gq)[k] = NOOP_TASK;
+                atomicOr(ctrl + 4, ERR_QUEUE);
+                at = -1;
+            }
+        }
+    }
+    at = g.bcast(at, 0);
+    if (at < 0) return false;
+    gat = g.bcast(gat, 0);
+    int* hdr = (int*)(G.snap + at * 32);
+    int* sst = hdr + SNAP_HDR;
+    int* sL = sst + t.nW;
+    for (int j = g.rank(); j < t.nW; j += Grp::size) {
+        const int x = b.st[j];
+        sst[j] = x != INF_ST && (x & 3) == K_R && (x >> 2) <= d ? mk_st(0, K_R) : OUT_ST;
+    }
+    g.sync();
+    const u64 bit = d < 64 ? 1ull << d : 0ull;
+    for (int k = g.rank(); k < b.cnt[d]; k += Grp::size) {
+        const int j = b.Wt[k], x = b.st[j];
+        int v;
+        if (x != INF_ST && (x >> 2) <= d) v = (x & 3) == K_X ? mk_st(0, K_X) : mk_st(0, K_R);
+        else if (j == b.trav[d] || j >= b.stp[d]) v = mk_st(0, K_X);  // in progress here / made elsewhere
+        else v = (b.pm[j] & bit) ? OUT_ST : INF_ST;
+        sst[j] = v;
+    }
+    int nl = 0;
+    for (int i = g.rank(); i < t.nL; i += Grp::size) {
+        bool in;
+        if (t.bm >= 0 && d > t.bm)
+            in = b.depthL[i] >= t.bm && ((b.Lb[d * t.tw + (b.pos[i] >> 5)] >> (b.pos[i] & 31)) & 1);
+        else
+            in = b.depthL[i] >= d;
+        sL[i] = in ? 0 : -1;
+        nl += in;
+    }
+    nl = g.sum(nl);
+    if (g.rank() == 0) { hdr[0] = si; hdr[1] = b.nRD[d]; hdr[2] = nl; hdr[3] = d; }
+    __threadfence();
+    g.sync();
+    // the queue entries, in W order (earlier candidates first: their subtrees are the larger ones)
+    int run = 0;
+    #pragma unroll 1
+    for (int base = 0; base < t.nW; base += Grp::size) {
+        const int j = base + g.rank();
+        const bool c = j < t.nW && j > b.trav[d] && sst[j] == INF_ST;
+        int tot, k = g.scan1(c, tot);
+        if (c) ((volatile u64*)G.gq)[gat + run + k] = SNAP_TASK | ((u64)at << 32) | (u32)j;
+        run += tot;
+    }
+    __threadfence();
+    g.sync();
+    if (g.rank() == 0) b.stp[d] = b.trav[d] + 1;
+    add_stat(g, S_DONATIONS, 1);
+    g.sync();
+    return true;
+}
+
+template <class Grp>
+__device__ void run_task(const Grp& g, u32* region, u32* vmap, long long task) {
+    const bool deep = (u64)task >= SNAP_TASK;
+    const int* snap = deep ? (const int*)(G.snap + (((u64)task >> 32) & 0x7fffffffull) * 32) : nullptr;
+    const int si = deep ? snap[0] : (int)(task >> 32);
+    const int jc = lo32(task);
     const int s = G.seeds[si];
     const bool sub = jc >= 0;
     const long long aoff = G.arena_off[si];
@@ -686,24 +875,24 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
         b.adj = b.off + G.seed_nw[si] + 1;
         ast = b.adj + G.seed_p2[si];
     }
-    const bool announced = !Grp::is_block && !sub && (G.flags & F_SPLIT);
-    int nR = 0;
-    if (sub) {  // the seed's root, with the candidates before W[jc] traversed
+    int nR = 0, nl0 = t.nL;
+    int stop = sub ? jc + 1 : INF_ST;
+    if (sub) {  // the seed's root (or a donated node), with the candidates before W[jc] traversed
         t.nW = ahdr[0];
-        nR = ahdr[1];
+        const int* from = deep ? snap + SNAP_HDR : ast;
+        nR = deep ? snap[1] : ahdr[1];
+        nl0 = deep ? snap[2] : t.nL;
         for (int j = g.rank(); j < t.nW; j += Grp::size) {
-            int x = ast[j];
+            int x = from[j];
             b.st[j] = x == INF_ST && j < jc ? mk_st(0, K_X) : x;
             b.pm[j] = 0;
         }
-        for (int i = g.rank(); i < t.nL; i += Grp::size) b.depthL[i] = 0;
+        const int* sL = deep ? snap + SNAP_HDR + t.nW : nullptr;
+        for (int i = g.rank(); i < t.nL; i += Grp::size) b.depthL[i] = deep ? sL[i] : 0;
         g.sync();
         add_stat(g, S_SUBTASKS, 1);
     } else {
-        if (t.nL == 0) {  // never (seeds have degree > 0); kept for safety
-            if (announced && g.rank() == 0) atomicSub(G.ctrl + 3, 1);
-            return;
-        }
+        if (t.nL == 0) return;  // never (seeds have degree > 0); kept for safety
         long long c0 = clock64();
         build_root(g, t, vmap);
         add_stat(g, S_SETUP, (u64)(clock64() - c0));
@@ -729,9 +918,10 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
         g.sync();
         add_stat(g, S_SEEDS, 1);
         add_stat(g, S_NODES, 1);
+        if (aoff >= 0 && g.rank() == 0) { ahdr[0] = t.nW; ahdr[1] = nR; }  // for sub-tasks and donations
         long long h = min(t.nL, nC);
-        const bool split = announced && aoff >= 0 && !bad && h > G.bound_height && h * nC > G.bound_size;
-        if (announced && !split && g.rank() == 0) atomicSub(G.ctrl + 3, 1);  // this seed pushes nothing
+        const bool split = !Grp::is_block && (G.flags & F_SPLIT) && aoff >= 0 && !bad && h > G.bound_height
+                           && h * nC > G.bound_size;
         if (bad) return;
         count_found(g, t, 0, t.nL, nR);
         if (nC == 0) return;
@@ -739,7 +929,6 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
         // load-aware split of a large seed: one sub-task per candidate, reading the root from the arena
         if (split) {
             for (int j = g.rank(); j < t.nW; j += Grp::size) ast[j] = b.st[j];
-            if (g.rank() == 0) { ahdr[0] = t.nW; ahdr[1] = nR; }
             __threadfence();
             g.sync();
             int n_sh = 0, at = 0;
@@ -756,7 +945,9 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
             if (g.rank() == 0 && n_gl > 0) gat = atomicAdd(G.ctrl + 1, n_gl);
             gat = g.bcast(gat, 0);
             bool fits = gat + n_gl <= G.gq_cap;
-            int run = 0;
+            // the first (heaviest) n_gl sub-tasks go to the global queue for any idle warp; the last
+            // (lightest) n_sh to this block's queue
+            int run = 0, first_local = INF_ST;
             #pragma unroll 1
             for (int base = 0; base < t.nW; base += Grp::size) {
                 int j = base + g.rank();
@@ -765,11 +956,13 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
                 int r = run + k;
                 if (c) {
                     u64 e = ((u64)si << 32) | (u32)j;
-                    if (r < n_sh) ((volatile u64*)sq)[(at + r) % SQ_CAP] = e;
-                    else if (fits) ((volatile u64*)G.gq)[gat + r - n_sh] = e;
+                    if (r >= n_gl) ((volatile u64*)sq)[(at + r - n_gl) % SQ_CAP] = e;
+                    else if (fits) ((volatile u64*)G.gq)[gat + r] = e;
+                    if (r == n_gl) first_local = j;
                 }
                 run += tot;
             }
+            first_local = g.vmin(first_local);
             if (!fits)  // no room: fill our reserved slots with no-ops and run the rest here
                 for (long long k = gat + g.rank(); k < G.gq_cap; k += Grp::size) ((volatile u64*)G.gq)[k] = NOOP_TASK;
             __threadfence();
@@ -779,29 +972,18 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
                 sq_release();
                 if (!fits) atomicOr(G.ctrl + 4, ERR_QUEUE);
                 __threadfence();
-                atomicSub(G.ctrl + 3, 1);  // pushed: idle workers may now judge the queues
             }
             if (fits) {
                 add_stat(g, S_SPLITS, 1);
                 return;
             }
-            // the queue was full: the sub-tasks beyond the block queue run below, un-split,
-            // but the first n_sh candidates were queued: mark them traversed at the root
-            run = 0;
-            #pragma unroll 1
-            for (int base = 0; base < t.nW; base += Grp::size) {
-                int j = base + g.rank();
-                bool c = j < t.nW && b.st[j] == INF_ST;
-                int tot, k = g.scan1(c, tot);
-                if (c && run + k < n_sh) b.st[j] = mk_st(0, K_X);
-                run += tot;
-            }
-            g.sync();
+            // the queue was full: the root's children up to the block-queued ones are made below, un-split
+            stop = first_local;
         }
     }
 
-    // iterative search with node reuse; a sub-task stops after its one child of the root
-    const int stop = sub ? jc : INF_ST;
+    // iterative search with node reuse; the root's children from W[stop] on are not made here (a
+    // sub-task makes only W[jc]; a seed that found the global queue full leaves the queued ones)
     {  // the root's vertex set: candidates and excluded vertices (R never changes below)
         int run = 0;
         #pragma unroll 1
@@ -813,15 +995,30 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
             if (in) b.Wt[run + k] = j;
             run += tot;
         }
-        if (g.rank() == 0) { b.cnt[0] = run; b.trav[0] = sub ? jc - 1 : -1; b.nRD[0] = nR; }
+        if (g.rank() == 0) { b.cnt[0] = run; b.trav[0] = sub ? jc - 1 : -1; b.nRD[0] = nR; b.stp[0] = stop; }
     }
     g.sync();
-    if ((G.flags & F_BITMAP) && t.nL <= G.tau) { enter_bitmap(g, t, 0); add_stat(g, S_BITMAPS, 1); }
+    if ((G.flags & F_BITMAP) && nl0 <= G.tau) { enter_bitmap(g, t, 0); add_stat(g, S_BITMAPS, 1); }
     const bool prune = G.flags & F_PRUNE;
+    bool giving = (G.flags & F_DONATE) && aoff >= 0;  // off for good once the pool or the queue is full
+    int tick = 0;
     int D = 0;
     #pragma unroll 1
     while (true) {
-        if (D == 0 && b.trav[0] >= stop) break;
+        if (giving && ++tick == DONATE_EVERY) {  // idle workers and nothing queued: give the shallowest
+            tick = 0;                           // node's remaining children away
+            int want = 0;
+            if (g.rank() == 0)
+                want = (G.flags & F_DONATE_ALL) || (volatile_load(G.ctrl + 5) > 0 && gq_looks_empty());
+            if (g.bcast(want, 0)) {
+                #pragma unroll 1
+                for (int d = 0; d <= D; ++d) {
+                    if (b.stp[d] != INF_ST) continue;
+                    giving = donate(g, t, d, si);
+                    if (!giving || b.stp[d] != 0) break;  // one node per look (stp 0: it had none left)
+                }
+            }
+        }
         // next candidate of the node at depth D
         int q = INF_ST;
         const u64 bit = D < 64 ? 1ull << D : 0ull;
@@ -832,6 +1029,7 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
             if (j > after && j < q && b.st[j] == INF_ST && !(b.pm[j] & bit)) q = j;
         }
         q = g.vmin(q);
+        if (q >= b.stp[D]) q = INF_ST;
         if (q == INF_ST) {
             if (D == 0) break;
             pop_level(g, t, D);
@@ -859,6 +1057,29 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
         }
         nl1 = g.sum(nl1);
         g.sync();
+#if GMBE_XFIRST
+        {  // the maximality check first: an excluded vertex covering L' ends the child before any candidate work
+            bool f = false;
+            #pragma unroll 1
+            for (int base = 0; base < b.cnt[D]; base += Grp::size) {
+                const int k = base + g.rank();
+                const int j = k < b.cnt[D] ? b.Wt[k] : -1;
+                const int kind = j >= 0 && j != q && kind_of(b, j, bit) == 2 ? 2 : 0;
+                int c0, c1;
+                overlaps(t, j, kind, D, false, c0, c1);
+                f = g.any(kind == 2 && c1 == nl1);
+                if (f) break;
+            }
+            if (f) {
+                add_stat(g, S_NODES, 1);
+                add_stat(g, S_FAILED, 1);
+                pop_level(g, t, D + 1);
+                if (g.rank() == 0) b.st[q] = mk_st(D, K_X);
+                g.sync();
+                continue;
+            }
+        }
+#endif
         // one pass over the node's vertex set: the child's R and candidates, the maximality check,
         // pruning marks; the child's set moves to the front of the permutation (through tmp)
         int nr_new = 0, nc_new = 0, n_pruned = 0;
@@ -870,7 +1091,10 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
             const int k = base + g.rank();
             const bool valid = k < n_cur;
             const int j = valid ? b.Wt[k] : -1;
-            const bool rel = valid && j != q && classify(t, j, D, nl1, prune, bit, nr_new, nc_new, n_pruned, fail);
+            const int kind = valid && j != q ? kind_of(b, j, bit) : 0;
+            int c0, c1;
+            overlaps(t, j, kind, D, prune, c0, c1);
+            const bool rel = classify(b, j, kind, c0, c1, D, nl1, prune, bit, nr_new, nc_new, n_pruned, fail);
             int tot, r = g.scan1(rel, tot);
             if (valid) {
                 if (rel) b.tmp[rel_run + r] = j;
@@ -898,7 +1122,7 @@ __device__ void run_task(const Grp& g, u32* region, u32* vmap, int si, int jc) {
             continue;
         }
         ++D;
-        if (g.rank() == 0) { b.trav[D] = -1; b.cnt[D] = rel_run; b.nRD[D] = nr1; }
+        if (g.rank() == 0) { b.trav[D] = -1; b.cnt[D] = rel_run; b.nRD[D] = nr1; b.stp[D] = INF_ST; }
         g.sync();
         if ((G.flags & F_BITMAP) && t.bm < 0 && nl1 <= G.tau) { enter_bitmap(g, t, D); add_stat(g, S_BITMAPS, 1); }
     }
@@ -917,12 +1141,14 @@ __device__ void worker_main(const Grp& g) {
         long long task = 0;
         if (g.rank() == 0) task = fetch_task<Grp>();
         task = g.bcast(task, 0);
-        if (task < 0) break;
+        if (task == -1) break;  // (a donated child's entry has bit 63 set: negative, never -1)
         long long c0 = clock64();
-        int si = (int)(task >> 32), jc = lo32(task);
-        run_task(g, region, vmap, si, jc);
+        run_task(g, region, vmap, task);
         g.sync();
-        if (g.rank() == 0) S[S_CYCLES] += clock64() - c0;
+        if (g.rank() == 0) {
+            S[S_CYCLES] += clock64() - c0;
+            if (G.flags & (F_SPLIT | F_DONATE)) { __threadfence(); atomicSub(G.ctrl + 3, 1); }  // done
+        }
     }
     if (g.rank() == 0) S[S_T1] = globaltimer();
 }
@@ -937,7 +1163,7 @@ extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, MIN_BLOCKS) g
     worker_main(Warp());
 }
 
-extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32) gmbe_block_kernel() {
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, 4) gmbe_block_kernel() {
     init_block_queue();
     worker_main(Block());
 }
