@@ -243,7 +243,7 @@ def cpu_baselines(graphs, expect, timeout_s=120.0):
 
 
 def run_all(out_dir: Path, quick=False, repeats=5, only=None, graphs=None, heavy_nowl=("L2",),
-            modes=MODES) -> dict:
+            agree_modes=MODES) -> dict:
     """Measure every mce-gpu figure on this GPU and write the CSVs. Returns the DataFrames."""
     from ..measure import provenance
 
@@ -258,7 +258,7 @@ def run_all(out_dir: Path, quick=False, repeats=5, only=None, graphs=None, heavy
         "rdmce": lambda: rdmce_rows(graphs, expect, repeats),
         "blocks": lambda: blocks(light[-3:] if len(light) > 3 else light, expect, repeats),
         "exactness": lambda: exactness(graphs, expect, runs=3 if quick else 10),
-        "agree": lambda: agreement(graphs, modes),
+        "agree": lambda: agreement(graphs, agree_modes),
         "variants": lambda: variants(graphs, expect, 2 if quick else 3),
     }
     frames = run_jobs("mcegpu", jobs, out_dir, prov, only, skip=("variants",))
@@ -367,7 +367,7 @@ def main(argv=None) -> int:
         print(df.to_string())
         return 0
     run_all(a.out, a.quick, a.repeats, only=names(a.only), graphs=a.graphs, heavy_nowl=tuple(a.heavy_nowl),
-            modes=[tuple(m.split("+")) for m in a.modes])
+            agree_modes=[tuple(m.split("+")) for m in a.modes])
     return 0
 
 
