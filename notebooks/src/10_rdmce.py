@@ -570,11 +570,11 @@ display(host.drop(columns=["note"]).round(2))  # noqa: F821
 # it (CA-GrQc: 3,906 for us and networkx, 3,905 for them: one vertex whose only
 # edge is a self-loop). `isolated=False` gives their convention.
 #
-# | item of issue 8 | target | ours (2026-11-23; H200 rows: commit 3f5834a) | status |
+# | item of issue 8 | target | ours (2026-11-23; H200 rows: commit 3da1cd1) | status |
 # |---|---|---|---|
-# | histogram in the kernel | <= 1.1x the count | 1.139x (182.0 ms vs 159.9 ms, H200) | partial (3) |
-# | `min_size` / `max_size` in the kernel | <= 1.1x the count | 0.973x (`min_size=10`, H200) | reproduced |
-# | every block consumed on the GPU | <= 2.5x the count | 780 ms = 4.88x (H200; was 15.5x) | partial (4) |
+# | histogram in the kernel | <= 1.1x the count | 1.006x (152.9 ms vs 151.9 ms, H200) | reproduced (3) |
+# | `min_size` / `max_size` in the kernel | <= 1.1x the count | 1.007x (`min_size=10`, H200) | reproduced |
+# | every block consumed on the GPU | <= 2.5x the count | 644 ms = 4.24x (H200; was 15.5x) | partial (4) |
 # | a file, <= 2 GB host memory | ego-Facebook | sizes >= 67: 2.13 M in 9.3 s, 1,817 MiB | partial (1) |
 # | R-MAT scales 16-24 | a time per scale | counted: ef 16 to 15, ef 2 to 23, ef 4 to 21 | partial (2) |
 # | `prepare` at scale 24 | <= 10 s | 3.5 s (GPU path, H200 host, 3633cc0); draws 39 s | reproduced (5) |
@@ -594,18 +594,15 @@ display(host.drop(columns=["note"]).round(2))  # noqa: F821
 # (scale 14: 87 M, scale 15: 3.3 G), so scale 16 and up would take minutes to
 # hours per run; there the planner's passes and device bytes are shown instead.
 # Every count checked by the CPU oracle (25 graphs) is equal.
-# (3) Measured with one shared-memory atomic per clique of a sub-tree; the
-# sizes are now counted in registers, one atomic per sub-tree (commit 89bb575,
-# to be re-measured by `scripts/rdmce2_final.sh`).
-# (4) Where the 780 ms go (CUDA events, summed over 186 launches of a 1 GiB
-# ring): 411 ms in the listing kernel (the count alone: 159 ms; each clique also
-# writes its 54 vertices, 187 GB in all), 230 ms turning the ring into CSR, the
-# rest host turnarounds between launches and the per-block reductions. Since:
-# sizes kept at the chunk's end (the unpack becomes a scan plus one coalesced
-# copy), the ring append inlined into the sub-trees, a ring that starts at
-# 64 MiB and doubles at each relaunch up to 2 GiB (about half the launches on
-# ego-Facebook, and a small ring for a small output); to be re-measured by
-# `scripts/rdmce2_final.sh`, which also times the listing with fixed rings of
-# 256 MiB to 2 GiB and with a filter that writes nothing (`rdmce_stream_parts.csv`).
+# (3) Sizes counted in registers inside the sub-trees, one atomic per sub-tree
+# (an earlier build with one shared-memory atomic per clique took 1.139x).
+# (4) Where the 644 ms go (CUDA events summed over 96 launches of a ring that
+# doubles up to 2 GiB; `rdmce_stream.csv`, `rdmce_stream_parts.csv`): 356 ms in
+# the listing kernel and 196 ms turning the ring into CSR, the rest host
+# turnarounds and the per-block reductions. The listing build alone costs 1.36x
+# the count (206 ms with a filter that writes nothing); writing the 46.7 G vertex
+# ids (187 GB as int32) and unpacking them is the remainder. A 256 MiB ring takes
+# 840 ms (784 launches), 1 GiB 685 ms, 2 GiB 642 ms. Writing each sub-tree's
+# shared prefix once per chunk instead of once per clique is the next step.
 # (5) Stage times in `rdmce_scale.csv` and `rdmce_rmat_host.csv`; the CPU path alone
 # (no GPU) is still NumPy on one core for the peeling and SciPy for the CSR.

@@ -303,9 +303,10 @@ else:
 #
 # One row per item (from `mce_kit.reproduction`, computed from the committed
 # CSVs by `exp.status()`). Devices differ between tables: `mcegpu_modes.csv`
-# and `mcegpu_variants.csv` were measured on an H100 after the speed work;
-# `wl`, `profile`, `rdmce`, `blocks`, `exactness` and `agree` on an H200 with
-# the first version of the kernel (each row names its GPU and commit).
+# and `mcegpu_rdmce.csv` were measured in one job on an H200 after the speed work
+# (commit 3da1cd1), `mcegpu_variants.csv` on an H100; `wl`, `profile`, `blocks`,
+# `exactness` and most of `agree` on an H200 with the first version of the kernel
+# (each row names its GPU and commit).
 
 # %%
 board = reproduction.scoreboard()

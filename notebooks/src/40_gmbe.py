@@ -167,13 +167,17 @@ probe.pivot_table(index="graph", columns=["xfirst", "level"], values="median_ms"
 # heavy marvel seed is still one warp's work (the busiest warp works 66 times the
 # mean).
 #
-# **What changed after that run** (the current kernel; its GPU tests and tables
-# are `scripts/gmbe_final.sh`, not yet run on a GPU when this was written, so the
-# tables here are the run above): donation (point 7 of the idea) for BLOCK and
-# GMBE+, and idle workers that nap 128 ns doubling to 8 us between looks, with a
-# lost race on the queue head backing off. The donation logic is checked on the CPU
-# by the kernel's Python mirror against the oracle (every depth, list and bitmap
-# mode, donations forced at every step).
+# **What changed after that run: donation** (commit 3da1cd1, measured on an H200;
+# `gmbe_table1.csv`, `gmbe_ablations.csv`, `gmbe_sm_activity.csv`). While some
+# workers are idle, a busy worker hands the remaining children of its shallowest
+# open node to them as snapshot sub-tasks (any depth, levels block and gmbe+;
+# `donate="off"` is the paper's design), and idle workers nap 128 ns doubling to
+# 8 us between looks. BLOCK with donation: MovieLens 11.4 ms, marvel 9.1 ms,
+# dbpedia-writer 5.0 ms, all under the targets (34.4 / 41.6 / 6.7 ms); the busiest
+# block on marvel now works 1.3 times the mean instead of 19. The GPU tests check
+# donation against the oracle on 300 random graphs per switch set, and the kernel's
+# Python mirror checks it on the CPU (every depth, list and bitmap mode, donations
+# forced at every step). The sweeps (Figs 14-16) are still of build bd6aa1b.
 
 # %%
 def _older(df):
