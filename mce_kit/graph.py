@@ -24,10 +24,21 @@ def _unique(x: np.ndarray) -> np.ndarray:
     return unique_sorted(x)
 
 
+def run_starts(x, xp=np):
+    """Mask of the entries of sorted ``x`` that differ from the one before (the first is True)."""
+    return xp.concatenate([xp.ones(min(1, len(x)), dtype=bool), x[1:] != x[:-1]])
+
+
 def unique_sorted(x, xp=np):
     """Sorted distinct values of ``x``, NumPy or CuPy (``xp``)."""
     x = xp.sort(x)
-    return x[xp.concatenate([xp.ones(min(1, len(x)), dtype=bool), x[1:] != x[:-1]])]
+    return x[run_starts(x, xp)]
+
+
+def csr_from_keys(key, n: int, xp=np) -> tuple:
+    """(indptr, indices) from sorted distinct 64-bit keys ``row << 32 | column``."""
+    indptr = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(xp.bincount(key >> 32, minlength=n))])
+    return indptr, (key & 0xFFFFFFFF).astype(xp.int32)
 
 
 def positions(order) -> np.ndarray:
@@ -52,10 +63,7 @@ def csr_arrays(n: int, u, v, xp=np) -> tuple:
     u, v = u[keep], v[keep]
     key = xp.concatenate([u << 32 | v, v << 32 | u])
     del u, v, keep
-    key = xp.sort(key)
-    key = key[xp.concatenate([xp.ones(min(1, len(key)), dtype=bool), key[1:] != key[:-1]])]
-    indptr = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(xp.bincount(key >> 32, minlength=n))])
-    return indptr, (key & 0xFFFFFFFF).astype(xp.int32)
+    return csr_from_keys(unique_sorted(key, xp), n, xp)
 
 
 @dataclass(frozen=True)

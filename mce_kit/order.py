@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graph import Graph
+from .graph import Graph, csr_from_keys, run_starts
 
 
 def rows_of(indptr, xp=np):
@@ -64,7 +64,7 @@ def peel_arrays(indptr, indices, xp=np) -> tuple:
             deg[hit] -= lost[hit]
         else:  # distinct live neighbours (ascending) and how many removed neighbours each lost
             nb = xp.sort(nb)
-            first = xp.flatnonzero(xp.concatenate([xp.ones(min(1, len(nb)), dtype=bool), nb[1:] != nb[:-1]]))
+            first = xp.flatnonzero(run_starts(nb, xp))
             hit = nb[first]
             deg[hit] -= xp.diff(xp.concatenate([first, xp.asarray([len(nb)], dtype=first.dtype)]))
         batch = hit[deg[hit] <= k]
@@ -80,19 +80,12 @@ def relabel_arrays(indptr, indices, order, xp=np) -> tuple:
     rank[order] = xp.arange(n, dtype=xp.int64)
     key = rank[rows_of(indptr, xp)] << 32
     key |= rank[indices]
-    key = xp.sort(key)
-    ptr = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(xp.bincount(key >> 32, minlength=n))])
-    return ptr, (key & 0xFFFFFFFF).astype(xp.int32)
-
-
-def _peel(G: Graph) -> tuple[np.ndarray, np.ndarray]:
-    """(order, core numbers) by batch peeling."""
-    return peel_arrays(G.indptr, G.indices)
+    return csr_from_keys(xp.sort(key), n, xp)
 
 
 def core_numbers(G: Graph) -> np.ndarray:
     """Core number of every vertex (int32): the largest k with v in the k-core."""
-    return _peel(G)[1]
+    return peel_arrays(G.indptr, G.indices)[1]
 
 
 def degeneracy_order(G: Graph) -> np.ndarray:
@@ -102,7 +95,7 @@ def degeneracy_order(G: Graph) -> np.ndarray:
     every vertex has at most its core number, so at most ``degeneracy(G)``,
     neighbours later in the order.
     """
-    return _peel(G)[0]
+    return peel_arrays(G.indptr, G.indices)[0]
 
 
 def degeneracy(G: Graph) -> int:

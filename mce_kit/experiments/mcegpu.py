@@ -200,11 +200,12 @@ def not_agreed(agree: pd.DataFrame) -> pd.DataFrame:
     (:func:`mce_kit.graph_stats.expected_maximal_cliques` at the graph's density)."""
     from ..graph_stats import expected_maximal_cliques
 
-    rows = []
+    rows, done = [], set(agree["graph"])
     for name in datasets.names("dimacs"):
-        if name in set(agree["graph"]):
+        if name in done:
             continue
-        n, m = int(datasets.info(name)["n_vertices"]), int(datasets.info(name)["n_edges"])
+        info = datasets.info(name)
+        n, m = int(info["n_vertices"]), int(info["n_edges"])
         density = 2 * m / (n * (n - 1))
         rows.append({"graph": name, "n": n, "density": round(density, 3),
                      "expected maximal cliques, G(n, p)": f"{expected_maximal_cliques(n, density):.1e}"})
