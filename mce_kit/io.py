@@ -367,8 +367,12 @@ def _report(n: int, u, v, mode: str) -> CleaningReport:
     if mode == "undirected":
         pairs = _unique(np.minimum(u, v) * n + np.maximum(u, v))
         return CleaningReport(int(loop.sum()), len(u) - len(pairs), 0)
-    arcs = len(_unique(u * n + v))
-    pairs = len(_unique(np.minimum(u, v) * n + np.maximum(u, v)))
+    if n < 2**31:  # one sort: each arc as its pair and a direction bit, 2 (min n + max) + (u > v)
+        key = _unique((np.minimum(u, v) * n + np.maximum(u, v)) * 2 + (u > v))
+        arcs, pairs = len(key), len(key) - int(np.count_nonzero((key[1:] >> 1) == (key[:-1] >> 1)))
+    else:
+        arcs = len(_unique(u * n + v))
+        pairs = len(_unique(np.minimum(u, v) * n + np.maximum(u, v)))
     # each pair is one arc or two: arcs = pairs + two-way pairs, so one-way arcs = 2 pairs - arcs
     one_way = 2 * pairs - arcs
     if mode == "auto" and arcs == pairs:  # no reciprocal pair: an undirected list
