@@ -53,43 +53,87 @@ class GraphFormatError(ValueError):
 # --------------------------------------------------------------------------- text scanning
 
 
-class _Text:
-    """A text file cut into whitespace-separated tokens, all at once with NumPy."""
+_PIECE = 1 << 25  # bytes of text scanned per work item of _Text
+_PARSE_BLOCK = 1 << 17  # lines parsed per work item of _Text.table
 
-    def __init__(self, data: bytes, path):
-        self.data, self.path = data, path
+
+def _pmap(fn, items, threads: int | None = None) -> list:
+    """``[fn(x) for x in items]`` on ``threads`` threads (default: the usable cores); NumPy
+    releases the GIL inside its loops, so array work on separate pieces runs side by side."""
+    items = list(items)
+    threads = min(threads or len(os.sched_getaffinity(0)), len(items))
+    if threads <= 1:
+        return [fn(x) for x in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(threads) as ex:
+        return list(ex.map(fn, items))
+
+
+def _scan(b: np.ndarray) -> tuple:
+    """(token starts, token stops, each token's 0-based line, newlines) of a piece of text."""
+    word = np.zeros(len(b) + 2, bool)  # word[i + 1]: byte i is inside a token (above ' ')
+    np.greater(b, 32, out=word[1:-1])
+    start = np.flatnonzero(word[1:] > word[:-1])
+    stop = np.flatnonzero(word[:-1] > word[1:])
+    del word
+    newlines = int(np.count_nonzero(b == 10))
+    if len(start) == 0:
+        return start, stop, np.zeros(0, np.int64), newlines
+    # a token's line: the newlines in the gaps before it, summed. Most gaps are one byte (a tab,
+    # a space or a newline); longer ones (CRLF, blank lines, runs of blanks) use a binary search
+    gap = stop[:-1]  # gap i lies between token i and token i + 1
+    step = np.zeros(len(start), np.int64)
+    step[1:] = b[gap] == 10
+    long = np.flatnonzero(start[1:] - gap > 1)
+    if len(long) or start[0] > 0:
+        at = np.flatnonzero(b == 10)
+        step[0] = np.searchsorted(at, start[0])
+        step[long + 1] = np.searchsorted(at, start[long + 1]) - np.searchsorted(at, gap[long])
+    return start, stop, np.cumsum(step, out=step), newlines
+
+
+class _Text:
+    """A text file cut into whitespace-separated tokens, all at once with NumPy.
+
+    Files longer than ``piece`` bytes are cut at line ends into pieces scanned on ``threads``
+    threads (default: the usable cores)."""
+
+    def __init__(self, data: bytes, path, piece: int | None = None, threads: int | None = None):
+        self.data, self.path, self.threads = data, path, threads
+        piece = piece or _PIECE
         b = self.b = np.frombuffer(data, np.uint8)
-        n = len(b)
-        word = np.zeros(n + 2, bool)  # word[i + 1]: byte i is inside a token (above ' ')
-        np.greater(b, 32, out=word[1:-1])
-        self.start = np.flatnonzero(word[1:] > word[:-1])  # token i is data[start[i]:stop[i]]
-        self.stop = np.flatnonzero(word[:-1] > word[1:])
-        nlines = int(np.count_nonzero(b == 10)) + 1
-        line = self._lines()  # 0-based line of each token
+        cuts = [0]
+        while cuts[-1] + piece < len(b) and (nl := data.find(b"\n", cuts[-1] + piece)) >= 0:
+            cuts.append(nl + 1)
+        cuts.append(len(b))
+        parts = _pmap(lambda ab: _scan(b[ab[0] : ab[1]]), zip(cuts[:-1], cuts[1:], strict=True), threads)
+        nlines = sum(p[3] for p in parts) + 1
+        if len(parts) == 1:
+            self.start, self.stop, line, _ = parts[0]
+        else:  # the pieces' arrays shifted to the whole file's offsets and lines
+            sizes = np.array([len(p[0]) for p in parts])
+            at = np.concatenate([[0], np.cumsum(sizes)])
+            lines_before = np.concatenate([[0], np.cumsum([p[3] for p in parts])])
+            self.start, self.stop = np.empty(at[-1], np.int64), np.empty(at[-1], np.int64)
+            line = np.empty(at[-1], np.int64)
+
+            def place(i, line=line):
+                s = slice(at[i], at[i + 1])
+                np.add(parts[i][0], cuts[i], out=self.start[s])
+                np.add(parts[i][1], cuts[i], out=self.stop[s])
+                np.add(parts[i][2], lines_before[i], out=line[s])
+                parts[i] = None
+
+            _pmap(place, range(len(parts)), threads)
         self.count = np.bincount(line, minlength=nlines)  # tokens per line
+        del line
         self.first = np.cumsum(self.count) - self.count  # index of each line's first token
         has = self.count > 0
         self.lead = np.zeros(nlines, np.uint8)  # first byte of each line (0 if blank)
         self.lead[has] = b[self.start[self.first[has]]]
         self.lead_len = np.zeros(nlines, np.int64)  # length of each line's first token
         self.lead_len[has] = (self.stop - self.start)[self.first[has]]
-
-    def _lines(self) -> np.ndarray:
-        """The 0-based line of each token: the newlines in the gap before it, summed. Most gaps are
-        one byte (a tab, a space or a newline); longer ones (CRLF, blank lines, runs of spaces)
-        count their newlines by binary search."""
-        b, start, stop = self.b, self.start, self.stop
-        if len(start) == 0:
-            return np.zeros(0, np.int64)
-        gap = stop[:-1]  # gap i lies between token i and token i + 1
-        step = np.zeros(len(start), np.int64)
-        step[1:] = b[gap] == 10
-        long = np.flatnonzero(start[1:] - gap > 1)
-        if len(long) or start[0] > 0:
-            newlines = np.flatnonzero(b == 10)
-            step[0] = np.searchsorted(newlines, start[0])
-            step[long + 1] = np.searchsorted(newlines, start[long + 1]) - np.searchsorted(newlines, gap[long])
-        return np.cumsum(step)
 
     def tokens(self, i: int) -> list[str]:
         """The tokens of line ``i`` (0-based)."""
@@ -126,10 +170,20 @@ class _Text:
         if (cols != k).any():
             i = np.argmax(cols != k)
             raise self.error(lines[i], f"expected {_columns((k,))}, got {cols[i]}")
-        tok = (self.first[lines, None] + skip_first + np.arange(2)).ravel()
-        s, e = self.start[tok], self.stop[tok]
-        vals = _integers(self.data, self.b, s, e)
-        if vals is None:  # a token that is not an integer of at most 18 digits: find and name it
+        vals = np.empty(2 * len(lines), np.int64)
+
+        def parse(r):  # lines r..r + block: their first two tokens (after a skipped one)
+            tok = (self.first[lines[r : r + block], None] + skip_first + np.arange(2)).ravel()
+            got = _integers(self.data, self.b, self.start[tok], self.stop[tok])
+            if got is not None:
+                vals[2 * r : 2 * r + len(got)] = got
+            return got is not None
+
+        block = _PARSE_BLOCK
+        if not all(_pmap(parse, range(0, len(lines), block), self.threads)):
+            # a token that is not an integer of at most 18 digits: find it and name its line
+            tok = (self.first[lines, None] + skip_first + np.arange(2)).ravel()
+            s, e = self.start[tok], self.stop[tok]
             self._check_integers(s, e, lines)
             vals = np.fromstring(self._only(s, e)[0].tobytes(), np.int64, sep=" ")
         rows = vals.reshape(-1, 2)

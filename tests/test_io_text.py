@@ -135,3 +135,35 @@ def test_fast_path_errors_keep_their_line(tmp_path):
     with pytest.raises(GraphFormatError, match="too large") as e:
         load_graph(p)
     assert e.value.line == 501
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(" \t\r\n#%0123456789xe", max_size=300), st.integers(1, 40), st.integers(1, 3))
+def test_pieces_scan_like_the_whole(text, piece, threads):
+    from mce_kit.io import _Text
+
+    data = text.encode()
+    whole, cut = _Text(data, "w", piece=1 << 30), _Text(data, "p", piece=piece, threads=threads)
+    for name in ("start", "stop", "count", "first", "lead", "lead_len"):
+        assert np.array_equal(getattr(whole, name), getattr(cut, name)), name
+
+
+def test_parse_blocks_and_pieces_agree_with_one(tmp_path, monkeypatch):
+    import mce_kit.io as io
+
+    rng = np.random.default_rng(5)
+    e = rng.integers(0, 10**10, (5000, 2))
+    p = tmp_path / "b.txt"
+    write_edge_list(p, e[:, 0], e[:, 1], header="blocks")
+    one = quiet(load_graph, p)
+    monkeypatch.setattr(io, "_PARSE_BLOCK", 37)
+    monkeypatch.setattr(io, "_PIECE", 1000)
+    many = quiet(load_graph, p)
+    assert np.array_equal(one.indptr, many.indptr) and np.array_equal(one.indices, many.indices)
+    assert np.array_equal(one.labels, many.labels)
+    text = p.read_bytes().split(b"\n")
+    text[4321] = text[4321] + b"z"  # line 4322 of the file (after the header)
+    p.write_bytes(b"\n".join(text))
+    with pytest.raises(GraphFormatError, match="is not an integer") as err:
+        load_graph(p)
+    assert err.value.line == 4322
