@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import time
 import warnings
 import zlib
 from pathlib import Path
@@ -53,6 +54,7 @@ class GraphFormatError(ValueError):
 # --------------------------------------------------------------------------- text scanning
 
 
+STAGES: dict = {}  # seconds of the last text file's stages: read_s, scan_s (tokens), parse_s (ids)
 _PIECE = 1 << 25  # bytes of text scanned per work item of _Text
 _PARSE_BLOCK = 1 << 17  # lines parsed per work item of _Text.table
 
@@ -160,6 +162,7 @@ class _Text:
         (after dropping its first token if ``skip_first``); columns after the
         second are ignored. Returns an (k, 2) int64 array and each row's line.
         """
+        t0 = time.perf_counter()
         lines = np.flatnonzero(keep & (self.count > 0))
         cols = self.count[lines] - skip_first
         if len(lines) == 0:
@@ -187,6 +190,7 @@ class _Text:
             self._check_integers(s, e, lines)
             vals = np.fromstring(self._only(s, e)[0].tobytes(), np.int64, sep=" ")
         rows = vals.reshape(-1, 2)
+        STAGES["parse_s"] = STAGES.get("parse_s", 0.0) + time.perf_counter() - t0
         if (rows < 0).any():
             i = np.argmax((rows < 0).any(axis=1))
             raise self.error(lines[i], f"negative vertex id {rows[i].min()}")
@@ -509,7 +513,11 @@ def load_graph(source, fmt: str | None = None, *, name: str | None = None) -> Gr
     if not isinstance(source, str | os.PathLike):
         raise TypeError(f"cannot load a graph from {type(source).__name__}")
 
-    txt = _Text(_read(source), source)
+    t0 = time.perf_counter()
+    data = _read(source)
+    t1 = time.perf_counter()
+    txt = _Text(data, source)
+    STAGES.update(read_s=t1 - t0, scan_s=time.perf_counter() - t1, parse_s=0.0)
     fmt = fmt or _sniff(source, txt)
     name = _stem(source) if name is None else name
     if fmt == "dimacs":
