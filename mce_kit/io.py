@@ -73,15 +73,16 @@ def _pmap(fn, items, threads: int | None = None) -> list:
 
 
 def _scan(b: np.ndarray) -> tuple:
-    """(token starts, token stops, each token's 0-based line, newlines) of a piece of text."""
+    """(token starts, token stops, tokens per line) of a piece of text: its lines are the pieces
+    between newlines, the last one after the last newline (empty if the piece ends with one)."""
     word = np.zeros(len(b) + 2, bool)  # word[i + 1]: byte i is inside a token (above ' ')
     np.greater(b, 32, out=word[1:-1])
     start = np.flatnonzero(word[1:] > word[:-1])
     stop = np.flatnonzero(word[:-1] > word[1:])
     del word
-    newlines = int(np.count_nonzero(b == 10))
+    lines = int(np.count_nonzero(b == 10)) + 1
     if len(start) == 0:
-        return start, stop, np.zeros(0, np.int64), newlines
+        return start, stop, np.zeros(lines, np.int64)
     # a token's line: the newlines in the gaps before it, summed. Most gaps are one byte (a tab,
     # a space or a newline); longer ones (CRLF, blank lines, runs of blanks) use a binary search
     gap = stop[:-1]  # gap i lies between token i and token i + 1
@@ -92,13 +93,13 @@ def _scan(b: np.ndarray) -> tuple:
         at = np.flatnonzero(b == 10)
         step[0] = np.searchsorted(at, start[0])
         step[long + 1] = np.searchsorted(at, start[long + 1]) - np.searchsorted(at, gap[long])
-    return start, stop, np.cumsum(step, out=step), newlines
+    return start, stop, np.bincount(np.cumsum(step, out=step), minlength=lines)
 
 
 class _Text:
     """A text file cut into whitespace-separated tokens, all at once with NumPy.
 
-    Files longer than ``piece`` bytes are cut at line ends into pieces scanned on ``threads``
+    Files longer than ``piece`` bytes are cut after newlines into pieces scanned on ``threads``
     threads (default: the usable cores)."""
 
     def __init__(self, data: bytes, path, piece: int | None = None, threads: int | None = None):
@@ -110,32 +111,28 @@ class _Text:
             cuts.append(nl + 1)
         cuts.append(len(b))
         parts = _pmap(lambda ab: _scan(b[ab[0] : ab[1]]), zip(cuts[:-1], cuts[1:], strict=True), threads)
-        nlines = sum(p[3] for p in parts) + 1
+        # a piece ends with a newline, so its last line is empty and the next piece starts a line
+        self.count = np.concatenate([p[2][:-1] for p in parts[:-1]] + [parts[-1][2]])  # tokens per line
         if len(parts) == 1:
-            self.start, self.stop, line, _ = parts[0]
-        else:  # the pieces' arrays shifted to the whole file's offsets and lines
-            sizes = np.array([len(p[0]) for p in parts])
-            at = np.concatenate([[0], np.cumsum(sizes)])
-            lines_before = np.concatenate([[0], np.cumsum([p[3] for p in parts])])
+            self.start, self.stop, _ = parts[0]
+        else:  # the pieces' offsets shifted to the whole file's
+            at = np.concatenate([[0], np.cumsum([len(p[0]) for p in parts])])
             self.start, self.stop = np.empty(at[-1], np.int64), np.empty(at[-1], np.int64)
-            line = np.empty(at[-1], np.int64)
 
-            def place(i, line=line):
-                s = slice(at[i], at[i + 1])
-                np.add(parts[i][0], cuts[i], out=self.start[s])
-                np.add(parts[i][1], cuts[i], out=self.stop[s])
-                np.add(parts[i][2], lines_before[i], out=line[s])
+            def place(i):
+                np.add(parts[i][0], cuts[i], out=self.start[at[i] : at[i + 1]])
+                np.add(parts[i][1], cuts[i], out=self.stop[at[i] : at[i + 1]])
                 parts[i] = None
 
             _pmap(place, range(len(parts)), threads)
-        self.count = np.bincount(line, minlength=nlines)  # tokens per line
-        del line
+        nlines = len(self.count)
         self.first = np.cumsum(self.count) - self.count  # index of each line's first token
-        has = self.count > 0
+        has = np.flatnonzero(self.count)
+        lead = self.first[has]
         self.lead = np.zeros(nlines, np.uint8)  # first byte of each line (0 if blank)
-        self.lead[has] = b[self.start[self.first[has]]]
+        self.lead[has] = b[self.start[lead]]
         self.lead_len = np.zeros(nlines, np.int64)  # length of each line's first token
-        self.lead_len[has] = (self.stop - self.start)[self.first[has]]
+        self.lead_len[has] = self.stop[lead] - self.start[lead]
 
     def tokens(self, i: int) -> list[str]:
         """The tokens of line ``i`` (0-based)."""
