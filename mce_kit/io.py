@@ -418,12 +418,19 @@ def _report(n: int, u, v, mode: str) -> CleaningReport:
     pair, else an undirected list.
     """
     loop = u == v
-    u, v = u[~loop], v[~loop]
+    loops = int(np.count_nonzero(loop))
+    if loops:
+        u, v = u[~loop], v[~loop]
+    del loop
     if mode == "undirected":
         pairs = _unique(np.minimum(u, v) * n + np.maximum(u, v))
-        return CleaningReport(int(loop.sum()), len(u) - len(pairs), 0)
+        return CleaningReport(loops, len(u) - len(pairs), 0)
     if n < 2**31:  # one sort: each arc as its pair and a direction bit, 2 (min n + max) + (u > v)
-        key = _unique((np.minimum(u, v) * n + np.maximum(u, v)) * 2 + (u > v))
+        key = np.minimum(u, v)
+        key *= 2 * n
+        key += 2 * np.maximum(u, v)
+        key += u > v
+        key = _unique(key)
         arcs, pairs = len(key), len(key) - int(np.count_nonzero((key[1:] >> 1) == (key[:-1] >> 1)))
     else:
         arcs = len(_unique(u * n + v))
@@ -432,7 +439,7 @@ def _report(n: int, u, v, mode: str) -> CleaningReport:
     one_way = 2 * pairs - arcs
     if mode == "auto" and arcs == pairs:  # no reciprocal pair: an undirected list
         one_way = 0
-    return CleaningReport(int(loop.sum()), len(u) - arcs, one_way)
+    return CleaningReport(loops, len(u) - arcs, one_way)
 
 
 def _build(n, u, v, mode, labels, name) -> Graph:
@@ -514,25 +521,31 @@ def load_graph(source, fmt: str | None = None, *, name: str | None = None) -> Gr
     data = _read(source)
     t1 = time.perf_counter()
     txt = _Text(data, source)
+    del data  # txt holds it; the text and its token arrays are dropped before the graph is built
     STAGES.update(read_s=t1 - t0, scan_s=time.perf_counter() - t1, parse_s=0.0)
     fmt = fmt or _sniff(source, txt)
     name = _stem(source) if name is None else name
     if fmt == "dimacs":
         n, e = _dimacs(txt)
+        del txt
         return _build(n, e[:, 0], e[:, 1], "undirected", np.arange(1, n + 1), name)
     if fmt == "mtx":
         n_rows, n_cols, e, symmetric, size_line = _mtx(txt)
         if n_rows != n_cols:
             raise txt.error(size_line, f"a {n_rows}x{n_cols} matrix is not an adjacency matrix")
+        del txt
         mode = "undirected" if symmetric else "auto"
         return _build(n_rows, e[:, 0], e[:, 1], mode, np.arange(1, n_rows + 1), name)
     rows, _ = _edge_list(txt, (2, 3, 4) if fmt == "konect" else (2, 3))
-    if fmt == "konect" and _konect_is_bipartite(txt):
+    bipartite = fmt == "konect" and _konect_is_bipartite(txt)
+    del txt
+    if bipartite:
         left, u = _compact(rows[:, 0])
         right, v = _compact(rows[:, 1])
         labels = np.concatenate([left, right + left.max()])
         return _build(len(left) + len(right), u, v + len(left), "undirected", labels, name)
     labels, e = _compact(rows)
+    del rows
     return _build(len(labels), e[:, 0], e[:, 1], "auto", labels, name)
 
 
