@@ -8,10 +8,12 @@ process (issue 8, item 4: loading must not be the bottleneck).
 Two processes, so that each peak is its own: the first generates ``rmat(scale, 16, seed=1)`` and
 writes its edges (``u < v``, one per line, ``write_edge_list``); the second reads the file with
 ``load_graph``, checks the graph against the generator's (edge count and a 64-bit fingerprint of
-the edge list), then runs ``rdmce.prepare(G, device="auto")``. One row per (graph, machine) in
-``rdmce_load_text.csv``: the stages of the read (``io.STAGES``: read, scan into tokens, parse
-the ids; ``build_s`` is the rest: ids compacted, cleaning report, CSR), peak RSS after the load
-and after ``prepare``, and where it ran. ``n_loaded`` counts the vertices with an edge (a text
+the edge list), then runs ``rdmce.prepare(G, device="auto")``. One row per (graph, variant,
+machine) in ``rdmce_load_text.csv`` (``variant``: "vectorised" for this code; the committed
+table also holds "before" rows: the reader of commit cd0cee2, its stages timed one by one): the
+stages of the read (``io.STAGES``: read, scan into tokens, parse the ids; ``build_s`` is the
+rest: ids compacted, cleaning report, CSR), peak RSS after the load and after ``prepare``, and
+where it ran. ``n_loaded`` counts the vertices with an edge (a text
 edge list cannot name the others).
 """
 
@@ -33,9 +35,9 @@ import pandas as pd
 from ..measure import RESULTS
 
 TABLE = "rdmce_load_text.csv"
-COLUMNS = ["graph", "scale", "edge_factor", "n_loaded", "m", "file_bytes", "gen_s", "write_s", "load_s",
-           "read_s", "scan_s", "parse_s", "build_s", "load_peak_rss_bytes", "prepare_s", "prep_device", "d",
-           "peak_rss_bytes", "checked", "machine", "threads", "commit", "date", "note"]
+COLUMNS = ["graph", "variant", "scale", "edge_factor", "n_loaded", "m", "file_bytes", "gen_s", "write_s",
+           "load_s", "read_s", "scan_s", "parse_s", "build_s", "load_peak_rss_bytes", "prepare_s",
+           "prep_device", "d", "peak_rss_bytes", "checked", "machine", "threads", "commit", "date", "note"]
 
 
 def _rss() -> int:
@@ -127,8 +129,8 @@ def measure(scale: int, edge_factor: int = 16, seed: int = 1, workdir: Path | No
                              f"vs {w['m']}, fingerprint {r['fingerprint']} vs {w['fingerprint']})")
     row = dict.fromkeys(COLUMNS)
     row.update({k: v for k, v in {**w, **r}.items() if k in COLUMNS})
-    row.update(checked=checked, machine=machine(), threads=len(os.sched_getaffinity(0)), commit=_commit(),
-               date=pd.Timestamp.now(tz="UTC").isoformat(timespec="seconds"), note=note)
+    row.update(variant="vectorised", checked=checked, machine=machine(), threads=len(os.sched_getaffinity(0)),
+               commit=_commit(), date=pd.Timestamp.now(tz="UTC").isoformat(timespec="seconds"), note=note)
     return row
 
 
@@ -139,17 +141,34 @@ def write_row(row: dict, out: Path) -> Path:
     return path
 
 
+KEYS = ["graph", "variant", "machine"]
+
+
 def merge(new_dir: Path, results: Path = RESULTS) -> tuple[int, int]:
-    """Fold ``new_dir/rdmce_load_text.csv`` into the committed table: a row with the same graph and
-    machine replaces the old one. Returns (rows before, rows after)."""
+    """Fold ``new_dir/rdmce_load_text.csv`` into the committed table: a row with the same graph,
+    variant and machine replaces the old one. Returns (rows before, rows after)."""
     new = pd.read_csv(Path(new_dir) / TABLE)
     target = Path(results) / TABLE
     old = pd.read_csv(target) if target.exists() else new.iloc[:0]
-    fresh = set(zip(new["graph"], new["machine"], strict=True))
-    keep = old[[k not in fresh for k in zip(old["graph"], old["machine"], strict=True)]]
-    out = pd.concat([keep, new], ignore_index=True).sort_values(["machine", "scale"], kind="stable")
+    fresh = set(map(tuple, new[KEYS].values.tolist()))
+    keep = old[[tuple(k) not in fresh for k in old[KEYS].values.tolist()]]
+    out = pd.concat([keep, new], ignore_index=True)
+    out = out.sort_values(["machine", "scale", "variant"], kind="stable")
     out.to_csv(target, index=False)
     return len(old), len(out)
+
+
+def summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Per machine and scale: text size, load time and rate, its stages, peak memory, ``prepare``,
+    and the speed-up of the vectorised reader over the one before (same machine and scale)."""
+    t = df.assign(text_gb=df["file_bytes"] / 1e9, mb_per_s=df["file_bytes"] / 1e6 / df["load_s"],
+                  load_peak_gib=df["load_peak_rss_bytes"] / 2**30)
+    before = t[t["variant"] == "before"].set_index(["machine", "scale"])["load_s"]
+    t["speedup"] = [before.get((mc, sc), float("nan")) / s for mc, sc, s in zip(t["machine"], t["scale"],
+                                                                                  t["load_s"], strict=True)]
+    cols = ["machine", "scale", "variant", "m", "text_gb", "load_s", "mb_per_s", "read_s", "scan_s",
+            "parse_s", "build_s", "load_peak_gib", "prepare_s", "prep_device", "speedup", "commit", "date"]
+    return t[cols].round(2)
 
 
 def main(argv=None) -> int:
