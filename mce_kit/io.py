@@ -426,10 +426,16 @@ def _report(n: int, u, v, mode: str) -> CleaningReport:
         pairs = _unique(np.minimum(u, v) * n + np.maximum(u, v))
         return CleaningReport(loops, len(u) - len(pairs), 0)
     if n < 2**31:  # one sort: each arc as its pair and a direction bit, 2 (min n + max) + (u > v)
-        key = np.minimum(u, v)
-        key *= 2 * n
-        key += 2 * np.maximum(u, v)
-        key += u > v
+        key = np.empty(len(u), np.int64)
+
+        def fill(s):
+            a, b = u[s], v[s]
+            k = np.minimum(a, b, out=key[s])
+            k *= 2 * n
+            k += 2 * np.maximum(a, b)
+            k += a > b
+
+        _pmap(fill, _blocks(len(u)))
         key = _unique(key)
         arcs, pairs = len(key), len(key) - int(np.count_nonzero((key[1:] >> 1) == (key[:-1] >> 1)))
     else:
@@ -450,12 +456,31 @@ def _build(n, u, v, mode, labels, name) -> Graph:
     return Graph.from_edges(n, u, v, labels=labels, name=name, report=report)
 
 
+def _blocks(n: int, size: int = 1 << 22) -> list[slice]:
+    return [slice(a, a + size) for a in range(0, n, size)]
+
+
 def _compact(ids):
-    """Sorted distinct ids and each id's index among them."""
-    if ids.size and ids.max() < 8 * ids.size:  # ids dense enough for a lookup table
-        seen = np.zeros(ids.max() + 1, bool)
-        seen[ids] = True
-        return np.flatnonzero(seen), (np.cumsum(seen) - 1)[ids]
+    """Sorted distinct ids and each id's index among them (a lookup table, filled and read in
+    blocks on threads, when the ids are dense enough)."""
+    top = int(ids.max()) if ids.size else 0
+    if ids.size and top < 8 * ids.size:
+        flat = ids.reshape(-1)
+        seen = np.zeros(top + 1, bool)
+
+        def mark(s):
+            seen[flat[s]] = True
+
+        _pmap(mark, _blocks(len(flat)))
+        index = np.cumsum(seen, dtype=np.int32 if top < 2**31 else np.int64)
+        index -= 1
+        out = np.empty(flat.shape, np.int64)
+
+        def look(s):
+            out[s] = index[flat[s]]
+
+        _pmap(look, _blocks(len(flat)))
+        return np.flatnonzero(seen), out.reshape(ids.shape)
     labels, inv = np.unique(ids.ravel(), return_inverse=True)
     return labels, inv.reshape(ids.shape)
 
