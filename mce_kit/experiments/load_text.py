@@ -160,14 +160,16 @@ def merge(new_dir: Path, results: Path = RESULTS) -> tuple[int, int]:
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:
     """Per machine and scale: text size, load time and rate, its stages, peak memory, ``prepare``,
-    and the speed-up of the vectorised reader over the one before (same machine and scale)."""
+    the speed-up of the vectorised reader over the one before (same machine and scale) and the
+    load time over the generator's (``vs_gen``)."""
     t = df.assign(text_gb=df["file_bytes"] / 1e9, mb_per_s=df["file_bytes"] / 1e6 / df["load_s"],
-                  load_peak_gib=df["load_peak_rss_bytes"] / 2**30)
+                  load_peak_gib=df["load_peak_rss_bytes"] / 2**30, vs_gen=df["load_s"] / df["gen_s"])
     before = t[t["variant"] == "before"].set_index(["machine", "scale"])["load_s"]
     t["speedup"] = [before.get((mc, sc), float("nan")) / s for mc, sc, s in zip(t["machine"], t["scale"],
                                                                                   t["load_s"], strict=True)]
     cols = ["machine", "scale", "variant", "m", "text_gb", "load_s", "mb_per_s", "read_s", "scan_s",
-            "parse_s", "build_s", "load_peak_gib", "prepare_s", "prep_device", "speedup", "commit", "date"]
+            "parse_s", "build_s", "load_peak_gib", "prepare_s", "prep_device", "speedup", "vs_gen", "commit",
+            "date"]
     return t[cols].round(2)
 
 

@@ -565,6 +565,36 @@ host = exp.load("rmat_host")
 display(host.drop(columns=["note"]).round(2))  # noqa: F821
 
 # %% [markdown]
+# **Reading the graph from a text file** (`rdmce_load_text.csv`, from
+# `python -m mce_kit.experiments.load_text`; on the lent host `scripts/load_scale_final.sh`). The
+# R-MAT graph is written as a SNAP edge list (`mk.io.write_edge_list`, one `u<TAB>v` line per
+# edge, about 4.3 GB at scale 24), then read back by `load_graph` in a fresh process, checked
+# against the generated graph (edge count and a fingerprint of the edge list), and ordered by
+# `prepare`. Rows `before` are the reader of commit cd0cee2: tokens found with NumPy, then every
+# id parsed by `np.fromstring` on a blanked copy of the whole text, and each token's line by a
+# binary search. `vectorised` is the reader now: the text cut at line ends into pieces scanned
+# on threads, a token's line from the newlines in the one-byte gaps before it, each id of up to
+# eight digits read as one little-endian 64-bit word and turned into a number with a few word
+# operations (check that every byte is a digit, then combine pairs, quads and halves), the ids
+# compacted through a lookup table; the text and token arrays are freed before the CSR is built.
+# The stages (`read_s`, `scan_s`: tokens and lines, `parse_s`: the ids, `build_s`: the rest) say
+# which one dominates; `vs_gen` is the load time over the generator's (draws and CSR) on the same
+# machine, the yardstick for "loading must not be the bottleneck".
+
+# %%
+try:
+    from mce_kit.experiments import load_text
+
+    loads = load_text.summary(exp.load("load_text"))
+    display(loads)  # noqa: F821
+    for r in loads[loads["variant"] == "vectorised"].itertuples():
+        print(f"{r.machine}, scale {r.scale}: {r.text_gb:.2f} GB read in {r.load_s:.1f} s "
+              f"({r.mb_per_s:.0f} MB/s, {r.speedup:.1f}x the reader before; {r.vs_gen:.2f}x the generator), "
+              f"peak {r.load_peak_gib:.1f} GiB; prepare {r.prepare_s:.1f} s on the {r.prep_device}")
+except FileNotFoundError as e:
+    print(e)
+
+# %% [markdown]
 # **Vertices without neighbours.** networkx reports a vertex with no neighbour
 # as a maximal clique of size 1, and so do we; the RDMCE authors' codes drop
 # it (CA-GrQc: 3,906 for us and networkx, 3,905 for them: one vertex whose only
