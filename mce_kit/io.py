@@ -77,8 +77,8 @@ def _scan(b: np.ndarray) -> tuple:
     between newlines, the last one after the last newline (empty if the piece ends with one)."""
     word = np.zeros(len(b) + 2, bool)  # word[i + 1]: byte i is inside a token (above ' ')
     np.greater(b, 32, out=word[1:-1])
-    start = np.flatnonzero(word[1:] > word[:-1])
-    stop = np.flatnonzero(word[:-1] > word[1:])
+    edge = np.flatnonzero(word[1:] != word[:-1])  # a token's start, its stop, the next start...
+    start, stop = edge[0::2], edge[1::2]
     del word
     lines = int(np.count_nonzero(b == 10)) + 1
     if len(start) == 0:
