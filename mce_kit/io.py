@@ -174,10 +174,8 @@ class _Text:
 
         def parse(r):  # lines r..r + block: their first two tokens (after a skipped one)
             tok = (self.first[lines[r : r + block], None] + skip_first + np.arange(2)).ravel()
-            got = _integers(self.data, self.b, self.start[tok], self.stop[tok])
-            if got is not None:
-                vals[2 * r : 2 * r + len(got)] = got
-            return got is not None
+            s, e = self.start[tok], self.stop[tok]
+            return _integers(self.data, self.b, s, e, out=vals[2 * r : 2 * r + len(tok)]) is not None
 
         block = _PARSE_BLOCK
         if not all(_pmap(parse, range(0, len(lines), block), self.threads)):
@@ -219,9 +217,9 @@ _U8 = [np.uint64(x) for x in (0x3030303030303030, 0xF0F0F0F0F0F0F0F0, 0x06060606
                               0x0000271000000001, 10, 8, 16, 32, 4)]
 
 
-def _integers(data: bytes, b: np.ndarray, s: np.ndarray, e: np.ndarray, block: int = 1 << 18):
-    """The tokens ``data[s[i]:e[i]]`` as int64, or None if one is not an integer (digits after an
-    optional sign) of at most 18 digits.
+def _integers(data: bytes, b: np.ndarray, s: np.ndarray, e: np.ndarray, block: int = 1 << 18, out=None):
+    """The tokens ``data[s[i]:e[i]]`` as int64 (in ``out`` if given), or None if one is not an
+    integer (digits after an optional sign) of at most 18 digits.
 
     Tokens of 1 to 8 digits (every vertex id below 10**8) are read eight bytes at a time, as one
     little-endian 64-bit word each, and turned into numbers with a few word operations (the
@@ -230,15 +228,16 @@ def _integers(data: bytes, b: np.ndarray, s: np.ndarray, e: np.ndarray, block: i
     Works on blocks of ``block`` tokens so that the temporaries stay in the cache."""
     zero, hi, six, threes, mask, mul1, mul2, ten, b8, b16, b32, b4 = _U8
     n = len(b)
-    out = np.empty(len(s), np.int64)
+    out = np.empty(len(s), np.int64) if out is None else out
     if n >= 8:
         words = np.ndarray((n - 7,), "<u8", data, 0, (1,))  # words[i]: bytes i..i+7, unaligned
     rest = []
     for a in range(0, len(s), block):
         ss, ee = s[a : a + block], e[a : a + block]
         k = (ee - ss).astype(np.uint64)
-        fast = (k <= 8) & (ss + 8 <= n) if n >= 8 else np.zeros(len(ss), bool)
-        every = fast.all()
+        every = n >= 8 and k.max() <= 8 and ss.max() + 8 <= n
+        if not every:
+            fast = (k <= 8) & (ss + 8 <= n) if n >= 8 else np.zeros(len(ss), bool)
         w = words[ss if every else ss[fast]] if n >= 8 else np.zeros(0, np.uint64)
         kf = k if every else k[fast]
         w <<= b8 * (b8 - kf)  # the token's bytes at the top of the word, the padding shifted out
@@ -250,9 +249,9 @@ def _integers(data: bytes, b: np.ndarray, s: np.ndarray, e: np.ndarray, block: i
         if every and ok.all():
             out[a : a + len(ss)] = w.view(np.int64)
             continue
-        idx = np.flatnonzero(fast)
+        idx = np.arange(len(ss)) if every else np.flatnonzero(fast)
         out[a + idx[ok]] = w[ok].view(np.int64)
-        rest.append(a + np.concatenate([idx[~ok], np.flatnonzero(~fast)]))
+        rest.append(a + (idx[~ok] if every else np.concatenate([idx[~ok], np.flatnonzero(~fast)])))
     rest = np.concatenate(rest) if rest else np.zeros(0, np.int64)
     if len(rest):
         vals = _integers_slow(b, s[rest], e[rest])
