@@ -144,12 +144,17 @@ def write_row(row: dict, out: Path) -> Path:
 KEYS = ["graph", "variant", "machine"]
 
 
+def load(results: Path = RESULTS) -> pd.DataFrame:
+    """The table ``rdmce_load_text.csv`` (commits kept as text: "16501e6" is no number)."""
+    return pd.read_csv(Path(results) / TABLE, dtype={"commit": str})
+
+
 def merge(new_dir: Path, results: Path = RESULTS) -> tuple[int, int]:
     """Fold ``new_dir/rdmce_load_text.csv`` into the committed table: a row with the same graph,
     variant and machine replaces the old one. Returns (rows before, rows after)."""
-    new = pd.read_csv(Path(new_dir) / TABLE)
+    new = load(new_dir)
     target = Path(results) / TABLE
-    old = pd.read_csv(target) if target.exists() else new.iloc[:0]
+    old = load(results) if target.exists() else new.iloc[:0]
     fresh = set(map(tuple, new[KEYS].values.tolist()))
     keep = old[[tuple(k) not in fresh for k in old[KEYS].values.tolist()]]
     out = pd.concat([keep, new], ignore_index=True)

@@ -585,7 +585,7 @@ display(host.drop(columns=["note"]).round(2))  # noqa: F821
 try:
     from mce_kit.experiments import load_text
 
-    loads = load_text.summary(exp.load("load_text"))
+    loads = load_text.summary(load_text.load())
     display(loads)  # noqa: F821
     for r in loads[loads["variant"] == "vectorised"].itertuples():
         print(f"{r.machine}, scale {r.scale}: {r.text_gb:.2f} GB read in {r.load_s:.1f} s "
