@@ -588,9 +588,11 @@ try:
     loads = load_text.summary(load_text.load())
     display(loads)  # noqa: F821
     for r in loads[loads["variant"] == "vectorised"].itertuples():
+        before = "" if pd.isna(r.speedup) else f"{r.speedup:.1f}x faster than before, "
         print(f"{r.machine}, scale {r.scale}: {r.text_gb:.2f} GB read in {r.load_s:.1f} s "
-              f"({r.mb_per_s:.0f} MB/s, {r.speedup:.1f}x the reader before; {r.vs_gen:.2f}x the generator), "
-              f"peak {r.load_peak_gib:.1f} GiB; prepare {r.prepare_s:.1f} s on the {r.prep_device}")
+              f"({r.mb_per_s:.0f} MB/s, {before}{r.vs_gen:.2f}x the generator's time), "
+              f"peak {r.load_peak_gib:.1f} GiB; "
+              f"prepare {r.prepare_s:.1f} s on the {r.prep_device}")
 except FileNotFoundError as e:
     print(e)
 
