@@ -72,28 +72,41 @@ def _pmap(fn, items, threads: int | None = None) -> list:
         return list(ex.map(fn, items))
 
 
-def _scan(b: np.ndarray) -> tuple:
-    """(token starts, token stops, tokens per line) of a piece of text: its lines are the pieces
-    between newlines, the last one after the last newline (empty if the piece ends with one)."""
+def _scan(b: np.ndarray) -> dict:
+    """A piece of text cut into tokens: ``start``, ``stop`` (offsets in the piece) and, per line,
+    ``count`` (tokens), ``first`` (index of its first token), ``lead`` (that token's first byte,
+    0 on a blank line) and ``lead_len`` (its length). The lines are the runs between newlines, the
+    last one after the last newline (empty when the piece ends with one)."""
     word = np.zeros(len(b) + 2, bool)  # word[i + 1]: byte i is inside a token (above ' ')
     np.greater(b, 32, out=word[1:-1])
     edge = np.flatnonzero(word[1:] != word[:-1])  # a token's start, its stop, the next start...
-    start, stop = edge[0::2], edge[1::2]
     del word
+    start, stop = edge[0::2], edge[1::2]
     lines = int(np.count_nonzero(b == 10)) + 1
     if len(start) == 0:
-        return start, stop, np.zeros(lines, np.int64)
-    # a token's line: the newlines in the gaps before it, summed. Most gaps are one byte (a tab,
-    # a space or a newline); longer ones (CRLF, blank lines, runs of blanks) use a binary search
-    gap = stop[:-1]  # gap i lies between token i and token i + 1
-    step = np.zeros(len(start), np.int64)
-    step[1:] = b[gap] == 10
-    long = np.flatnonzero(start[1:] - gap > 1)
-    if len(long) or start[0] > 0:
-        at = np.flatnonzero(b == 10)
-        step[0] = np.searchsorted(at, start[0])
-        step[long + 1] = np.searchsorted(at, start[long + 1]) - np.searchsorted(at, gap[long])
-    return start, stop, np.bincount(np.cumsum(step, out=step), minlength=lines)
+        count = np.zeros(lines, np.int64)
+    else:
+        # a token's line: the newlines in the gaps before it, summed. Most gaps are one byte (a tab,
+        # a space or a newline); longer ones (CRLF, blank lines, runs of blanks) use a binary search
+        gap = stop[:-1]  # gap i lies between token i and token i + 1
+        step = np.zeros(len(start), np.int64)
+        step[1:] = b[gap] == 10
+        long = np.flatnonzero(start[1:] - gap > 1)
+        if len(long) or start[0] > 0:
+            at = np.flatnonzero(b == 10)
+            step[0] = np.searchsorted(at, start[0])
+            step[long + 1] = np.searchsorted(at, start[long + 1]) - np.searchsorted(at, gap[long])
+        count = np.bincount(np.cumsum(step, out=step), minlength=lines)
+        del step
+    first = np.cumsum(count) - count
+    has = np.flatnonzero(count)
+    lead = np.zeros(lines, np.uint8)
+    lead_len = np.zeros(lines, np.int64)
+    if len(has):
+        head = first[has]
+        lead[has] = b[start[head]]
+        lead_len[has] = stop[head] - start[head]
+    return dict(start=start, stop=stop, count=count, first=first, lead=lead, lead_len=lead_len)
 
 
 class _Text:
@@ -111,28 +124,30 @@ class _Text:
             cuts.append(nl + 1)
         cuts.append(len(b))
         parts = _pmap(lambda ab: _scan(b[ab[0] : ab[1]]), zip(cuts[:-1], cuts[1:], strict=True), threads)
-        # a piece ends with a newline, so its last line is empty and the next piece starts a line
-        self.count = np.concatenate([p[2][:-1] for p in parts[:-1]] + [parts[-1][2]])  # tokens per line
         if len(parts) == 1:
-            self.start, self.stop, _ = parts[0]
-        else:  # the pieces' offsets shifted to the whole file's
-            at = np.concatenate([[0], np.cumsum([len(p[0]) for p in parts])])
-            self.start, self.stop = np.empty(at[-1], np.int64), np.empty(at[-1], np.int64)
+            for name, x in parts[0].items():
+                setattr(self, name, x)
+            return
+        # a piece ends with a newline: its last line is empty and the next piece starts a line
+        tokens = np.concatenate([[0], np.cumsum([len(p["start"]) for p in parts])])
+        lines = np.concatenate([[0], np.cumsum([len(p["count"]) - 1 for p in parts])])
+        lines[-1] += 1  # the last piece's last line is the file's
+        for name in ("start", "stop", "count", "first", "lead", "lead_len"):
+            size = tokens[-1] if name in ("start", "stop") else lines[-1]
+            setattr(self, name, np.empty(size, parts[0][name].dtype))
 
-            def place(i):
-                np.add(parts[i][0], cuts[i], out=self.start[at[i] : at[i + 1]])
-                np.add(parts[i][1], cuts[i], out=self.stop[at[i] : at[i + 1]])
-                parts[i] = None
+        def place(i):  # piece i's arrays at the whole file's tokens, lines and offsets
+            p, t, ln = parts[i], slice(tokens[i], tokens[i + 1]), slice(lines[i], lines[i + 1])
+            np.add(p["start"], cuts[i], out=self.start[t])
+            np.add(p["stop"], cuts[i], out=self.stop[t])
+            k = ln.stop - ln.start
+            self.count[ln] = p["count"][:k]
+            np.add(p["first"][:k], tokens[i], out=self.first[ln])
+            self.lead[ln] = p["lead"][:k]
+            self.lead_len[ln] = p["lead_len"][:k]
+            parts[i] = None
 
-            _pmap(place, range(len(parts)), threads)
-        nlines = len(self.count)
-        self.first = np.cumsum(self.count) - self.count  # index of each line's first token
-        has = np.flatnonzero(self.count)
-        lead = self.first[has]
-        self.lead = np.zeros(nlines, np.uint8)  # first byte of each line (0 if blank)
-        self.lead[has] = b[self.start[lead]]
-        self.lead_len = np.zeros(nlines, np.int64)  # length of each line's first token
-        self.lead_len[has] = self.stop[lead] - self.start[lead]
+        _pmap(place, range(len(parts)), threads)
 
     def tokens(self, i: int) -> list[str]:
         """The tokens of line ``i`` (0-based)."""
@@ -161,25 +176,29 @@ class _Text:
         """
         t0 = time.perf_counter()
         lines = np.flatnonzero(keep & (self.count > 0))
-        cols = self.count[lines] - skip_first
         if len(lines) == 0:
             return np.empty((0, 2), np.int64), lines
-        k = cols[0]
+        k = self.count[lines[0]] - skip_first
         if k not in ncols:
             raise self.error(lines[0], f"expected {_columns(ncols)}, got {k}")
-        if (cols != k).any():
-            i = np.argmax(cols != k)
-            raise self.error(lines[i], f"expected {_columns((k,))}, got {cols[i]}")
         vals = np.empty(2 * len(lines), np.int64)
 
-        def parse(r):  # lines r..r + block: their first two tokens (after a skipped one)
-            tok = (self.first[lines[r : r + block], None] + skip_first + np.arange(2)).ravel()
+        def parse(r):  # lines r..r + block: their column counts, their first two tokens' ids
+            ln = lines[r : r + block]
+            if (self.count[ln] != k + skip_first).any():
+                return "columns"
+            tok = (self.first[ln, None] + skip_first + np.arange(2)).ravel()
             s, e = self.start[tok], self.stop[tok]
-            return _integers(self.data, self.b, s, e, out=vals[2 * r : 2 * r + len(tok)]) is not None
+            got = _integers(self.data, self.b, s, e, out=vals[2 * r : 2 * r + len(tok)])
+            return "ids" if got is None else "ok"
 
         block = _PARSE_BLOCK
-        if not all(_pmap(parse, range(0, len(lines), block), self.threads)):
-            # a token that is not an integer of at most 18 digits: find it and name its line
+        done = set(_pmap(parse, range(0, len(lines), block), self.threads))
+        if "columns" in done:  # name the first line with another number of columns
+            cols = self.count[lines] - skip_first
+            i = np.argmax(cols != k)
+            raise self.error(lines[i], f"expected {_columns((k,))}, got {cols[i]}")
+        if "ids" in done:  # a token that is no integer of at most 18 digits: find it, name its line
             tok = (self.first[lines, None] + skip_first + np.arange(2)).ravel()
             s, e = self.start[tok], self.stop[tok]
             self._check_integers(s, e, lines)

@@ -167,3 +167,23 @@ def test_parse_blocks_and_pieces_agree_with_one(tmp_path, monkeypatch):
     with pytest.raises(GraphFormatError, match="is not an integer") as err:
         load_graph(p)
     assert err.value.line == 4322
+
+
+def test_column_errors_come_before_id_errors_in_any_block(tmp_path, monkeypatch):
+    import mce_kit.io as io
+
+    monkeypatch.setattr(io, "_PARSE_BLOCK", 64)
+    monkeypatch.setattr(io, "_PIECE", 500)
+    rows = [f"{i} {i + 1}" for i in range(3000)]
+    rows[100] = "100 1o1"  # an id error in an early block
+    rows[2500] = "2500 2501 7"  # a third column in a late one: named first, as before
+    p = tmp_path / "c.txt"
+    p.write_text("\n".join(rows) + "\n")
+    with pytest.raises(GraphFormatError, match="expected 2 integer columns, got 3") as e:
+        load_graph(p)
+    assert e.value.line == 2501
+    rows[2500] = "2500 2501"
+    p.write_text("\n".join(rows) + "\n")
+    with pytest.raises(GraphFormatError, match="'1o1' is not an integer") as e:
+        load_graph(p)
+    assert e.value.line == 101
