@@ -24,6 +24,7 @@ and, when there is one, the line.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import os
 import time
@@ -428,37 +429,24 @@ def _mtx(txt: _Text):
 # --------------------------------------------------------------------------- building
 
 
-def _report(n: int, u, v, mode: str) -> CleaningReport:
+def _report(n: int, u, v, mode: str, pairs: int | None = None) -> CleaningReport:
     """Count what building a simple undirected graph changes.
 
     ``mode``: "undirected" (each edge once; a reverse copy is a duplicate),
     "directed" (arcs), or "auto": arcs if the input holds any reciprocal
-    pair, else an undirected list.
+    pair, else an undirected list. ``pairs``: the number of distinct pairs
+    without self-loops when known (the built graph's ``m``), else counted here.
     """
     loop = u == v
     loops = int(np.count_nonzero(loop))
     if loops:
         u, v = u[~loop], v[~loop]
     del loop
+    if pairs is None:
+        pairs = _distinct(_keys(u, v, lambda a, b: np.minimum(a, b) * n + np.maximum(a, b)))
     if mode == "undirected":
-        pairs = _unique(np.minimum(u, v) * n + np.maximum(u, v))
-        return CleaningReport(loops, len(u) - len(pairs), 0)
-    if n < 2**31:  # one sort: each arc as its pair and a direction bit, 2 (min n + max) + (u > v)
-        key = np.empty(len(u), np.int64)
-
-        def fill(s):
-            a, b = u[s], v[s]
-            k = np.minimum(a, b, out=key[s])
-            k *= 2 * n
-            k += 2 * np.maximum(a, b)
-            k += a > b
-
-        _pmap(fill, _blocks(len(u)))
-        key = _unique(key)
-        arcs, pairs = len(key), len(key) - int(np.count_nonzero((key[1:] >> 1) == (key[:-1] >> 1)))
-    else:
-        arcs = len(_unique(u * n + v))
-        pairs = len(_unique(np.minimum(u, v) * n + np.maximum(u, v)))
+        return CleaningReport(loops, len(u) - pairs, 0)
+    arcs = _distinct(_keys(u, v, lambda a, b: a * n + b))
     # each pair is one arc or two: arcs = pairs + two-way pairs, so one-way arcs = 2 pairs - arcs
     one_way = 2 * pairs - arcs
     if mode == "auto" and arcs == pairs:  # no reciprocal pair: an undirected list
@@ -466,12 +454,35 @@ def _report(n: int, u, v, mode: str) -> CleaningReport:
     return CleaningReport(loops, len(u) - arcs, one_way)
 
 
+def _keys(u, v, fn) -> np.ndarray:
+    """``fn(u, v)`` (int64 keys) computed in blocks on threads."""
+    key = np.empty(len(u), np.int64)
+
+    def fill(s):
+        key[s] = fn(u[s], v[s])
+
+    _pmap(fill, _blocks(len(u)))
+    return key
+
+
+def _distinct(key: np.ndarray) -> int:
+    """The number of distinct values of ``key``: one pass when it is already sorted (edge lists
+    often are), else a sort (``_unique``: on the GPU for long arrays when there is one)."""
+    if len(key) < 2:
+        return len(key)
+    steps = _pmap(lambda s: np.diff(key[s.start : s.stop + 1]), _blocks(len(key) - 1))
+    if all((d >= 0).all() for d in steps):
+        return 1 + sum(int(np.count_nonzero(d)) for d in steps)
+    return len(_unique(key))
+
+
 def _build(n, u, v, mode, labels, name) -> Graph:
     u, v = np.asarray(u, np.int64), np.asarray(v, np.int64)
-    report = _report(n, u, v, mode)
+    G = Graph.from_edges(n, u, v, labels=labels, name=name)
+    report = _report(n, u, v, mode, pairs=G.m)  # the graph's edges are the distinct pairs
     if report.self_loops or report.symmetrized:
         warnings.warn(f"{name or 'graph'}: {report}", stacklevel=3)
-    return Graph.from_edges(n, u, v, labels=labels, name=name, report=report)
+    return dataclasses.replace(G, report=report)
 
 
 def _blocks(n: int, size: int = 1 << 22) -> list[slice]:

@@ -187,3 +187,27 @@ def test_column_errors_come_before_id_errors_in_any_block(tmp_path, monkeypatch)
     with pytest.raises(GraphFormatError, match="'1o1' is not an integer") as e:
         load_graph(p)
     assert e.value.line == 101
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 12), st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11)), max_size=60),
+       st.sampled_from(["auto", "directed", "undirected"]), st.booleans())
+def test_cleaning_report_from_the_built_graph_matches_sets(n, edges, mode, presorted):
+    from mce_kit.io import _report
+
+    edges = [(a % n, b % n) for a, b in edges]
+    if presorted:
+        edges.sort()
+    u = np.array([a for a, _ in edges], np.int64)
+    v = np.array([b for _, b in edges], np.int64)
+    loops = sum(a == b for a, b in edges)
+    arcs = {(a, b) for a, b in edges if a != b}
+    pairs = {frozenset(e) for e in arcs}
+    if mode == "undirected":
+        want = (loops, len(edges) - loops - len(pairs), 0)
+    else:
+        one_way = 0 if mode == "auto" and len(arcs) == len(pairs) else 2 * len(pairs) - len(arcs)
+        want = (loops, len(edges) - loops - len(arcs), one_way)
+    G = Graph.from_edges(n, u, v)
+    for r in (_report(n, u, v, mode), _report(n, u, v, mode, pairs=G.m)):
+        assert (r.self_loops, r.duplicates, r.symmetrized) == want
