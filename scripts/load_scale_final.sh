@@ -6,6 +6,7 @@
 # OUT/rdmce_load_text.csv, a log in OUT/load_text_log.txt. Run from the repository root; takes
 # about 2 minutes on a 16-core host (time-boxed by BUDGET, 240 s). Needs ~5 GB free in WORKDIR.
 #   SCALE="22 24" scripts/load_scale_final.sh OUT      # other scales (default 24)
+# Set MCE_KIT_COMMIT=<short sha> where the checkout has no .git (the row's commit column).
 # Fold the row into the committed table: python -m mce_kit.experiments.load_text --merge OUT
 set -o pipefail
 OUT=${1:?usage: scripts/load_scale_final.sh OUT}
@@ -20,5 +21,5 @@ nproc; free -g | head -2
 timeout "${BUDGET:-240}" $PY -m mce_kit.experiments.load_text --scale ${SCALE:-24} --out "$OUT" --dir "$WORK" \
     --note "scripts/load_scale_final.sh" 2>&1 | tee "$OUT/load_text_log.txt"
 rc=$?
-[ -f "$OUT/rdmce_load_text.csv" ] && cut -d, -f1,5-16 "$OUT/rdmce_load_text.csv"
+[ -f "$OUT/rdmce_load_text.csv" ] && cut -d, -f1-3,6-17 "$OUT/rdmce_load_text.csv"
 exit $rc
