@@ -159,6 +159,7 @@ def merge(new_dir: Path, results: Path = RESULTS) -> tuple[int, int]:
     keep = old[[tuple(k) not in fresh for k in old[KEYS].values.tolist()]]
     out = pd.concat([keep, new], ignore_index=True)
     out = out.sort_values(["machine", "scale", "variant"], kind="stable")
+    target.parent.mkdir(parents=True, exist_ok=True)
     out.to_csv(target, index=False)
     return len(old), len(out)
 
