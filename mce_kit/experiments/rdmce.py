@@ -276,6 +276,7 @@ def stream_parts(graph, expect, repeats=5):
     hist = prep.run(histogram=True).histogram
     top = max(hist)
     cases = [(f"ring {r >> 20} MiB", {"ring_words": r // 4}) for r in RING_SIZES]
+    cases += [("blocks of 2^26 cliques (one per launch)", {"block_size": 1 << 26})]
     cases += [(f"min_size={top + 1} (nothing written)", {"min_size": top + 1}),
               (f"min_size={top - 2} (largest only)", {"min_size": top - 2})]
     for case, kw in cases:
