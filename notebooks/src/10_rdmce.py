@@ -408,14 +408,22 @@ else:
 # so these calls cost about what the count costs.
 #
 # **Listing** streams: the kernel appends cliques to a fixed ring of chunks,
-# one chunk per warp at a time (a clique's vertices from the chunk's start,
-# its size from the chunk's end down). When the ring is nearly full the warps
-# stop at their next safe point, save where their search stands, and the
-# kernel ends; the host turns the ring into CSR blocks `(offsets, vertices)`
-# on the GPU (a warp scan of the sizes, one coalesced copy of the vertices,
-# original vertex ids applied there), relaunches the kernel at once, and hands
-# out the blocks while the next launch runs. Memory stays bounded by the ring
-# and the block size, whatever the number of cliques.
+# one chunk per warp at a time. Almost every clique of a large graph comes
+# from a register sub-tree (below), where it is the path above the sub-tree
+# plus a few of its at most 32 local vertices; on ego-Facebook a sub-tree call
+# that finds cliques finds about 171 of them (`scripts/rdmce_tree_stats.cpp`,
+# every 500th seed). So a chunk stores each sub-tree's *group* once (the path
+# and the local vertex ids, from the chunk's start) and then two words per
+# clique from the chunk's end down: the group's offset and a 32-bit lane mask.
+# A clique of the bitmap path is a group of its own with an empty mask. The
+# ring is about 27 times smaller than the cliques it holds. When the ring or
+# the launch's output is nearly full the warps stop at their next safe point,
+# save where their search stands, and the kernel ends; the host expands the
+# ring into CSR blocks `(offsets, vertices)` on the GPU (per chunk a warp scan
+# of the sizes r0 + popc(mask), then each clique written as one contiguous
+# run, original vertex ids applied there), relaunches the kernel at once, and
+# hands out the blocks while the next launch runs. Memory stays bounded by the
+# ring, two launches' CSR and the block size, whatever the number of cliques.
 #
 # Listing runs on the register sub-trees too: a sub-tree whose clique finds the
 # ring nearly full stops at the top of its branch loop and saves its whole state
@@ -574,7 +582,7 @@ display(host.drop(columns=["note"]).round(2))  # noqa: F821
 # |---|---|---|---|
 # | histogram in the kernel | <= 1.1x the count | 1.006x (152.9 ms vs 151.9 ms, H200) | reproduced (3) |
 # | `min_size` / `max_size` in the kernel | <= 1.1x the count | 1.007x (`min_size=10`, H200) | reproduced |
-# | every block consumed on the GPU | <= 2.5x the count | 644 ms = 4.24x (H200; was 15.5x) | partial (4) |
+# | every block consumed on the GPU | <= 2.5x the count | 494 ms = 3.25x (H200; was 4.24x) | partial (4) |
 # | a file, <= 2 GB host memory | ego-Facebook | sizes >= 67: 2.13 M in 9.3 s, 1,817 MiB | partial (1) |
 # | R-MAT scales 16-24 | a time per scale | counted: ef 16 to 15, ef 2 to 23, ef 4 to 21 | partial (2) |
 # | `prepare` at scale 24 | <= 10 s | 3.5 s (GPU path, H200 host, 3633cc0); draws 39 s | reproduced (5) |
@@ -596,13 +604,21 @@ display(host.drop(columns=["note"]).round(2))  # noqa: F821
 # Every count checked by the CPU oracle (25 graphs) is equal.
 # (3) Sizes counted in registers inside the sub-trees, one atomic per sub-tree
 # (an earlier build with one shared-memory atomic per clique took 1.139x).
-# (4) Where the 644 ms go (CUDA events summed over 96 launches of a ring that
-# doubles up to 2 GiB; `rdmce_stream.csv`, `rdmce_stream_parts.csv`): 356 ms in
-# the listing kernel and 196 ms turning the ring into CSR, the rest host
-# turnarounds and the per-block reductions. The listing build alone costs 1.36x
-# the count (206 ms with a filter that writes nothing); writing the 46.7 G vertex
-# ids (187 GB as int32) and unpacking them is the remainder. A 256 MiB ring takes
-# 840 ms (784 launches), 1 GiB 685 ms, 2 GiB 642 ms. Writing each sub-tree's
-# shared prefix once per chunk instead of once per clique is the next step.
+# (4) Where the 494 ms go (CUDA events summed over 32 launches of a ring that
+# doubles up to 2 GiB, each launch stopping at 1.6 G vertices; `rdmce_stream.csv`,
+# `rdmce_stream_parts.csv`, H200, commit 045b42e): 292 ms in the listing kernel,
+# 107 ms expanding the ring into CSR, about 95 ms the per-block reductions
+# (each reads its block: 187 GB in all) and host turnarounds. Before the
+# groups (one record of all its vertex ids per clique, 187 GB written twice)
+# the same split was 356 + 196 + 92 ms = 644 ms. The listing build with a filter
+# that writes nothing costs 207 ms = 1.37x the count, so writing the two-word
+# records costs about 85 ms: the per-clique bookkeeping of the chunk (about 60
+# warp instructions a clique next to the search's 160) rather than the 7 GB
+# written. The expansion writes 187 GB at 1.75 TB/s, well below the memory's
+# rate: each clique waits on two dependent loads per 32 ids (group word, then
+# `order[]`). Rings of 256 MiB / 1 GiB / 2 GiB: 565 / 502 / 494 ms (146 / 42 /
+# 29 launches); blocks of 2^26 cliques (one per launch): 482 ms. Next steps:
+# the chunk's state in registers for a cheap per-clique path, and the expansion
+# keeping the group's mapped ids in registers.
 # (5) Stage times in `rdmce_scale.csv` and `rdmce_rmat_host.csv`; the CPU path alone
 # (no GPU) is still NumPy on one core for the peeling and SciPy for the CSR.
