@@ -5,7 +5,7 @@
 out=${1:?OUT}; secs=${2:-100}; mkdir -p "$out"
 measure() {   # label, timeout, CLI arguments...
     local label=$1 limit=$2; shift 2
-    timeout "$limit" python3 - "$label" "$@" <<'PY' 2>&1 | tr '\r' '\n' | tail -4
+    timeout "$limit" python3 - "$label" "$@" <<'PY' 2>&1 | tr '\r' '\n' | tail -3
 import os, resource, subprocess, sys, time
 label, args = sys.argv[1], sys.argv[2:]
 t = time.perf_counter()
@@ -16,7 +16,7 @@ except subprocess.TimeoutExpired:
     p.terminate(); rc = "cut"; p.wait()
 kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 size = os.path.getsize("/tmp/cli_out.npz") if os.path.exists("/tmp/cli_out.npz") else 0
-print(f"ROW,{label},{rc},{time.perf_counter() - t:.2f},{kib / 1024:.0f},{size}")
+print(f"\nROW,{label},{rc},{time.perf_counter() - t:.2f},{kib / 1024:.0f},{size}")
 PY
     rm -f /tmp/cli_out.npz
 }
