@@ -244,7 +244,8 @@ def streaming(graphs, expect, repeats=5, min_size=10):
                              "over_count": w / count_wall, "cliques": c, "launches": la,
                              "max_size": max(hist), "regs": res.params["regs"],
                              "spill_bytes": res.params["spill_bytes"], "local": res.params["local"],
-                             "repeats": repeats, **(parts if "blocks" in task else {})}
+                             "build": res.params["build"], "repeats": repeats,
+                             **(parts if "blocks" in task else {})}
                             for task, w, g, c, la in rows])
 
 
@@ -261,6 +262,13 @@ def _consume_filtered(prep, block_size=1 << 22, **kw):
 
 
 RING_SIZES = (1 << 28, 1 << 30, 2 << 30)
+
+
+def _build() -> str:
+    """The kernel's compile-time settings, as in a run's ``params["build"]`` ("default": none)."""
+    from mce_kit.gpu import rdmce as gpu_rdmce
+
+    return " ".join(f"{k}={v}" for k, v in sorted(gpu_rdmce._DEFINES.items())) or "default"
 
 
 def stream_parts(graph, expect, repeats=5):
@@ -286,7 +294,40 @@ def stream_parts(graph, expect, repeats=5):
         yield pd.DataFrame([{"graph": name, "case": case, "wall_ms": wall, "over_count": wall / count_wall,
                              "count_ms": count_wall, "cliques": n, "launches": st["launches"],
                              "ring_bytes": st["ring_bytes"], "kernel_ms": st["kernel_ms"],
-                             "unpack_ms": st["unpack_ms"], "repeats": repeats}])
+                             "unpack_ms": st["unpack_ms"], "repeats": repeats, "build": _build()}])
+
+
+STREAM_BUILDS = ({}, {"FAST_EMIT": 1}, {"UNPACK_REGS": 1}, {"FAST_EMIT": 1, "UNPACK_REGS": 1})
+
+
+def stream_builds(graph, expect, repeats=5, builds=STREAM_BUILDS):
+    """Listing with each build of rdmce.cu's opt-in listing paths (FAST_EMIT: a register sub-tree's
+    clique whose group is in the chunk costs lane 0 a descriptor; UNPACK_REGS: the expansion keeps a
+    group's mapped ids in registers), in one process: every block consumed on the GPU, median wall
+    time of ``repeats`` runs after a warm-up, the kernel and unpack times of the last run, over the
+    plain count's median. The count must match the reference in every build."""
+    from ..gpu import rdmce as gpu_rdmce
+
+    (name, _, _, prep), = _prepared([graph])
+    count_wall, _, res = _timed(prep.run, repeats)
+    if name in expect and res.count != expect[name]:
+        raise AssertionError(f"{name}: count {res.count}, not {expect[name]}")
+    saved = dict(gpu_rdmce._DEFINES)
+    try:
+        for build in builds:
+            gpu_rdmce._DEFINES.clear()
+            gpu_rdmce._DEFINES.update(build)
+            wall, _, (n, st) = _timed(functools.partial(_consume_filtered, prep), repeats)
+            if n != res.count:
+                raise AssertionError(f"{name}: build {build} listed {n} cliques, the count is {res.count}")
+            yield pd.DataFrame([{"graph": name, "build": _build(), "wall_ms": wall,
+                                 "over_count": wall / count_wall, "count_ms": count_wall, "cliques": n,
+                                 "launches": st["launches"], "ring_bytes": st["ring_bytes"],
+                                 "kernel_ms": st["kernel_ms"], "unpack_ms": st["unpack_ms"],
+                                 "repeats": repeats}])
+    finally:
+        gpu_rdmce._DEFINES.clear()
+        gpu_rdmce._DEFINES.update(saved)
 
 
 def size_histogram(graph, expect):
@@ -305,7 +346,7 @@ SCALE_COLUMNS = ["graph", "scale", "edge_factor", "n", "m", "d", "prep_device", 
                  "oracle_s", "oracle_source", "median_ms", "times_ms", "runs", "device_bytes",
                  "pool_peak_bytes", "passes", "workers", "nodes", "planned_passes", "planned_workers",
                  "planned_device_bytes", "budget_bytes", "note"]
-OPT_IN = ("stream", "stream_parts", "histogram", "scale", "gpus")
+OPT_IN = ("stream", "stream_parts", "stream_builds", "histogram", "scale", "gpus")
 # Maximal cliques of R-MAT at edge factor 16 (seed 1) grow 5-71x per scale (18,676 at scale 10,
 # 3.26 G at scale 15 in 0.55 s, 232.8 G at scale 16 in 37 s on an H200): past scale 16 a count takes
 # about an hour. At edge factor 4 they grow 2.4-31x per scale (321 G at scale 22 in 64 s), at edge
@@ -556,6 +597,7 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = H
         "stream": lambda: streaming([g for g in graphs if g in ("CA-GrQc", "wiki-Vote", heavy)], expect,
                                     max(5, repeats)),
         "stream_parts": lambda: stream_parts(heavy, expect, max(5, repeats)),
+        "stream_builds": lambda: stream_builds(heavy, expect, max(5, repeats)),
         "histogram": lambda: size_histogram(heavy, expect),
         "gpus": lambda: gpus(graphs, expect, repeats),
         "scale": lambda: scale(scales or (SCALES[:5] if quick else SCALES), edge_factors or EDGE_FACTORS,
@@ -570,7 +612,8 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = H
 
 KEYS = {"table1": ["graph"], "exactness": ["graph", "run"], "variants": ["graph", "variant"],
         "warps": ["graph", "warps_per_sm"], "tau": ["graph", "tau"], "load": ["graph", "variant", "worker"],
-        "stream": ["graph", "task"], "stream_parts": ["graph", "case"], "histogram": ["graph", "size"],
+        "stream": ["graph", "task"], "stream_parts": ["graph", "case"], "stream_builds": ["graph", "build"],
+        "histogram": ["graph", "size"],
         "gpus": ["graph", "gpu"], "scale": ["graph"]}
 
 

@@ -54,6 +54,7 @@ host reports them (``isolated=``).
 from __future__ import annotations
 
 import functools
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -79,7 +80,23 @@ RING_BYTES = 2 << 30  # largest default ring of a streaming run (fewer relaunche
 MIN_RING_BYTES = 16 << 20
 FIRST_RING_BYTES = 64 << 20  # a streaming run starts with this ring and doubles it at each relaunch
 INT32_MAX = 2**31 - 1
-_DEFINES: dict = {}  # compile-time settings (kept empty in normal use; benchmarks may probe)
+
+
+def env_defines(text: str | None) -> dict:
+    """Compile-time settings from ``MCE_KIT_RDMCE_DEFINES`` ("NAME=INT,NAME=INT"; empty: none), so a
+    device probe can build the opt-in listing paths of rdmce.cu (FAST_EMIT, UNPACK_REGS) for a whole
+    test or experiments process."""
+    out = {}
+    for item in filter(None, (t.strip() for t in (text or "").split(","))):
+        name, eq, value = item.partition("=")
+        if not eq or not name.isidentifier() or not value.lstrip("-").isdigit():
+            raise ValueError(f"MCE_KIT_RDMCE_DEFINES: expected NAME=INT items, comma-separated, got {item!r}")
+        out[name] = int(value)
+    return out
+
+
+# compile-time settings (empty in normal use; benchmarks and device probes may set them)
+_DEFINES: dict = env_defines(os.environ.get("MCE_KIT_RDMCE_DEFINES"))
 # local: sub-trees of nodes with |P| <= min(tau, 32) and |P| + |X| <= 32 are searched in registers
 # (solve_local in rdmce.cu); False keeps every node on the bitmap path (the ablation).
 DEFAULTS = dict(tau=24, warps_per_sm=32, seeding="edge", exposure=True, aggressive=True, local=True)

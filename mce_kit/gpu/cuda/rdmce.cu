@@ -70,6 +70,16 @@
 #ifndef STREAMING
 #define STREAMING 0
 #endif
+// Listing, opt-in until measured (rdmce.py's _DEFINES or MCE_KIT_RDMCE_DEFINES): FAST_EMIT=1 appends a
+// register sub-tree's clique whose group is already in the chunk with lane 0's few instructions (no
+// group, no new chunk: the full path otherwise); UNPACK_REGS=1 has rdmce_unpack keep a group's ids,
+// mapped through order[], in registers while the cliques of one group follow each other.
+#ifndef FAST_EMIT
+#define FAST_EMIT 0
+#endif
+#ifndef UNPACK_REGS
+#define UNPACK_REGS 0
+#endif
 
 #define HBINS 64           // sizes kept in the shared-memory histogram of a block
 // resume[] per worker: suspended?, l, c, xptr, lo, frozen_hi, tick, sub-tree pending?; then a
@@ -254,6 +264,36 @@ __device__ __noinline__ bool stream_clique(const int* R, int r, int lane) {
     return stream_clique_body(R, r, 0u, 0, 0, lane);
 }
 
+#if FAST_EMIT
+__device__ __noinline__ bool stream_clique_local(const int* R, int r, u32 Rm, int gid, int n, int lane) {
+    return stream_clique_body(R, r, Rm, gid, n, lane);
+}
+
+// A register sub-tree's clique (FAST_EMIT): when its group is already in our chunk and a descriptor
+// fits, lane 0 writes the descriptor and counts it; otherwise the full append (a call, so the sub-tree's
+// loop keeps its registers). The quick path returns false: a chunk past the soft mark said so when it
+// was taken, and solve_local's stop is sticky.
+__device__ __forceinline__ bool stream_clique_fast(const int* R, int r, u32 Rm, int gid, int n, int lane) {
+    int full = 1;
+    if (lane == 0) {
+        int* wc = warp_chunk[threadIdx.x >> 5];
+        const int grp = wc[4], recs = wc[2];
+        if (grp >= 0 && wc[1] + 2 * (recs + 1) <= G.chunk_words) {
+            *(int2*)(G.ring + (long long)wc[0] * G.chunk_words + G.chunk_words - 2 - 2 * recs) =
+                make_int2(grp, (int)Rm);
+            wc[2] = recs + 1;
+            wc[3] += r;
+            full = 0;
+        }
+    }
+    if (!__shfl_sync(FULL_MASK, full, 0)) return false;
+    return stream_clique_local(R, r, Rm, gid, n, lane);
+}
+#define STREAM_LOCAL stream_clique_fast
+#else
+#define STREAM_LOCAL stream_clique_body
+#endif
+
 // Add k cliques of size r to this block's histogram (FLAG_HIST).
 __device__ __forceinline__ void hist_add(int r, u64 k = 1) {
     if (r < HBINS) atomicAdd(block_hist + r, k);
@@ -321,7 +361,7 @@ __device__ __forceinline__ int row_hits(const Task& t, const u32* P, int u, bool
         if (!each && !STREAMING) ++found;                                                         \
         else if (!(G.flags & FLAG_SIZES) || ((size) >= G.min_size && (size) <= G.max_size)) {     \
             ++found;                                                                              \
-            if (STREAMING) stop |= stream_clique_body(R_of(s), (size), Rm, gid, n, lane);            \
+            if (STREAMING) stop |= STREAM_LOCAL(R_of(s), (size), Rm, gid, n, lane);              \
             else if (lane == (size) - r0 - 1) ++per_size;                                         \
         }                                                                                         \
     } while (0)
@@ -1146,6 +1186,53 @@ extern "C" __global__ void rdmce_unpack(const int* ring, const int* chunk_recs, 
     const int2* desc = (const int2*)(c + chunk_words) - 1;   // descriptor i at desc[-i]
     const int recs = chunk_recs[ch];
     const long long rb = rec_base[ch];
+#if UNPACK_REGS
+    // The cliques of a group mostly follow each other: its prefix (up to 64 ids, mapped) stays in two
+    // registers per lane and each lane's local id is loaded the first time a mask names it (lanes of a
+    // mask are below the group's n, so nothing past the group is read).
+    int* const out0 = vertices + vert_base[ch];
+    int cur = -1, rk = 0, pre0 = 0, pre1 = 0, lid = 0;
+    bool have = false;
+    int carry = 0;                                            // vertices before record i0, in this chunk
+    #pragma unroll 1
+    for (int i0 = 0; i0 < recs; i0 += 32) {
+        const int i = i0 + lane;
+        int2 dm = make_int2(0, 0);
+        int r0 = 0;
+        if (i < recs) { dm = __ldg(desc - i); r0 = __ldg(c + dm.x); }
+        const int size = r0 + __popc((u32)dm.y);
+        int incl = size;
+        #pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const int y = __shfl_up_sync(FULL_MASK, incl, o);
+            if (lane >= o) incl += y;
+        }
+        const int start = carry + incl - size;
+        if (i < recs) offsets[rb + i] = vert_base[ch] + start;
+        carry += __shfl_sync(FULL_MASK, incl, 31);
+        const int k_end = min(32, recs - i0);
+        #pragma unroll 1
+        for (int k = 0; k < k_end; ++k) {
+            const int g = __shfl_sync(FULL_MASK, dm.x, k);
+            const u32 m = (u32)__shfl_sync(FULL_MASK, dm.y, k);
+            int* out = out0 + __shfl_sync(FULL_MASK, start, k);
+            if (g != cur) {                                   // a new group: its prefix into registers
+                cur = g;
+                rk = __shfl_sync(FULL_MASK, r0, k);
+                pre0 = lane < rk ? __ldg(order + __ldg(c + g + 1 + lane)) : 0;
+                pre1 = lane + 32 < rk ? __ldg(order + __ldg(c + g + 33 + lane)) : 0;
+                have = false;
+            }
+            const bool mine = (m >> lane) & 1;
+            if (mine && !have) { lid = __ldg(order + __ldg(c + g + 1 + rk + lane)); have = true; }
+            if (lane < rk) out[lane] = pre0;
+            if (lane + 32 < rk) out[lane + 32] = pre1;
+            #pragma unroll 1
+            for (int j = 64 + lane; j < rk; j += 32) out[j] = __ldg(order + __ldg(c + g + 1 + j));
+            if (mine) out[rk + __popc(m & lanemask_lt())] = lid;
+        }
+    }
+#else
     long long carry = vert_base[ch];
     #pragma unroll 1
     for (int i0 = 0; i0 < recs; i0 += 32) {
@@ -1175,4 +1262,5 @@ extern "C" __global__ void rdmce_unpack(const int* ring, const int* chunk_recs, 
             if ((m >> lane) & 1) out[rk + __popc(m & lanemask_lt())] = __ldg(order + __ldg(c + g + rk + lane));
         }
     }
+#endif
 }
