@@ -48,7 +48,11 @@ free ring, and hands out the CSR in blocks of at most ``block_size`` cliques
 while that launch runs (host copies go on a side stream). Memory is the ring
 plus two launches' CSR on the device (``csr_bytes``) and one block on the
 host, whatever the output size. Isolated vertices never reach the kernel; the
-host reports them (``isolated=``).
+host reports them (``isolated=``). Two opt-in builds of the listing path wait
+for a device measurement (``_DEFINES`` / ``MCE_KIT_RDMCE_DEFINES``):
+``FAST_EMIT=1`` (a sub-tree's clique whose group is already in the chunk costs
+lane 0 one descriptor) and ``UNPACK_REGS=1`` (the expansion keeps a group's
+mapped ids in registers).
 """
 
 from __future__ import annotations

@@ -642,8 +642,11 @@ display(host.drop(columns=["note"]).round(2))  # noqa: F821
 # written. The expansion writes 187 GB at 1.75 TB/s, well below the memory's
 # rate: each clique waits on two dependent loads per 32 ids (group word, then
 # `order[]`). Rings of 256 MiB / 1 GiB / 2 GiB: 565 / 502 / 494 ms (146 / 42 /
-# 29 launches); blocks of 2^26 cliques (one per launch): 482 ms. Next steps:
-# the chunk's state in registers for a cheap per-clique path, and the expansion
-# keeping the group's mapped ids in registers.
+# 29 launches); blocks of 2^26 cliques (one per launch): 482 ms. Two opt-in
+# builds address the two costs and wait for a device run
+# (`scripts/rdmce2_final.sh`, `rdmce_stream_builds.csv`): `FAST_EMIT` (a
+# sub-tree's clique whose group is already in the chunk costs lane 0 one
+# descriptor store and two counters) and `UNPACK_REGS` (the expansion keeps the
+# group's mapped ids in registers, so a clique is two or three stores).
 # (5) Stage times in `rdmce_scale.csv` and `rdmce_rmat_host.csv`; the CPU path alone
 # (no GPU) is still NumPy on one core for the peeling and SciPy for the CSR.
