@@ -163,3 +163,22 @@ def test_bad_input(tmp_path):
         write_blocks([], tmp_path / "x.npz", level=3)
     with pytest.raises(ValueError, match="object arrays"), NpzWriter(tmp_path / "o.npz") as w:
         w.add("o", np.array([None]))
+
+
+def test_cli_list_threads(tmp_path):
+    import networkx as nx
+
+    from mce_kit.cli import main
+
+    H = nx.gnp_random_graph(40, 0.3, seed=4)
+    path = tmp_path / "g.txt"
+    nx.write_edgelist(H, path, data=False)
+    out = tmp_path / "l.npz"
+    assert main(["list", str(path), "--out", str(out), "--device", "cpu", "--threads", "2",
+                 "--block-size", "7"]) == 0
+    got = {frozenset(v[a:b].tolist()) for o, v in read_blocks(out)
+           for a, b in zip(o[:-1], o[1:], strict=True)}
+    assert got == {frozenset(c) for c in nx.find_cliques(H)}
+    with zipfile.ZipFile(out) as z:
+        assert z.testzip() is None
+    assert main(["list", str(path), "--out", str(out), "--device", "cpu", "--threads", "0"]) == 2
