@@ -5,8 +5,8 @@
 
 Format: a standard NumPy ``.npz`` (a zip of ``.npy`` members, deflate level 1,
 zip64 records where sizes or offsets pass 4 GiB), read by ``np.load``,
-``zipfile`` and ``read_blocks``. Members ``sizes_K`` (uint8, or uint16 when a
-clique has 256+ vertices) and ``vertices_K`` for blocks K = 0, 1, ..., and
+``zipfile`` and ``read_blocks``. Members ``sizes_K`` (uint8; uint16 when a
+clique has 256+ vertices, uint32 when one has 65536+) and ``vertices_K`` for blocks K = 0, 1, ..., and
 ``count`` (int64, total cliques). ``vertices_K`` has the narrowest of uint16,
 int32, uint32 that holds every label of block K and is no wider than the
 labels given (so blocks of one file may differ; int64 labels past 2^32 stay
@@ -297,7 +297,8 @@ def _prepared(blocks: Iterable[tuple], pool: ThreadPoolExecutor, piece: int) -> 
         del block                               # hold the block through its arrays only
         sizes = np.diff(np.asarray(offsets))
         del offsets
-        sizes = sizes.astype(np.uint8 if sizes.max(initial=0) < 256 else np.uint16)
+        top = int(sizes.max(initial=0))
+        sizes = sizes.astype(np.uint8 if top < 1 << 8 else np.uint16 if top < 1 << 16 else np.uint32)
         vertices = np.ascontiguousarray(vertices).reshape(-1)
         if len(vertices) != int(sizes.sum(dtype=np.int64)):
             raise ValueError(f"block {k}: its offsets end at {int(sizes.sum(dtype=np.int64))}, "

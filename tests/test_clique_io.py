@@ -76,6 +76,10 @@ def test_dtypes_stored(tmp_path):
     write_blocks([(np.array([0, 300, 302]), np.arange(302))], tmp_path / "s.npz")
     with np.load(tmp_path / "s.npz") as f:
         assert f["sizes_0"].dtype == np.uint16 and f["sizes_0"].tolist() == [300, 2]
+    write_blocks([(np.array([0, 2, 70002]), np.arange(70002))], tmp_path / "t.npz")
+    with np.load(tmp_path / "t.npz") as f:
+        assert f["sizes_0"].dtype == np.uint32 and f["sizes_0"].tolist() == [2, 70000]
+        assert f["vertices_0"].dtype == np.int32
 
 
 def test_one_clique_and_no_blocks(tmp_path):
