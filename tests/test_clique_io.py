@@ -186,3 +186,29 @@ def test_cli_list_threads(tmp_path):
     with zipfile.ZipFile(out) as z:
         assert z.testzip() is None
     assert main(["list", str(path), "--out", str(out), "--device", "cpu", "--threads", "0"]) == 2
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not __import__("os").environ.get("MCE_KIT_BIG_ZIP"),
+                    reason="writes ~9.5 GB to a temporary folder: set MCE_KIT_BIG_ZIP=1")
+def test_real_zip64_member_and_offsets_past_4_gib(tmp_path):
+    """A member of more than 4 GiB, and members starting past 4 GiB, read back by zipfile and np.load.
+    Stored (level 0) so that the file really is that long; the zeros cost no memory (calloc)."""
+    rng = np.random.default_rng(5)
+    path = tmp_path / "big.npz"
+    chunks = []
+    with NpzWriter(path, level=0) as w:
+        for i in range(8):                       # 8 x 600 MB of random bytes: the file passes 4 GiB
+            a = rng.integers(0, 256, 600_000_000, dtype=np.uint8)
+            chunks.append(zlib.crc32(a))
+            w.add(f"r{i}", a)
+            del a
+        w.add("zeros", np.zeros((1 << 32) + 12345, dtype=np.uint8))   # a member of > 4 GiB
+        w.add("tail", np.arange(10))
+    with zipfile.ZipFile(path) as z:
+        infos = {i.filename: i for i in z.infolist()}
+        assert infos["zeros.npy"].file_size > 1 << 32 and infos["tail.npy"].header_offset > 1 << 32
+        assert z.testzip() is None
+    with np.load(path) as f:
+        assert np.array_equal(f["tail"], np.arange(10))
+        assert zlib.crc32(f["r7"]) == chunks[7]
