@@ -118,8 +118,9 @@ def test_stream_parts_rows_and_their_checks(tmp_path, monkeypatch):
     exp.run_all(tmp_path, only=["stream_parts"], heavy="CA-GrQc")
     df = pd.read_csv(tmp_path / "rdmce_stream_parts.csv")
     assert list(df["case"]) == ["ring 256 MiB", "ring 1024 MiB", "ring 2048 MiB",
+                                "blocks of 2^26 cliques (one per launch)",
                                 "min_size=5 (nothing written)", "min_size=2 (largest only)"]
-    assert list(df["cliques"]) == [13, 13, 13, 0, 13] and (df["gpu"] == "fake").all()
+    assert list(df["cliques"]) == [13, 13, 13, 13, 0, 13] and (df["gpu"] == "fake").all()
     monkeypatch.setattr(exp, "_consume_filtered", lambda prep, **kw: (12, consume(prep)[1]))
     with pytest.raises(AssertionError):
         exp.run_all(tmp_path, only=["stream_parts"], heavy="CA-GrQc")

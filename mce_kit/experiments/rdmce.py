@@ -276,6 +276,7 @@ def stream_parts(graph, expect, repeats=5):
     hist = prep.run(histogram=True).histogram
     top = max(hist)
     cases = [(f"ring {r >> 20} MiB", {"ring_words": r // 4}) for r in RING_SIZES]
+    cases += [("blocks of 2^26 cliques (one per launch)", {"block_size": 1 << 26})]
     cases += [(f"min_size={top + 1} (nothing written)", {"min_size": top + 1}),
               (f"min_size={top - 2} (largest only)", {"min_size": top - 2})]
     for case, kw in cases:
@@ -305,11 +306,11 @@ SCALE_COLUMNS = ["graph", "scale", "edge_factor", "n", "m", "d", "prep_device", 
                  "pool_peak_bytes", "passes", "workers", "nodes", "planned_passes", "planned_workers",
                  "planned_device_bytes", "budget_bytes", "note"]
 OPT_IN = ("stream", "stream_parts", "histogram", "scale", "gpus")
-# Maximal cliques of R-MAT at edge factor 16 (seed 1) grow 5-37x per scale (18,676 at scale 10,
-# 3,260,782,434 at scale 15, 5 s on an H100): past scale 15 a count takes hours. At edge factor 4
-# they grow 2.4-4.4x per scale (scales 10-18), at edge factor 2 about 2.2x, so the GPU counts
-# every scale up to 24 there.
-KERNEL_MAX = {16: 15}
+# Maximal cliques of R-MAT at edge factor 16 (seed 1) grow 5-71x per scale (18,676 at scale 10,
+# 3.26 G at scale 15 in 0.55 s, 232.8 G at scale 16 in 37 s on an H200): past scale 16 a count takes
+# about an hour. At edge factor 4 they grow 2.4-31x per scale (321 G at scale 22 in 64 s), at edge
+# factor 2 about 2-7x, so the GPU counts every scale up to 24 there.
+KERNEL_MAX = {16: 16}
 SCALE_TARGET_PREPARE_S = 10.0  # issue 8, item 4: prepare (degeneracy order) at scale 24, edge factor 16
 EDGE_FACTORS = (16, 2, 4)
 ORACLE = RESULTS / "rdmce_rmat_oracle.csv"  # CPU oracle counts of R-MAT graphs measured elsewhere
@@ -631,6 +632,18 @@ def _vs_mcegpu():
     return vs.assign(gpu=rd["gpu"].iloc[0], date=rd["date"].iloc[0])
 
 
+def gpu_table(df: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Fig 13: median ms per graph (rows, in run order) on each GPU model (columns) of
+    rdmce_gpus.csv, graphs measured on every model only."""
+    if df is None:
+        try:
+            df = load("gpus")
+        except FileNotFoundError:
+            df = pd.DataFrame(columns=["graph", "gpu", "median_ms"])
+    t = df.pivot_table(index="graph", columns="gpu", values="median_ms").dropna()
+    return t.reindex([g for g in dict.fromkeys(df["graph"]) if g in t.index])
+
+
 def _fig13():
     """Fig 13 from rdmce_gpus.csv: the same runs (graphs, build) on each GPU model measured."""
     from ..reproduction import Status
@@ -638,8 +651,8 @@ def _fig13():
     try:
         df = load("gpus")
     except FileNotFoundError:
-        df = pd.DataFrame(columns=["graph", "gpu", "median_ms"])
-    t = df.pivot_table(index="graph", columns="gpu", values="median_ms").dropna()
+        df = pd.DataFrame(columns=["graph", "gpu", "median_ms", "date"])
+    t = gpu_table(df)
     if t.shape[1] < 2:
         return Status("missing", reason="needs the same runs on two GPU models (rdmce_gpus.csv has "
                       f"{t.shape[1]})")
