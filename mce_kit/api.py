@@ -333,17 +333,20 @@ def maximal_clique_blocks(
     """Maximal cliques as CSR blocks ``(offsets, vertices)`` of at most ``block_size`` cliques:
     clique i of a block is ``vertices[offsets[i]:offsets[i + 1]]``, with ``offsets[0] == 0``.
 
-    Vertices are the original labels when they are integers (mapped on the GPU),
-    else vertex ids (index ``G.labels`` with them). NumPy arrays, or CuPy arrays
-    on the GPU with ``as_cupy=True``. On the GPU the kernel streams the cliques
-    through a fixed ring (``mce_kit.gpu.rdmce``), so memory stays bounded by the
-    block size; on the CPU the oracle's cliques are packed into blocks.
+    Vertices are the original labels when they are integers (int32 ids as they are
+    when the labels are 0..n-1, no gather), else vertex ids (index ``G.labels`` with
+    them). NumPy arrays, or CuPy arrays on the GPU with ``as_cupy=True``. On the GPU
+    the kernel streams the cliques through a fixed ring (``mce_kit.gpu.rdmce``), so
+    memory stays bounded by the block size; on the CPU the oracle's cliques are packed
+    into blocks.
     """
     G = as_graph(G)
     min_size = _floor(min_size, isolated)
     dev = _device(device, "maximal cliques", _rdmce)
     params = _check_params(params, _mce_knobs(), dev, "maximal_clique_blocks")
     numeric = G.labels is not None and G.labels.dtype.kind in "iu"
+    if numeric and np.array_equal(G.labels, np.arange(len(G.labels))):
+        numeric = False                         # labels 0..n-1: the ids are the labels, no gather
     if dev == "gpu":
         blocks = _rdmce().maximal_clique_blocks(G, block_size, min_size=min_size, max_size=max_size,
                                                 as_cupy=as_cupy, **params)

@@ -56,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     li.add_argument("--max-size", type=int, help="largest clique size written")
     li.add_argument("--no-isolated", action="store_true", help="leave out vertices without neighbours")
     li.add_argument("--block-size", type=int, default=1 << 20, help="cliques per block (bounds memory)")
+    li.add_argument("--threads", type=int, help="threads deflating the file (default: every core)")
     li.add_argument("--progress", action="store_true", help="progress bar on stderr (default: when a TTY)")
     d = sub.add_parser("datasets", help="list the bundled datasets")
     d.add_argument("--kind", choices=["general", "bipartite", "dimacs"])
@@ -125,7 +126,8 @@ def _list(args) -> None:
     total = int(api.count_maximal_cliques(G, **opts)) if dev == "gpu" else None
     show = args.progress or sys.stderr.isatty()
     with tqdm(total=total, unit="clique", unit_scale=True, file=sys.stderr, disable=not show) as bar:
-        n = write_blocks(api.maximal_clique_blocks(G, args.block_size, **opts), args.out, bar.update)
+        n = write_blocks(api.maximal_clique_blocks(G, args.block_size, **opts), args.out, bar.update,
+                         threads=args.threads)
     print(f"maximal cliques: {n} -> {args.out}  ({dev}, {time.perf_counter() - t:.2f} s)")
 
 

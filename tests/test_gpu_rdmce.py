@@ -31,12 +31,18 @@ def _from_nx(H) -> Graph:
     return Graph.from_edges(H.number_of_nodes(), e[:, 0], e[:, 1])
 
 
+def _cw(prep):
+    """The smallest chunk of the streaming ring (two of the largest records): many chunks, many splits."""
+    from mce_kit.gpu import rdmce
+
+    return rdmce.min_chunk_words(prep.d)
+
+
 def _stream(prep, block_size=7, ring_words=1, **kw):
     """Every clique of a streamed run with a tiny ring (so it wraps), as sorted tuples; run stats."""
     stats = {}
     got = []
-    for off, ver in prep.blocks(block_size, ring_words=ring_words, chunk_words=2 * (prep.d + 2), stats=stats,
-                                **kw):
+    for off, ver in prep.blocks(block_size, ring_words=ring_words, chunk_words=_cw(prep), stats=stats, **kw):
         assert len(off) - 1 <= block_size and off[0] == 0 and off[-1] == len(ver)
         got += [tuple(sorted(ver[a:b].tolist())) for a, b in zip(off[:-1], off[1:], strict=True)]
     return sorted(got), stats
@@ -175,8 +181,10 @@ def test_histogram_filters_and_streaming_match_oracle_on_300_random_graphs():
         assert prep.run(min_size=lo, max_size=hi, **params).count == len(keep), f"graph {i}: [{lo}, {hi}]"
         hist = prep.run(min_size=lo, max_size=hi, histogram=True, **params).histogram
         assert hist == dict(sorted(Counter(len(c) for c in keep).items()))
-        got, stats = _stream(prep, block_size=int(rng.integers(1, 9)), min_size=lo, max_size=hi, **params)
-        assert got == keep, f"graph {i}: streamed [{lo}, {hi}] {len(got)} vs {len(keep)}"
+        csr = [None, 1, 40][i % 3]  # launches also stop when their cliques hold csr_words vertices
+        got, stats = _stream(prep, block_size=int(rng.integers(1, 9)), min_size=lo, max_size=hi,
+                             csr_words=csr, **params)
+        assert got == keep, f"graph {i}: streamed [{lo}, {hi}] {len(got)} vs {len(keep)} (csr_words {csr})"
         wrapped += stats["launches"] > 3
         no_iso = [c for c in want if len(c) > 1]
         assert prep.run(isolated=False, **params).count == len(no_iso)
@@ -269,9 +277,11 @@ def test_register_subtrees_match_the_oracle_on_300_random_graphs():
         lo = int(rng.integers(1, 6))
         assert prep.run(min_size=lo, **params).count == sum(len(c) >= lo for c in want), f"graph {i} >= {lo}"
         # listing on the register path, the ring filling (and sub-trees suspended) many times
-        cw = 2 * (prep.d + 2)
+        cw = _cw(prep)
         ring = int(rng.choice([1, 3 * cw, 40 * cw]))
-        got, stats = _stream(prep, block_size=int(rng.integers(1, 50)), ring_words=ring, **params)
+        csr = [None, 7, 300][i % 3]
+        got, stats = _stream(prep, block_size=int(rng.integers(1, 50)), ring_words=ring, csr_words=csr,
+                             **params)
         assert got == want, f"graph {i} {params} listed {len(got)} vs {len(want)} (ring {ring})"
         assert stats["count"] == len(want)
 
@@ -296,7 +306,7 @@ def test_listing_in_registers_suspends_and_resumes_exactly_ten_runs_in_a_row(k):
     G = _from_nx(H)
     prep = rdmce.prepare(G)
     want = _cliques_nx(G)
-    cw = 2 * (prep.d + 2)
+    cw = _cw(prep)
     for run in range(10):
         params = [dict(), dict(tau=32), dict(aggressive=False), dict(exposure=False)][run % 4]
         got, stats = _stream(prep, block_size=997, ring_words=[1, 8 * cw, 300 * cw][run % 3], warps_per_sm=4,
@@ -352,7 +362,7 @@ def test_bundled_graphs_listing_exact_ten_runs_in_a_row(name):
         pytest.skip("869 M cliques: test_ego_facebook_listing_on_the_gpu_matches_the_count")
     G = datasets.load(name)
     prep = rdmce.prepare(G)
-    cw = 2 * (prep.d + 2)
+    cw = _cw(prep)
     if G.n <= 10_000 and _reference()[name] < 50_000:
         H = nx.Graph()  # vertex indices, as the blocks give them (not the file's labels)
         H.add_nodes_from(range(G.n))
@@ -366,3 +376,34 @@ def test_bundled_graphs_listing_exact_ten_runs_in_a_row(name):
     for run in range(9):
         fp = _fingerprint(prep, ring_words=[1000 * cw, 30000 * cw, None][run % 3])
         assert np.array_equal(fp, first), (name, run)
+
+
+@pytest.mark.parametrize("build", [{"FAST_EMIT": 1}, {"UNPACK_REGS": 1}, {"FAST_EMIT": 1, "UNPACK_REGS": 1}],
+                         ids=["fast_emit", "unpack_regs", "both"])
+def test_opt_in_listing_builds_match_the_oracle(build, monkeypatch):
+    """rdmce.cu's opt-in listing paths (compile-time): 100 random graphs with tiny rings and vertex caps
+    against the oracle, and ego-Facebook's 869 M cliques (count and vertices) in full."""
+    from mce_kit import datasets
+    from mce_kit.gpu import rdmce
+
+    monkeypatch.setattr(rdmce, "_DEFINES", dict(build))
+    rng = np.random.default_rng(17)
+    for i, H in enumerate(random_graphs(70, seed=71) + [_dense_core(rng) for _ in range(30)]):
+        G = _from_nx(H)
+        prep = rdmce.prepare(G)
+        want = _cliques_nx(G)
+        params = dict(tau=int(rng.choice([2, 24, 32])), warps_per_sm=int(rng.choice([2, 8])))
+        cw = _cw(prep)
+        ring = int(rng.choice([1, 3 * cw, 40 * cw]))
+        got, stats = _stream(prep, block_size=int(rng.integers(1, 50)), ring_words=ring,
+                             csr_words=[None, 7, 300][i % 3], **params)
+        assert got == want, f"graph {i} {build} {params}: listed {len(got)} vs {len(want)}"
+        assert stats["launches"] >= 1
+    prep = rdmce.prepare(datasets.load("ego-Facebook"))
+    hist = prep.run(histogram=True).histogram
+    n = words = 0
+    for off, ver in prep.blocks(1 << 24, as_cupy=True):
+        n += int(off.size) - 1
+        words += int(ver.size)
+    assert n == 869_325_383 == sum(hist.values())
+    assert words == sum(k * v for k, v in hist.items())

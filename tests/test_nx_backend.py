@@ -453,7 +453,7 @@ def test_gpu_sizes_first_blocks_hold_the_same_cliques():
         if not H.number_of_edges():  # the backend launches nothing for these
             continue
         prep = rdmce.prepare(as_graph(H))
-        small = {"ring_words": 1, "chunk_words": 2 * (prep.d + 2)}
+        small = {"ring_words": 1, "chunk_words": rdmce.min_chunk_words(prep.d)}
         want = cliques(prep.blocks(7, **small), False)
         assert cliques(prep.blocks(7, sizes_first=True, **small), True) == want
         assert cliques(prep.blocks(1 << 20, sizes_first=True), True) == want

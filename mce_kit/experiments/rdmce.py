@@ -244,7 +244,8 @@ def streaming(graphs, expect, repeats=5, min_size=10):
                              "over_count": w / count_wall, "cliques": c, "launches": la,
                              "max_size": max(hist), "regs": res.params["regs"],
                              "spill_bytes": res.params["spill_bytes"], "local": res.params["local"],
-                             "repeats": repeats, **(parts if "blocks" in task else {})}
+                             "build": res.params["build"], "repeats": repeats,
+                             **(parts if "blocks" in task else {})}
                             for task, w, g, c, la in rows])
 
 
@@ -263,6 +264,13 @@ def _consume_filtered(prep, block_size=1 << 22, **kw):
 RING_SIZES = (1 << 28, 1 << 30, 2 << 30)
 
 
+def _build() -> str:
+    """The kernel's compile-time settings, as in a run's ``params["build"]`` ("default": none)."""
+    from mce_kit.gpu import rdmce as gpu_rdmce
+
+    return " ".join(f"{k}={v}" for k, v in sorted(gpu_rdmce._DEFINES.items())) or "default"
+
+
 def stream_parts(graph, expect, repeats=5):
     """Where listing's time goes on ``graph``: every block consumed on the GPU with rings of several
     sizes (the cost of a relaunch: launches x per-launch overhead), and with a size filter that lets
@@ -276,6 +284,7 @@ def stream_parts(graph, expect, repeats=5):
     hist = prep.run(histogram=True).histogram
     top = max(hist)
     cases = [(f"ring {r >> 20} MiB", {"ring_words": r // 4}) for r in RING_SIZES]
+    cases += [("blocks of 2^26 cliques (one per launch)", {"block_size": 1 << 26})]
     cases += [(f"min_size={top + 1} (nothing written)", {"min_size": top + 1}),
               (f"min_size={top - 2} (largest only)", {"min_size": top - 2})]
     for case, kw in cases:
@@ -285,7 +294,40 @@ def stream_parts(graph, expect, repeats=5):
         yield pd.DataFrame([{"graph": name, "case": case, "wall_ms": wall, "over_count": wall / count_wall,
                              "count_ms": count_wall, "cliques": n, "launches": st["launches"],
                              "ring_bytes": st["ring_bytes"], "kernel_ms": st["kernel_ms"],
-                             "unpack_ms": st["unpack_ms"], "repeats": repeats}])
+                             "unpack_ms": st["unpack_ms"], "repeats": repeats, "build": _build()}])
+
+
+STREAM_BUILDS = ({}, {"FAST_EMIT": 1}, {"UNPACK_REGS": 1}, {"FAST_EMIT": 1, "UNPACK_REGS": 1})
+
+
+def stream_builds(graph, expect, repeats=5, builds=STREAM_BUILDS):
+    """Listing with each build of rdmce.cu's opt-in listing paths (FAST_EMIT: a register sub-tree's
+    clique whose group is in the chunk costs lane 0 a descriptor; UNPACK_REGS: the expansion keeps a
+    group's mapped ids in registers), in one process: every block consumed on the GPU, median wall
+    time of ``repeats`` runs after a warm-up, the kernel and unpack times of the last run, over the
+    plain count's median. The count must match the reference in every build."""
+    from ..gpu import rdmce as gpu_rdmce
+
+    (name, _, _, prep), = _prepared([graph])
+    count_wall, _, res = _timed(prep.run, repeats)
+    if name in expect and res.count != expect[name]:
+        raise AssertionError(f"{name}: count {res.count}, not {expect[name]}")
+    saved = dict(gpu_rdmce._DEFINES)
+    try:
+        for build in builds:
+            gpu_rdmce._DEFINES.clear()
+            gpu_rdmce._DEFINES.update(build)
+            wall, _, (n, st) = _timed(functools.partial(_consume_filtered, prep), repeats)
+            if n != res.count:
+                raise AssertionError(f"{name}: build {build} listed {n} cliques, the count is {res.count}")
+            yield pd.DataFrame([{"graph": name, "build": _build(), "wall_ms": wall,
+                                 "over_count": wall / count_wall, "count_ms": count_wall, "cliques": n,
+                                 "launches": st["launches"], "ring_bytes": st["ring_bytes"],
+                                 "kernel_ms": st["kernel_ms"], "unpack_ms": st["unpack_ms"],
+                                 "repeats": repeats}])
+    finally:
+        gpu_rdmce._DEFINES.clear()
+        gpu_rdmce._DEFINES.update(saved)
 
 
 def size_histogram(graph, expect):
@@ -304,12 +346,12 @@ SCALE_COLUMNS = ["graph", "scale", "edge_factor", "n", "m", "d", "prep_device", 
                  "oracle_s", "oracle_source", "median_ms", "times_ms", "runs", "device_bytes",
                  "pool_peak_bytes", "passes", "workers", "nodes", "planned_passes", "planned_workers",
                  "planned_device_bytes", "budget_bytes", "note"]
-OPT_IN = ("stream", "stream_parts", "histogram", "scale", "gpus")
-# Maximal cliques of R-MAT at edge factor 16 (seed 1) grow 5-37x per scale (18,676 at scale 10,
-# 3,260,782,434 at scale 15, 5 s on an H100): past scale 15 a count takes hours. At edge factor 4
-# they grow 2.4-4.4x per scale (scales 10-18), at edge factor 2 about 2.2x, so the GPU counts
-# every scale up to 24 there.
-KERNEL_MAX = {16: 15}
+OPT_IN = ("stream", "stream_parts", "stream_builds", "histogram", "scale", "gpus")
+# Maximal cliques of R-MAT at edge factor 16 (seed 1) grow 5-71x per scale (18,676 at scale 10,
+# 3.26 G at scale 15 in 0.55 s, 232.8 G at scale 16 in 37 s on an H200): past scale 16 a count takes
+# about an hour. At edge factor 4 they grow 2.4-31x per scale (321 G at scale 22 in 64 s), at edge
+# factor 2 about 2-7x, so the GPU counts every scale up to 24 there.
+KERNEL_MAX = {16: 16}
 SCALE_TARGET_PREPARE_S = 10.0  # issue 8, item 4: prepare (degeneracy order) at scale 24, edge factor 16
 EDGE_FACTORS = (16, 2, 4)
 ORACLE = RESULTS / "rdmce_rmat_oracle.csv"  # CPU oracle counts of R-MAT graphs measured elsewhere
@@ -555,6 +597,7 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = H
         "stream": lambda: streaming([g for g in graphs if g in ("CA-GrQc", "wiki-Vote", heavy)], expect,
                                     max(5, repeats)),
         "stream_parts": lambda: stream_parts(heavy, expect, max(5, repeats)),
+        "stream_builds": lambda: stream_builds(heavy, expect, max(5, repeats)),
         "histogram": lambda: size_histogram(heavy, expect),
         "gpus": lambda: gpus(graphs, expect, repeats),
         "scale": lambda: scale(scales or (SCALES[:5] if quick else SCALES), edge_factors or EDGE_FACTORS,
@@ -569,7 +612,8 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = H
 
 KEYS = {"table1": ["graph"], "exactness": ["graph", "run"], "variants": ["graph", "variant"],
         "warps": ["graph", "warps_per_sm"], "tau": ["graph", "tau"], "load": ["graph", "variant", "worker"],
-        "stream": ["graph", "task"], "stream_parts": ["graph", "case"], "histogram": ["graph", "size"],
+        "stream": ["graph", "task"], "stream_parts": ["graph", "case"], "stream_builds": ["graph", "build"],
+        "histogram": ["graph", "size"],
         "gpus": ["graph", "gpu"], "scale": ["graph"]}
 
 
@@ -631,6 +675,18 @@ def _vs_mcegpu():
     return vs.assign(gpu=rd["gpu"].iloc[0], date=rd["date"].iloc[0])
 
 
+def gpu_table(df: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Fig 13: median ms per graph (rows, in run order) on each GPU model (columns) of
+    rdmce_gpus.csv, graphs measured on every model only."""
+    if df is None:
+        try:
+            df = load("gpus")
+        except FileNotFoundError:
+            df = pd.DataFrame(columns=["graph", "gpu", "median_ms"])
+    t = df.pivot_table(index="graph", columns="gpu", values="median_ms").dropna()
+    return t.reindex([g for g in dict.fromkeys(df["graph"]) if g in t.index])
+
+
 def _fig13():
     """Fig 13 from rdmce_gpus.csv: the same runs (graphs, build) on each GPU model measured."""
     from ..reproduction import Status
@@ -638,8 +694,8 @@ def _fig13():
     try:
         df = load("gpus")
     except FileNotFoundError:
-        df = pd.DataFrame(columns=["graph", "gpu", "median_ms"])
-    t = df.pivot_table(index="graph", columns="gpu", values="median_ms").dropna()
+        df = pd.DataFrame(columns=["graph", "gpu", "median_ms", "date"])
+    t = gpu_table(df)
     if t.shape[1] < 2:
         return Status("missing", reason="needs the same runs on two GPU models (rdmce_gpus.csv has "
                       f"{t.shape[1]})")

@@ -20,28 +20,45 @@ to the warp's ``resume[]`` slot like the rest of the walk, and the next launch g
 
 Streaming design (a relaunch that resumes, double-buffered). The kernel
 appends cliques to a device ring of chunks (``ring_layout``): each warp owns
-one chunk at a time, taken with one atomic, and writes each clique's vertices
-from the chunk's start and its size from the chunk's end down. When a warp takes a chunk past the soft mark it
-raises a stop flag; every warp stops at its next safe point (top of its DFS
-loop or of its main loop), saves its walk (level, pending child, exposed
-level, ...) in ``resume[]`` and leaves. Everything else the search needs
-(stacks, rows, exposure words, seed counter, task counts) already lives in
-global memory, so the next launch with ``FLAG_RESUME`` continues exactly
-where the last one stopped; thieves may even pull branches from a suspended
-walk. Between two safe points a warp reports at most two cliques and a chunk
-holds two of the largest records, so the ring never overflows. After each
-launch the host turns the ring into CSR on the GPU (``rdmce_unpack``: one warp
-per chunk, prefix sums over chunk sizes, vertex ids mapped to ``G``'s through
-the degeneracy order), relaunches at once into the now free ring, and hands out
-the CSR in blocks of at most ``block_size`` cliques while that launch runs
-(host copies go on a side stream). Memory is the ring plus one launch's CSR on
-the device and one block on the host, whatever the output size. Isolated
-vertices never reach the kernel; the host reports them (``isolated=``).
+one chunk at a time, taken with one atomic. Nearly every clique of a large
+graph comes from a register sub-tree, where it is the path above the
+sub-tree plus some of its (at most 32) local vertices; so a chunk holds
+*groups* from its start, [r0, the r0 path vertices, the local vertex ids],
+written once per sub-tree and chunk, and from its end down one two-word
+descriptor per clique, (group offset, lane mask). A clique of the bitmap path
+is a group of its own with an empty mask. Per chunk the kernel publishes its
+cliques and their expanded vertices (r0 + popc(mask) each), and totals both
+for the launch in ``ctrl``. When a warp takes a chunk past the soft mark, or
+the launch's vertices reach ``vert_soft`` (``CSR_PER_RING_WORD`` per ring word,
+so the CSR stays bounded), it raises a stop flag; every warp stops at its next
+safe point (top of its DFS loop, of its main loop, or of a register
+sub-tree's branch loop), saves its walk (level, pending child, exposed level,
+a suspended sub-tree's lanes, ...) in ``resume[]`` and leaves. Everything else
+the search needs (stacks, rows, exposure words, seed counter, task counts)
+already lives in global memory, so the next launch with ``FLAG_RESUME``
+continues exactly where the last one stopped; thieves may even pull branches
+from a suspended walk. Between two safe points a warp reports at most two
+cliques and a chunk holds two of the largest records (``min_chunk_words``), so
+the ring never overflows. After each launch the host expands the ring into
+CSR on the GPU (``rdmce_unpack``: one warp per chunk, prefix sums over chunk
+sizes, a warp scan over 32 descriptors at a time, then each clique written as
+one contiguous run, vertex ids mapped to ``G``'s through the degeneracy
+order; ``unpack_host`` is its NumPy twin), relaunches at once into the now
+free ring, and hands out the CSR in blocks of at most ``block_size`` cliques
+while that launch runs (host copies go on a side stream). Memory is the ring
+plus two launches' CSR on the device (``csr_bytes``) and one block on the
+host, whatever the output size. Isolated vertices never reach the kernel; the
+host reports them (``isolated=``). Two opt-in builds of the listing path wait
+for a device measurement (``_DEFINES`` / ``MCE_KIT_RDMCE_DEFINES``):
+``FAST_EMIT=1`` (a sub-tree's clique whose group is already in the chunk costs
+lane 0 one descriptor) and ``UNPACK_REGS=1`` (the expansion keeps a group's
+mapped ids in registers).
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -60,11 +77,30 @@ WARPS_PER_BLOCK = 4
 RESUME_INTS = 176     # per worker in resume[]: the walk, then a suspended register sub-tree (rdmce.cu)
 CTRL_INTS = 8         # ctrl[]: next seed, active tasks, errors, stop flag, next free chunk of the ring
 MIN_CHUNK_WORDS = 1024
+LOCAL_IDS = 32        # local vertices of a register sub-tree (one per lane): a group holds at most this many
+CSR_PER_RING_WORD = 4  # a launch stops once its cliques hold this many vertices per ring word (vert_soft)
+VERT_SOFT_MAX = 3 << 29  # and at most this many (a launch's CSR stays under 2^31 vertices)
 RING_BYTES = 2 << 30  # largest default ring of a streaming run (fewer relaunches; the host gets blocks)
 MIN_RING_BYTES = 16 << 20
 FIRST_RING_BYTES = 64 << 20  # a streaming run starts with this ring and doubles it at each relaunch
 INT32_MAX = 2**31 - 1
-_DEFINES: dict = {}  # compile-time settings (kept empty in normal use; benchmarks may probe)
+
+
+def env_defines(text: str | None) -> dict:
+    """Compile-time settings from ``MCE_KIT_RDMCE_DEFINES`` ("NAME=INT,NAME=INT"; empty: none), so a
+    device probe can build the opt-in listing paths of rdmce.cu (FAST_EMIT, UNPACK_REGS) for a whole
+    test or experiments process."""
+    out = {}
+    for item in filter(None, (t.strip() for t in (text or "").split(","))):
+        name, eq, value = item.partition("=")
+        if not eq or not name.isidentifier() or not value.lstrip("-").isdigit():
+            raise ValueError(f"MCE_KIT_RDMCE_DEFINES: expected NAME=INT items, comma-separated, got {item!r}")
+        out[name] = int(value)
+    return out
+
+
+# compile-time settings (empty in normal use; benchmarks and device probes may set them)
+_DEFINES: dict = env_defines(os.environ.get("MCE_KIT_RDMCE_DEFINES"))
 # local: sub-trees of nodes with |P| <= min(tau, 32) and |P| + |X| <= 32 are searched in registers
 # (solve_local in rdmce.cu); False keeps every node on the bitmap path (the ablation).
 DEFAULTS = dict(tau=24, warps_per_sm=32, seeding="edge", exposure=True, aggressive=True, local=True)
@@ -76,7 +112,7 @@ PARAMS = params_dtype(
               "rows_users", "task_info", "ctrl", "worker_count", "worker_nodes", "worker_cycles",
               "worker_seeds", "worker_steals", "hist", "ring", "chunk_len", "chunk_recs", "chunk_next",
               "resume"),
-    i8=("rows_cap", "stack_cap"),
+    i8=("rows_cap", "stack_cap", "vert_soft"),
     i4=("n_seeds", "tau", "flags", "n_workers", "min_size", "max_size", "hist_len", "chunk_words",
         "chunk_soft", "chunk_hard"))
 
@@ -160,14 +196,16 @@ class Prepared:
                     params, seeds)
 
     def blocks(self, block_size: int = 1 << 20, *, min_size=None, max_size=None, isolated=True,
-               as_cupy=False, ring_words=None, chunk_words=None, max_buffer_bytes=None, stats=None,
-               sizes_first=False, **params):
+               as_cupy=False, ring_words=None, chunk_words=None, csr_words=None, max_buffer_bytes=None,
+               stats=None, sizes_first=False, **params):
         """Stream the maximal cliques as CSR blocks ``(offsets, vertices)`` (``maximal_clique_blocks``).
         ``sizes_first``: each block's cliques reordered smallest first on the device before the copy
         (the module's ``sizes_first``; the networkx backend then cuts a block into lists one size at
-        a time)."""
+        a time). ``ring_words``, ``chunk_words``: the ring's layout (``ring_layout``); ``csr_words``:
+        vertices a launch lists before it stops (default ``CSR_PER_RING_WORD`` per ring word, at most
+        ``VERT_SOFT_MAX``)."""
         found = _stream(self, block_size, min_size, max_size, isolated, as_cupy or sizes_first, ring_words,
-                        chunk_words, max_buffer_bytes, stats, params)
+                        chunk_words, csr_words, max_buffer_bytes, stats, params)
         return _sizes_first_blocks(found, as_cupy) if sizes_first else found
 
 
@@ -239,19 +277,27 @@ def histogram_dict(hist: np.ndarray, singletons: int) -> dict[int, int]:
     return {int(k): int(h[k]) for k in np.flatnonzero(h)}
 
 
+def min_chunk_words(d: int) -> int:
+    """Smallest chunk of a streaming ring for a graph of degeneracy ``d``: two of the largest records.
+    A record is a descriptor (2 words) and, at worst, its own group: [r0, r0 prefix vertices, up to
+    32 local vertex ids] with r0 <= d for a register sub-tree, or [r, r vertices] with r <= d + 1 for a
+    clique of the bitmap path; so at most d + 35 words."""
+    return 2 * (int(d) + 3 + LOCAL_IDS)
+
+
 def ring_layout(d: int, workers: int, ring_words: int | None = None, chunk_words: int | None = None):
     """(chunk_words, chunk_soft, chunk_hard) of a streaming ring for a graph of degeneracy ``d``.
 
-    A record is at most d + 2 words (size, then <= d + 1 vertices) and a warp
-    reports at most two cliques between two stop checks, so a chunk holds at
-    least two records and each warp takes at most one chunk past the soft mark:
-    ``chunk_hard - chunk_soft = workers``. The ring stays under 2^31 words (the
-    kernel totals a launch's words in 32-bit ``ctrl`` fields).
+    A warp reports at most two cliques between two stop checks and a chunk holds two of the largest
+    records (``min_chunk_words``), so each warp takes at most one chunk past the soft mark:
+    ``chunk_hard - chunk_soft = workers``. Chunks have an even number of words (descriptors are 8-byte
+    pairs); the ring stays under 2^31 words.
     """
-    least = 2 * (d + 2)
+    least = min_chunk_words(d)
     cw = max(least, MIN_CHUNK_WORDS) if chunk_words is None else int(chunk_words)
     if cw < least:
-        raise ValueError(f"chunk_words must be >= 2 (d + 2) = {least}, got {cw}")
+        raise ValueError(f"chunk_words must be >= 2 (d + 35) = {least}, got {cw}")
+    cw += cw & 1
     total = (RING_BYTES // 4) if ring_words is None else int(ring_words)
     hard = max(total // cw, workers + 1)
     if hard * cw >= INT32_MAX:
@@ -259,10 +305,19 @@ def ring_layout(d: int, workers: int, ring_words: int | None = None, chunk_words
     return cw, hard - workers, hard
 
 
+def csr_bytes(ring_words: int, vert_soft: int) -> int:
+    """Device bytes of one launch's CSR, about: the ``vert_soft`` vertices, a quarter more for what the
+    warps still list between the stop flag and their next check, and an int64 offset for each
+    descriptor the ring can hold (two words each). The CSR itself is sized from the launch's totals."""
+    return 5 * int(vert_soft) + 8 * (int(ring_words) // 2 + 1)
+
+
 def default_ring_bytes(free: int) -> int:
-    """Ring of a streaming run: an eighth of the free device memory, within [16 MiB, 2 GiB]. A larger
-    ring means fewer relaunches (ego-Facebook writes about 190 GB of records)."""
-    return int(min(RING_BYTES, max(MIN_RING_BYTES, free // 8)))
+    """Ring of a streaming run: 1/32 of the free device memory, within [16 MiB, 2 GiB]. A launch's CSR
+    holds up to ``CSR_PER_RING_WORD`` vertices per ring word and two CSRs may be alive at once (the one
+    handed out and the next), so a run needs about 11 rings of memory. A larger ring means fewer
+    relaunches (ego-Facebook lists about 190 GB of vertices)."""
+    return int(min(RING_BYTES, max(MIN_RING_BYTES, free // 32)))
 
 
 def ring_sizes(first_words: int, cap_words: int):
@@ -277,9 +332,9 @@ def ring_sizes(first_words: int, cap_words: int):
 def chunk_bases(xp, chunk_len, chunk_recs, totals=True):
     """Per chunk: first record and first vertex of its cliques in the launch's CSR; with ``totals``
     also the numbers of records and vertices (a device sync on CuPy; the streaming loop reads them
-    from ``ctrl`` instead)."""
+    from ``ctrl`` instead). ``chunk_len``: the vertices of each chunk's cliques, expanded."""
     recs = chunk_recs.astype(xp.int64)
-    verts = chunk_len.astype(xp.int64)       # a chunk's vertex words (its sizes sit at its end)
+    verts = chunk_len.astype(xp.int64)
     rec_end, vert_end = xp.cumsum(recs), xp.cumsum(verts)
     if not totals:
         return rec_end - recs, vert_end - verts
@@ -289,25 +344,43 @@ def chunk_bases(xp, chunk_len, chunk_recs, totals=True):
 
 
 def launch_totals(ctrl_host, hard: int) -> tuple[bool, int, int, int]:
-    """(stopped, chunks used, records, vertices) of a streaming launch from its ``ctrl`` words."""
+    """(stopped, chunks used, records, vertices) of a streaming launch from its ``ctrl`` words (int32;
+    the vertices are the 64-bit word ctrl[6..7], low word first)."""
     c = [int(x) for x in ctrl_host]
-    return c[3] != 0, min(c[4], hard), c[5], c[6]
+    return c[3] != 0, min(c[4], hard), c[5], (c[6] & 0xFFFFFFFF) | (c[7] & 0xFFFFFFFF) << 32
+
+
+def descriptors(ring, chunk_recs, chunk_words: int, ch: int) -> np.ndarray:
+    """The descriptors of chunk ``ch`` in record order, shape (recs, 2): (group offset in the chunk,
+    lane mask as int32). Descriptor i sits at words ``chunk_words - 2 - 2i`` and ``- 1 - 2i``."""
+    recs = int(chunk_recs[ch])
+    end = (ch + 1) * chunk_words
+    return np.asarray(ring[end - 2 * recs:end]).reshape(-1, 2)[::-1]
 
 
 def unpack_host(ring, chunk_len, chunk_recs, chunk_words, order):
     """NumPy twin of the ``rdmce_unpack`` kernel: the CSR (offsets, vertices) of a ring. A chunk holds
-    its records' vertices from its start (``chunk_len`` words) and their sizes from its end down (the
-    size of record i at ``chunk_words - 1 - i``)."""
+    groups ``[r0, r0 prefix vertices, local vertex ids...]`` from its start and a descriptor (group
+    offset, lane mask) per clique from its end down; clique = the group's prefix, then the local
+    vertex of each lane in the mask, lowest lane first. ``chunk_len``: each chunk's vertices, expanded."""
     rec_base, vert_base, n_recs, n_verts = chunk_bases(np, np.asarray(chunk_len), np.asarray(chunk_recs))
     offsets = np.empty(n_recs + 1, dtype=np.int64)
     vertices = np.empty(n_verts, dtype=np.int32)
     offsets[n_recs] = n_verts
-    for ch in range(len(chunk_len)):
-        c = ring[ch * chunk_words:(ch + 1) * chunk_words]
-        recs, n = int(chunk_recs[ch]), int(chunk_len[ch])
-        sizes = c[chunk_words - recs:][::-1].astype(np.int64)
-        offsets[rec_base[ch]:rec_base[ch] + recs] = vert_base[ch] + np.cumsum(sizes) - sizes
-        vertices[vert_base[ch]:vert_base[ch] + n] = order[c[:n]]
+    lanes = np.arange(32, dtype=np.uint32)
+    for ch in range(len(chunk_recs)):
+        c = np.asarray(ring[ch * chunk_words:(ch + 1) * chunk_words])
+        picked = lambda m: np.flatnonzero((np.uint32(m & 0xFFFFFFFF) >> lanes) & 1)  # noqa: E731
+        cliques = [np.concatenate([c[g + 1:g + 1 + c[g]], c[g + 1 + c[g] + picked(m)]])
+                   for g, m in descriptors(ring, chunk_recs, chunk_words, ch).tolist()]
+        sizes = np.array([len(q) for q in cliques], dtype=np.int64)
+        if sizes.sum() != int(chunk_len[ch]):
+            raise ValueError(f"chunk {ch}: its cliques hold {sizes.sum()} vertices, "
+                             f"chunk_len says {chunk_len[ch]}")
+        at, rec = int(vert_base[ch]), int(rec_base[ch])
+        offsets[rec:rec + len(sizes)] = at + np.cumsum(sizes) - sizes
+        if cliques:
+            vertices[at:at + sizes.sum()] = order[np.concatenate(cliques)]
     return offsets, vertices
 
 
@@ -329,7 +402,7 @@ def split_blocks(offsets, vertices, block_size: int, cuts=None, rebase=True):
     cuts = block_cuts(offsets, block_size) if cuts is None else cuts
     for i, b0 in enumerate(range(0, n, block_size)):
         off = offsets[b0:min(n, b0 + block_size) + 1]
-        yield (off - cuts[i] if rebase else off), vertices[cuts[i]:cuts[i + 1]]
+        yield (off - cuts[i] if rebase and cuts[i] else off), vertices[cuts[i]:cuts[i + 1]]
 
 
 def sizes_first(xp, offsets, vertices):
@@ -442,6 +515,7 @@ class _Device:
                    resume=r.get("resume", none), rows_cap=_rc, stack_cap=_sc, n_seeds=_n,
                    tau=self.p["tau"], flags=flags, n_workers=_w, min_size=lo, max_size=hi,
                    hist_len=self.hist_len, chunk_words=r.get("chunk_words", 0),
+                   vert_soft=r.get("vert_soft", 0),
                    chunk_soft=r.get("chunk_soft", 0), chunk_hard=r.get("chunk_hard", 0))
         self.kernel((-(-_w // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
         for st, o in zip(self.stats, out, strict=True):
@@ -490,7 +564,7 @@ def _run(prep: Prepared, min_size, max_size, histogram, isolated, max_buffer_byt
     return dev.result(count, gpu_ms, histogram_dict(hist, singles) if histogram else None, extra)
 
 
-def _stream(prep, block_size, min_size, max_size, isolated, as_cupy, ring_words, chunk_words,
+def _stream(prep, block_size, min_size, max_size, isolated, as_cupy, ring_words, chunk_words, csr_words,
             max_buffer_bytes, stats, params):
     """Generator behind ``Prepared.blocks``: relaunch the kernel on a ring until the search ends."""
     _check_block_size(block_size)
@@ -499,15 +573,22 @@ def _stream(prep, block_size, min_size, max_size, isolated, as_cupy, ring_words,
     # a given ring_words is used as is; by default the ring starts at FIRST_RING_BYTES and doubles
     ring_bytes = 4 * int(ring_words) if ring_words is not None else default_ring_bytes(free_bytes())
     first = ring_bytes if ring_words is not None else min(ring_bytes, FIRST_RING_BYTES)
-    # device memory besides the workers' buffers: the ring, one launch's CSR (about the ring's size
-    # plus 8 bytes a record) and the blocks handed out
-    dev = _Device(prep, params, max_buffer_bytes, reserve_bytes=3 * ring_bytes, stream=True)
+    if csr_words is not None and (isinstance(csr_words, bool) or not isinstance(csr_words, (int, np.integer))
+                                  or csr_words < 1):
+        raise ValueError(f"csr_words must be a positive int (vertices per launch), got {csr_words!r}")
+    # device memory besides the workers' buffers: the ring and two launches' CSR (the one handed out,
+    # the next one)
+    vert = min(CSR_PER_RING_WORD * (ring_bytes // 4), VERT_SOFT_MAX) if csr_words is None else int(csr_words)
+    reserve = ring_bytes + 2 * csr_bytes(ring_bytes // 4, vert)
+    dev = _Device(prep, params, max_buffer_bytes, reserve_bytes=reserve, stream=True)
     return _stream_gen(prep, dev, int(block_size), on, lo, hi, isolated, as_cupy,
-                       (first // 4, ring_bytes // 4), chunk_words, stats)
+                       (first // 4, ring_bytes // 4), chunk_words, csr_words, stats)
 
 
-def _stream_gen(prep, dev, block_size, on, lo, hi, isolated, as_cupy, ring_words, chunk_words, stats):
-    """``ring_words``: (first, cap) ring words (``ring_sizes``)."""
+def _stream_gen(prep, dev, block_size, on, lo, hi, isolated, as_cupy, ring_words, chunk_words, csr_words,
+                stats):
+    """``ring_words``: (first, cap) ring words (``ring_sizes``); ``csr_words``: vertices per launch
+    (None: ``CSR_PER_RING_WORD`` per word of the launch's ring)."""
     cupy = dev.cupy
     order = cupy.asarray(prep.order.astype(np.int32))
     singles = extra_singletons(prep, isolated, lo, hi)
@@ -532,9 +613,10 @@ def _stream_gen(prep, dev, block_size, on, lo, hi, isolated, as_cupy, ring_words
 
     def new_ring(words, workers, resume):
         cw, soft, hard = ring_layout(prep.d, workers, words, chunk_words)
+        vert = int(csr_words) if csr_words is not None else min(CSR_PER_RING_WORD * hard * cw, VERT_SOFT_MAX)
         return dict(ring=cupy.empty(hard * cw, dtype=cupy.int32), chunk_len=cupy.zeros(hard, cupy.int32),
                     chunk_recs=cupy.zeros(hard, cupy.int32), resume=resume, chunk_words=cw, chunk_soft=soft,
-                    chunk_hard=hard)
+                    chunk_hard=hard, vert_soft=vert)
 
     base_bytes, top_ring = dev.device_bytes, 0
     for _, workers, launch in dev.passes():
@@ -588,7 +670,7 @@ def _unpack(cupy, kernel, ring, n_chunks, n_recs, n_verts, order):
         rec_base, vert_base = chunk_bases(cupy, ring["chunk_len"][:n_chunks], ring["chunk_recs"][:n_chunks],
                                           totals=False)
         kernel((-(-n_chunks // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,),
-               (ring["ring"], ring["chunk_len"], ring["chunk_recs"], rec_base, vert_base, order,
+               (ring["ring"], ring["chunk_recs"], rec_base, vert_base, order,
                 np.int32(n_chunks), np.int32(ring["chunk_words"]), offsets, vertices))
     return offsets, vertices
 

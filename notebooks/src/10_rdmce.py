@@ -342,6 +342,29 @@ tau_best.round(3)
 # branch is ever pulled, so tau changes nothing but noise there.
 
 # %% [markdown]
+# ## Fig 13: the same runs on two GPUs
+#
+# The paper runs RDMCE on an RTX 4090, an A100 and an H800 and gives no numbers
+# beyond the bars. We have two lent GPUs with the same 132 SMs: an H100 (80 GB HBM3)
+# and an H200 (141 GB HBM3e, faster memory). Same graphs, default configuration,
+# median of 5 runs after a warm-up (`rdmce_gpus.csv`; each row names its commit).
+
+# %%
+gpus = exp.gpu_table()
+if gpus.shape[1] >= 2:
+    a, b = gpus.columns[:2]
+    gpus[f"{a} / {b}"] = gpus[a] / gpus[b]
+print("commits:", exp.load("gpus").groupby("gpu")["commit"].first().to_dict())
+gpus.round(3)
+
+# %% [markdown]
+# The millisecond graphs run 1.2-1.5x faster on the H200, where memory latency and
+# the launch's host work weigh; ego-Facebook, bound by instruction issue (85% of the
+# issue slots used), runs at the same speed on both (151 ms on the H100, 156 ms on
+# the H200): the faster memory buys nothing when the kernel waits on its own
+# instructions.
+
+# %% [markdown]
 # ## The load across warps
 #
 # Busy cycles of every warp on soc-Slashdot0902, sorted, with and without
@@ -408,14 +431,22 @@ else:
 # so these calls cost about what the count costs.
 #
 # **Listing** streams: the kernel appends cliques to a fixed ring of chunks,
-# one chunk per warp at a time (a clique's vertices from the chunk's start,
-# its size from the chunk's end down). When the ring is nearly full the warps
-# stop at their next safe point, save where their search stands, and the
-# kernel ends; the host turns the ring into CSR blocks `(offsets, vertices)`
-# on the GPU (a warp scan of the sizes, one coalesced copy of the vertices,
-# original vertex ids applied there), relaunches the kernel at once, and hands
-# out the blocks while the next launch runs. Memory stays bounded by the ring
-# and the block size, whatever the number of cliques.
+# one chunk per warp at a time. Almost every clique of a large graph comes
+# from a register sub-tree (below), where it is the path above the sub-tree
+# plus a few of its at most 32 local vertices; on ego-Facebook a sub-tree call
+# that finds cliques finds about 171 of them (`scripts/rdmce_tree_stats.cpp`,
+# every 500th seed). So a chunk stores each sub-tree's *group* once (the path
+# and the local vertex ids, from the chunk's start) and then two words per
+# clique from the chunk's end down: the group's offset and a 32-bit lane mask.
+# A clique of the bitmap path is a group of its own with an empty mask. The
+# ring is about 27 times smaller than the cliques it holds. When the ring or
+# the launch's output is nearly full the warps stop at their next safe point,
+# save where their search stands, and the kernel ends; the host expands the
+# ring into CSR blocks `(offsets, vertices)` on the GPU (per chunk a warp scan
+# of the sizes r0 + popc(mask), then each clique written as one contiguous
+# run, original vertex ids applied there), relaunches the kernel at once, and
+# hands out the blocks while the next launch runs. Memory stays bounded by the
+# ring, two launches' CSR and the block size, whatever the number of cliques.
 #
 # Listing runs on the register sub-trees too: a sub-tree whose clique finds the
 # ring nearly full stops at the top of its branch loop and saves its whole state
@@ -525,15 +556,17 @@ f.savefig(figures_dir() / "10_local.png", dpi=120)
 # same seeded graphs counted on a CPU host). The star is the issue's target, `prepare` <= 10 s at
 # scale 24.
 #
-# **Why edge factor 16 is counted only to scale 15.** Its number of maximal cliques grows 5.6-37.5x
-# per scale (3.26 G at scale 15) because the dense core grows with the degeneracy (163 at scale
-# 15, 1,620 at scale 24): a count at scale 16 and up would take minutes to hours. Past 15 only
-# the host stages and the planner's choice are measured (2 passes at scales 22 and 24: some seeds
-# of the hubs need more buffer than 4,224 workers can share, so those run with 1,056). At edge
-# factor 2 the count grows 2.1-5.7x per scale and the GPU counts up to scale 23; edge factor 4
-# sits between (10.4 G cliques at scale 21 in 2.4 s). The scales left out are those whose count
-# did not fit the lent machine's time (`scripts/rmat_final.sh` counts edge factor 2 at scale 24;
-# edge factor 4 at scale 22 would take minutes: its count grew 12x from scale 20 to 21).
+# **How far the counts go.** At edge factor 16 the number of maximal cliques grows 5.6-71x per
+# scale because the dense core grows with the degeneracy (163 at scale 15, 1,620 at scale 24):
+# 3.26 G cliques at scale 15 in 0.55 s, 232.8 G (2.3 * 10^11, more than any graph of the
+# paper) at scale 16 in 37.2 s on one H200 (3 runs, equal counts, one pass, 0.7 GB of device
+# memory). Scale 17 would hold trillions of cliques and take the better part of an hour, so past
+# 16 only the host stages and the planner's choice are measured (2 passes at scales 22 and 24:
+# some seeds of the hubs need more buffer than 4,224 workers can share, so those run with 1,056).
+# Edge factor 2 is counted to scale 24 (2.79 G cliques in 1.2 s) and edge factor 4 to scale 22
+# (321 G cliques in 64.4 s; its count grew 31x from scale 21). The CPU oracle checks the counts
+# it can finish in minutes (25 graphs, all equal); the largest ones are checked only for
+# agreement between runs.
 
 # %%
 try:
@@ -606,9 +639,9 @@ except FileNotFoundError as e:
 # |---|---|---|---|
 # | histogram in the kernel | <= 1.1x the count | 1.006x (152.9 ms vs 151.9 ms, H200) | reproduced (3) |
 # | `min_size` / `max_size` in the kernel | <= 1.1x the count | 1.007x (`min_size=10`, H200) | reproduced |
-# | every block consumed on the GPU | <= 2.5x the count | 644 ms = 4.24x (H200; was 15.5x) | partial (4) |
+# | every block consumed on the GPU | <= 2.5x the count | 494 ms = 3.25x (H200; was 4.24x) | partial (4) |
 # | a file, <= 2 GB host memory | ego-Facebook | sizes >= 67: 2.13 M in 9.3 s, 1,817 MiB | partial (1) |
-# | R-MAT scales 16-24 | a time per scale | counted: ef 16 to 15, ef 2 to 23, ef 4 to 21 | partial (2) |
+# | R-MAT scales 16-24 | a time per scale | counted: ef 16 to 16, ef 2 to 24, ef 4 to 22 | partial (2) |
 # | `prepare` at scale 24 | <= 10 s | 3.5 s (GPU path, H200 host, 3633cc0); draws 39 s | reproduced (5) |
 # | `load_graph` from text | not the bottleneck | scale 22, 1 GB: 90.7 -> 17.1 s (2 cores) | partial (6) |
 # | `isolated=False` | the authors' convention | CA-GrQc 3,905 (ours 3,906) | done |
@@ -623,20 +656,31 @@ except FileNotFoundError as e:
 # block (the block, a BytesIO of it and that buffer's bytes). The .npz members
 # are now written in pieces straight from the block (commit 89bb575, not yet
 # re-measured on the device).
-# (2) At edge factor 16 the number of maximal cliques grows up to 37.5x per scale
-# (scale 14: 87 M, scale 15: 3.3 G), so scale 16 and up would take minutes to
-# hours per run; there the planner's passes and device bytes are shown instead.
+# (2) At edge factor 16 the number of maximal cliques grows up to 71x per scale
+# (scale 15: 3.3 G, scale 16: 232.8 G in 37.2 s), so scale 17 and up would take about an
+# hour per run; there the planner's passes and device bytes are shown instead.
 # Every count checked by the CPU oracle (25 graphs) is equal.
 # (3) Sizes counted in registers inside the sub-trees, one atomic per sub-tree
 # (an earlier build with one shared-memory atomic per clique took 1.139x).
-# (4) Where the 644 ms go (CUDA events summed over 96 launches of a ring that
-# doubles up to 2 GiB; `rdmce_stream.csv`, `rdmce_stream_parts.csv`): 356 ms in
-# the listing kernel and 196 ms turning the ring into CSR, the rest host
-# turnarounds and the per-block reductions. The listing build alone costs 1.36x
-# the count (206 ms with a filter that writes nothing); writing the 46.7 G vertex
-# ids (187 GB as int32) and unpacking them is the remainder. A 256 MiB ring takes
-# 840 ms (784 launches), 1 GiB 685 ms, 2 GiB 642 ms. Writing each sub-tree's
-# shared prefix once per chunk instead of once per clique is the next step.
+# (4) Where the 494 ms go (CUDA events summed over 32 launches of a ring that
+# doubles up to 2 GiB, each launch stopping at 1.6 G vertices; `rdmce_stream.csv`,
+# `rdmce_stream_parts.csv`, H200, commit 045b42e): 292 ms in the listing kernel,
+# 107 ms expanding the ring into CSR, about 95 ms the per-block reductions
+# (each reads its block: 187 GB in all) and host turnarounds. Before the
+# groups (one record of all its vertex ids per clique, 187 GB written twice)
+# the same split was 356 + 196 + 92 ms = 644 ms. The listing build with a filter
+# that writes nothing costs 207 ms = 1.37x the count, so writing the two-word
+# records costs about 85 ms: the per-clique bookkeeping of the chunk (about 60
+# warp instructions a clique next to the search's 160) rather than the 7 GB
+# written. The expansion writes 187 GB at 1.75 TB/s, well below the memory's
+# rate: each clique waits on two dependent loads per 32 ids (group word, then
+# `order[]`). Rings of 256 MiB / 1 GiB / 2 GiB: 565 / 502 / 494 ms (146 / 42 /
+# 29 launches); blocks of 2^26 cliques (one per launch): 482 ms. Two opt-in
+# builds address the two costs and wait for a device run
+# (`scripts/rdmce2_final.sh`, `rdmce_stream_builds.csv`): `FAST_EMIT` (a
+# sub-tree's clique whose group is already in the chunk costs lane 0 one
+# descriptor store and two counters) and `UNPACK_REGS` (the expansion keeps the
+# group's mapped ids in registers, so a clique is two or three stores).
 # (5) Stage times in `rdmce_scale.csv` and `rdmce_rmat_host.csv`; the CPU path alone
 # (no GPU) is still NumPy on one core for the peeling and SciPy for the CSR.
 # (6) `rdmce_load_text.csv`; the scale-24 row comes from `scripts/load_scale_final.sh` on a lent

@@ -32,20 +32,25 @@
 // histogram in shared memory (sizes < HBINS; larger ones go straight to the
 // global histogram), added to the global histogram once when the block ends.
 //
-// Streaming (FLAG_STREAM): cliques go to a ring of chunks of chunk_words
-// words. Each warp owns one chunk at a time (taken with one atomic) and
-// appends each clique's vertices from the chunk's start and its size from the
-// chunk's end down; chunk_len/chunk_recs say how full each chunk is. A warp
-// that takes a chunk at or past chunk_soft raises the stop flag ctrl[3];
-// every warp then stops at its next safe point (the top of the DFS loop or of
-// the main loop, or of a register sub-tree's branch loop: solve_local saves
-// its state too), saves its walk in resume[] and leaves, so
-// the kernel ends with the ring nearly full. Between two safe points a warp
-// reports at most two cliques, and chunk_words >= 2 (omega + 1), so each warp
-// takes at most one chunk past chunk_soft: chunk_hard = chunk_soft + workers
-// never overflows. The host unpacks the ring (rdmce_unpack) and relaunches;
-// everything else the search needs (stacks, exposure, ctrl) stays in global
-// memory between launches.
+// Streaming (FLAG_STREAM): cliques go to a ring of chunks of chunk_words words (even). Each warp
+// owns one chunk at a time (taken with one atomic). A chunk holds groups from its start and one
+// two-word descriptor per clique from its end down (descriptor i at chunk_words - 2 - 2i: the offset
+// of its group in the chunk, a lane mask). A group is [r0, r0 prefix vertices, the ids of n local
+// vertices]; the clique is the prefix plus the local vertices of the mask's lanes. A register
+// sub-tree (solve_local, nearly every clique on large graphs) writes its group once per chunk, at
+// its first clique there (again in a new chunk or after a resume), and then two words per clique;
+// a clique of the bitmap path is a group of its own with n = 0 and mask 0. chunk_recs and chunk_len
+// say how many cliques and how many vertices (expanded: r0 + popc(mask) each) each chunk holds, and
+// ctrl[5] / ctrl[6..7] (64-bit) total them for the launch. A warp that takes a chunk at or past
+// chunk_soft, or that brings the launch's vertices to vert_soft, raises the stop flag ctrl[3];
+// every warp then stops at its next safe point (the top of the DFS loop or of the main loop, or of a
+// register sub-tree's branch loop: solve_local saves its state too), saves its walk in resume[] and
+// leaves, so the kernel ends with the ring or the launch's output nearly full. Between two safe
+// points a warp reports at most two cliques and a chunk holds two of the largest records (group and
+// descriptor: 2 (d + 35) words, ring_layout), so each warp takes at most one chunk past chunk_soft:
+// chunk_hard = chunk_soft + workers never overflows. vert_soft only bounds the output's size (the
+// host sizes the CSR from ctrl). The host expands the ring into CSR (rdmce_unpack) and relaunches;
+// everything else the search needs (stacks, exposure, ctrl) stays in global memory between launches.
 
 #include "common.cuh"
 
@@ -64,6 +69,16 @@
 // in the hot loop at all) and STREAMING=1 for listing; the host picks the build by the task.
 #ifndef STREAMING
 #define STREAMING 0
+#endif
+// Listing, opt-in until measured (rdmce.py's _DEFINES or MCE_KIT_RDMCE_DEFINES): FAST_EMIT=1 appends a
+// register sub-tree's clique whose group is already in the chunk with lane 0's few instructions (no
+// group, no new chunk: the full path otherwise); UNPACK_REGS=1 has rdmce_unpack keep a group's ids,
+// mapped through order[], in registers while the cliques of one group follow each other.
+#ifndef FAST_EMIT
+#define FAST_EMIT 0
+#endif
+#ifndef UNPACK_REGS
+#define UNPACK_REGS 0
 #endif
 
 #define HBINS 64           // sizes kept in the shared-memory histogram of a block
@@ -93,7 +108,7 @@ struct Params {            // one launch; fields must match PARAMS in rdmce.py (
     int* rows_users;       // per worker: tasks still reading its rows
     int* task_info;        // 8 ints per worker: origin, p, xn, W, Wx of its task
     int* ctrl;             // [0] next seed, [1] active tasks, [2] error flags, [3] stop (streaming),
-                           // [4] next free chunk (chunk_next), [5] records and [6] vertices in the ring
+                           // [4] next free chunk (chunk_next), [5] records and [6..7] vertices (u64)
     u64* worker_count;
     u64* worker_nodes;
     u64* worker_cycles;
@@ -101,12 +116,13 @@ struct Params {            // one launch; fields must match PARAMS in rdmce.py (
     int* worker_steals;
     u64* hist;             // [hist_len] cliques per size (FLAG_HIST)
     int* ring;             // streaming: chunk_hard chunks of chunk_words words
-    int* chunk_len;        // vertex words used in each chunk
+    int* chunk_len;        // vertices of each chunk's cliques (expanded)
     int* chunk_recs;       // records in each chunk
     int* chunk_next;       // [0] next free chunk (ctrl + 4 when streaming)
     int* resume;           // RESUME_INTS per worker: a walk suspended by the stop flag
     long long rows_cap;
     long long stack_cap;
+    long long vert_soft;   // streaming: a launch stops once its cliques hold this many vertices
     int n_seeds;
     int tau;
     int flags;
@@ -125,9 +141,10 @@ __device__ __forceinline__ bool streaming() { return STREAMING && (G.flags & FLA
 
 // Per warp: P of the node being expanded, then its aggressive set.
 __shared__ __align__(16) u32 warp_smem[WARPS_PER_BLOCK][2 * PCACHE];
-// Per block: cliques per size (FLAG_HIST); per warp: current chunk, words and records in it.
+// Per block: cliques per size (FLAG_HIST); per warp: current chunk, words used from its start,
+// records, vertices, and the offset of the current register sub-tree's group in it (-1: none yet).
 __shared__ u64 block_hist[HBINS];
-__shared__ int warp_chunk[WARPS_PER_BLOCK][3];
+__shared__ int warp_chunk[WARPS_PER_BLOCK][5];
 
 __device__ __forceinline__ u32* pcache() { return warp_smem[threadIdx.x >> 5]; }
 __device__ __forceinline__ u32* acache() { return warp_smem[threadIdx.x >> 5] + PCACHE; }
@@ -172,64 +189,110 @@ __device__ __forceinline__ void count_node(int lane) {
     if (lane == 0) atomicAdd(G.worker_nodes + warp_id(), 1ull);
 }
 
-// Publish how full chunk ch is (vertex words, records), and add it to the launch's totals ctrl[5]
-// (records), ctrl[6] (vertices), so the host sizes the launch's CSR from ctrl alone (lane 0).
-__device__ __forceinline__ void publish_chunk(int ch, int used, int recs) {
-    if (ch < 0 || ch >= G.chunk_hard) return;
-    G.chunk_len[ch] = used;
+// Publish chunk ch (its records and their vertices, expanded) and add it to the launch's totals ctrl[5]
+// (records) and ctrl[6..7] (vertices, 64-bit), so the host sizes the launch's CSR from ctrl alone
+// (lane 0). Returns true when the launch's vertices reach vert_soft (the stop flag is then raised).
+__device__ __forceinline__ bool publish_chunk(int ch, int verts, int recs) {
+    if (ch < 0 || ch >= G.chunk_hard) return false;
+    G.chunk_len[ch] = verts;
     G.chunk_recs[ch] = recs;
     atomicAdd(G.ctrl + 5, recs);
-    atomicAdd(G.ctrl + 6, used);
+    const u64 before = atomicAdd((u64*)(G.ctrl + 6), (u64)verts);
+    if ((long long)(before + verts) < G.vert_soft) return false;
+    atomicExch(G.ctrl + 3, 1);
+    return true;
 }
 
 // Close this warp's chunk (streaming).
 __device__ __forceinline__ void close_chunk(int lane) {
     int* wc = warp_chunk[threadIdx.x >> 5];
-    if (lane == 0) { publish_chunk(wc[0], wc[1], wc[2]); wc[0] = -1; }
+    if (lane == 0) { publish_chunk(wc[0], wc[3], wc[2]); wc[0] = -1; }
     __syncwarp();
 }
 
-// Append the record [r, R...] to this warp's chunk, taking a new chunk when it is full. The clique is
-// R[0..r - |Rm|) followed, for a register sub-tree, by the vertex gid of each lane in the lane mask Rm
-// (in lane order). Returns true (warp-uniform) when our chunk is past the soft mark: this warp must
-// stop at its next check. Warps with room left in their chunk notice another warp's stop flag at
-// their next stop_now() or, in a register sub-tree, within 64 branches.
-__device__ __forceinline__ bool stream_clique_body(const int* R, int r, u32 Rm, int gid, int lane) {
+// Append a clique of size r to this warp's chunk, taking a new chunk when it is full. The clique is
+// R[0..r0) (r0 = r - |Rm|) followed, for a register sub-tree, by the local vertex of each lane in the
+// lane mask Rm (lane i < n holds its id in gid). A register sub-tree's first clique in a chunk writes
+// the group [r0, R[0..r0), gid of lanes 0..n-1] (solve_local resets warp_chunk[.][4] when it starts);
+// the others only their descriptor (group offset, Rm). A clique with n = 0 is a group of its own.
+// Returns true (warp-uniform) when our chunk is past the soft mark or took a chunk once the stop flag
+// was up: this warp must stop at its next check. Warps with room left in their chunk notice another
+// warp's stop flag at their next stop_now() or, in a register sub-tree, within 64 branches.
+__device__ __forceinline__ bool stream_clique_body(const int* R, int r, u32 Rm, int gid, int n, int lane) {
     int* wc = warp_chunk[threadIdx.x >> 5];
-    long long at = -1;
+    const int r0 = r - __popc(Rm);
+    long long gat = -1;
     int stop = 0;
     if (lane == 0) {
-        int ch = wc[0], used = wc[1], recs = wc[2];
-        if (ch < 0 || used + r + recs + 1 > G.chunk_words) {
-            publish_chunk(ch, used, recs);
+        int ch = wc[0], front = wc[1], recs = wc[2], verts = wc[3], grp = n ? wc[4] : -1;
+        if (ch < 0 || front + (grp < 0 ? 1 + r0 + n : 0) + 2 * (recs + 1) > G.chunk_words) {
+            stop = publish_chunk(ch, verts, recs);
             ch = atomicAdd(G.chunk_next, 1);
             if (ch >= G.chunk_soft) atomicExch(G.ctrl + 3, 1);
             if (ch >= G.chunk_hard) atomicOr(G.ctrl + 2, ERR_RING);
-            wc[0] = ch; used = recs = 0;
+            stop = stop || volatile_load(G.ctrl + 3) != 0;
+            wc[0] = ch; wc[4] = -1; front = recs = verts = 0; grp = -1;
         }
         if (ch < G.chunk_hard) {
             const long long base = (long long)ch * G.chunk_words;
-            at = base + used;
-            G.ring[base + G.chunk_words - 1 - recs] = r;  // sizes grow down from the chunk's end
-            wc[1] = used + r;
-            wc[2] = recs + 1;
+            if (grp < 0) {                                   // a new group at the chunk's front
+                grp = front;
+                front += 1 + r0 + n;
+                gat = base + grp;
+                if (n) wc[4] = grp;
+            }
+            *(int2*)(G.ring + base + G.chunk_words - 2 - 2 * recs) = make_int2(grp, (int)Rm);
+            wc[1] = front; wc[2] = recs + 1; wc[3] = verts + r;
+        } else {
+            stop = 1;
         }
-        stop = ch >= G.chunk_soft;  // once any warp raised the flag, every chunk taken is past the mark
+        stop = stop || ch >= G.chunk_soft;  // once any warp raised the flag, every chunk taken is past it
     }
-    at = __shfl_sync(FULL_MASK, at, 0);
+    gat = __shfl_sync(FULL_MASK, gat, 0);
     stop = __shfl_sync(FULL_MASK, stop, 0);
-    if (at < 0) return true;
-    int* out = G.ring + at;                           // vertices grow up from the chunk's start
-    const int r0 = r - __popc(Rm);
-    #pragma unroll 1
-    for (int i = lane; i < r0; i += 32) out[i] = R[i];
-    if ((Rm >> lane) & 1) out[r0 + __popc(Rm & lanemask_lt())] = gid;
+    if (gat >= 0) {
+        int* g = G.ring + gat;
+        if (lane == 0) g[0] = r0;
+        #pragma unroll 1
+        for (int i = lane; i < r0; i += 32) g[1 + i] = R[i];
+        if (lane < n) g[1 + r0 + lane] = gid;
+    }
     return stop;
 }
 
-__device__ __noinline__ bool stream_clique(const int* R, int r, u32 Rm, int gid, int lane) {
-    return stream_clique_body(R, r, Rm, gid, lane);
+__device__ __noinline__ bool stream_clique(const int* R, int r, int lane) {
+    return stream_clique_body(R, r, 0u, 0, 0, lane);
 }
+
+#if FAST_EMIT
+__device__ __noinline__ bool stream_clique_local(const int* R, int r, u32 Rm, int gid, int n, int lane) {
+    return stream_clique_body(R, r, Rm, gid, n, lane);
+}
+
+// A register sub-tree's clique (FAST_EMIT): when its group is already in our chunk and a descriptor
+// fits, lane 0 writes the descriptor and counts it; otherwise the full append (a call, so the sub-tree's
+// loop keeps its registers). The quick path returns false: a chunk past the soft mark said so when it
+// was taken, and solve_local's stop is sticky.
+__device__ __forceinline__ bool stream_clique_fast(const int* R, int r, u32 Rm, int gid, int n, int lane) {
+    int full = 1;
+    if (lane == 0) {
+        int* wc = warp_chunk[threadIdx.x >> 5];
+        const int grp = wc[4], recs = wc[2];
+        if (grp >= 0 && wc[1] + 2 * (recs + 1) <= G.chunk_words) {
+            *(int2*)(G.ring + (long long)wc[0] * G.chunk_words + G.chunk_words - 2 - 2 * recs) =
+                make_int2(grp, (int)Rm);
+            wc[2] = recs + 1;
+            wc[3] += r;
+            full = 0;
+        }
+    }
+    if (!__shfl_sync(FULL_MASK, full, 0)) return false;
+    return stream_clique_local(R, r, Rm, gid, n, lane);
+}
+#define STREAM_LOCAL stream_clique_fast
+#else
+#define STREAM_LOCAL stream_clique_body
+#endif
 
 // Add k cliques of size r to this block's histogram (FLAG_HIST).
 __device__ __forceinline__ void hist_add(int r, u64 k = 1) {
@@ -237,16 +300,15 @@ __device__ __forceinline__ void hist_add(int r, u64 k = 1) {
     else atomicAdd(G.hist + (r < G.hist_len ? r : G.hist_len - 1), k);
 }
 
-// Report a maximal clique of size r: filter by size, count, histogram, stream. Its vertices are R[0..r)
-// or, from a register sub-tree, R[0..r - |Rm|) and the lanes in Rm (see stream_clique). Returns true
-// when a streaming launch should stop.
-__device__ __forceinline__ bool emit(const int* R, int r, int lane, u32 Rm = 0u, int gid = 0) {
+// Report a maximal clique R[0..r) of the bitmap path: filter by size, count, histogram, stream.
+// Returns true when a streaming launch should stop.
+__device__ __forceinline__ bool emit(const int* R, int r, int lane) {
     if ((G.flags & FLAG_SIZES) && (r < G.min_size || r > G.max_size)) return false;
     if (lane == 0) {
         atomicAdd(G.worker_count + warp_id(), 1ull);
         if (G.flags & FLAG_HIST) hist_add(r);
     }
-    return streaming() && stream_clique(R, r, Rm, gid, lane);
+    return streaming() && stream_clique(R, r, lane);
 }
 
 // Streaming: has this launch been asked to stop (by any warp, or our own chunk is past the soft mark)?
@@ -299,7 +361,7 @@ __device__ __forceinline__ int row_hits(const Task& t, const u32* P, int u, bool
         if (!each && !STREAMING) ++found;                                                         \
         else if (!(G.flags & FLAG_SIZES) || ((size) >= G.min_size && (size) <= G.max_size)) {     \
             ++found;                                                                              \
-            if (STREAMING) stop |= stream_clique_body(R_of(s), (size), Rm, gid, lane);            \
+            if (STREAMING) stop |= STREAM_LOCAL(R_of(s), (size), Rm, gid, n, lane);              \
             else if (lane == (size) - r0 - 1) ++per_size;                                         \
         }                                                                                         \
     } while (0)
@@ -315,7 +377,8 @@ __device__ __forceinline__ int row_hits(const Task& t, const u32* P, int u, bool
 // each moved from P to X after its sub-tree. The node itself was counted by expand().
 //
 // Listing (STREAMING build): each level also keeps Rm, the local vertices in R, so a clique is the
-// path above the sub-tree (R_of(s)[0..r0)) and the lanes of Rm. When an emit says the ring is nearly
+// path above the sub-tree (R_of(s)[0..r0)) and the lanes of Rm: the ring gets the group (the path and
+// the local vertices) once per chunk and then two words (group, Rm) per clique (stream_clique_body). When an emit says the ring is nearly
 // full (or every 64 branches, when another warp raised the stop flag), the sub-tree is suspended at
 // the top of its branch loop: d, r0, the local vertices and each lane's level go to resume[] (from
 // LOCAL_AT on) and the call returns true; called again with P == nullptr, it reloads them, rebuilds
@@ -326,6 +389,7 @@ __device__ __noinline__ bool solve_local(const Task& t, const Stack& s, int r0, 
     const bool resumed = STREAMING && P == nullptr;
     u32 lvP = 0, lvX = 0, lvV = 0, lvRm = 0;       // this lane's level
     int lvR = 0, d = -1, n = 0;
+    if (STREAMING && lane == 0) warp_chunk[threadIdx.x >> 5][4] = -1;  // our group is not in the ring yet
     __syncwarp();
     if (resumed) {
         const int* rs = G.resume + RESUME_INTS * warp_id();
@@ -1018,7 +1082,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) r
     const int lane = threadIdx.x & 31;
     const int me = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     for (int i = threadIdx.x; i < HBINS; i += blockDim.x) block_hist[i] = 0;
-    if (lane == 0) warp_chunk[threadIdx.x >> 5][0] = -1;
+    if (lane == 0) { warp_chunk[threadIdx.x >> 5][0] = -1; warp_chunk[threadIdx.x >> 5][4] = -1; }
     __syncthreads();
     u64 busy = 0;
     int seeds = 0, steals = 0, start = (me * 7919 + 1) % G.n_workers;
@@ -1104,31 +1168,99 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) r
     }
 }
 
-// Streaming: turn the ring's chunks into CSR. A chunk holds its records' vertices from its start (len
-// words) and their sizes from its end down (recs words: the size of record i at chunk_words - 1 - i).
-// One warp per chunk: the sizes give the offsets (a warp scan), the vertices are one coalesced copy;
-// rec_base and vert_base (exclusive prefix sums over chunks) say where they go; vertex ids are mapped
-// through order[] to the graph's own ids.
-extern "C" __global__ void rdmce_unpack(const int* ring, const int* chunk_len, const int* chunk_recs,
-                                        const long long* rec_base, const long long* vert_base, const int* order,
-                                        int n_chunks, int chunk_words, long long* offsets, int* vertices) {
+// Streaming: expand the ring's chunks into CSR. A chunk holds groups from its start and one descriptor
+// per clique from its end down (descriptor i: words chunk_words - 2 - 2i and - 1 - 2i, the offset g of
+// its group in the chunk and a lane mask m); the clique is the group's prefix c[g + 1 .. g + 1 + r0)
+// (r0 = c[g]) followed by c[g + 1 + r0 + k] for each lane k in m. One warp per chunk, 32 cliques at
+// a time: each lane reads one descriptor, the sizes r0 + popc(m) give the offsets (a warp scan), then
+// the warp writes the cliques one after the other (contiguous stores; the group is hot in L1).
+// rec_base and vert_base (exclusive prefix sums over chunks) say where a chunk's cliques go; vertex
+// ids are mapped through order[] to the graph's own ids.
+extern "C" __global__ void rdmce_unpack(const int* ring, const int* chunk_recs, const long long* rec_base,
+                                        const long long* vert_base, const int* __restrict__ order, int n_chunks,
+                                        int chunk_words, long long* offsets, int* vertices) {
     const int lane = threadIdx.x & 31;
     const int ch = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (ch >= n_chunks) return;
-    const int* c = ring + (long long)ch * chunk_words;
-    const int len = chunk_len[ch], recs = chunk_recs[ch];
-    const long long rb = rec_base[ch], vb = vert_base[ch];
-    long long carry = vb;
+    const int* __restrict__ c = ring + (long long)ch * chunk_words;
+    const int2* desc = (const int2*)(c + chunk_words) - 1;   // descriptor i at desc[-i]
+    const int recs = chunk_recs[ch];
+    const long long rb = rec_base[ch];
+#if UNPACK_REGS
+    // The cliques of a group mostly follow each other: its prefix (up to 64 ids, mapped) stays in two
+    // registers per lane and each lane's local id is loaded the first time a mask names it (lanes of a
+    // mask are below the group's n, so nothing past the group is read).
+    int* const out0 = vertices + vert_base[ch];
+    int cur = -1, rk = 0, pre0 = 0, pre1 = 0, lid = 0;
+    bool have = false;
+    int carry = 0;                                            // vertices before record i0, in this chunk
+    #pragma unroll 1
     for (int i0 = 0; i0 < recs; i0 += 32) {
         const int i = i0 + lane;
-        const int r = i < recs ? c[chunk_words - 1 - i] : 0;
-        int incl = r;
+        int2 dm = make_int2(0, 0);
+        int r0 = 0;
+        if (i < recs) { dm = __ldg(desc - i); r0 = __ldg(c + dm.x); }
+        const int size = r0 + __popc((u32)dm.y);
+        int incl = size;
+        #pragma unroll
         for (int o = 1; o < 32; o <<= 1) {
             const int y = __shfl_up_sync(FULL_MASK, incl, o);
             if (lane >= o) incl += y;
         }
-        if (i < recs) offsets[rb + i] = carry + incl - r;
+        const int start = carry + incl - size;
+        if (i < recs) offsets[rb + i] = vert_base[ch] + start;
         carry += __shfl_sync(FULL_MASK, incl, 31);
+        const int k_end = min(32, recs - i0);
+        #pragma unroll 1
+        for (int k = 0; k < k_end; ++k) {
+            const int g = __shfl_sync(FULL_MASK, dm.x, k);
+            const u32 m = (u32)__shfl_sync(FULL_MASK, dm.y, k);
+            int* out = out0 + __shfl_sync(FULL_MASK, start, k);
+            if (g != cur) {                                   // a new group: its prefix into registers
+                cur = g;
+                rk = __shfl_sync(FULL_MASK, r0, k);
+                pre0 = lane < rk ? __ldg(order + __ldg(c + g + 1 + lane)) : 0;
+                pre1 = lane + 32 < rk ? __ldg(order + __ldg(c + g + 33 + lane)) : 0;
+                have = false;
+            }
+            const bool mine = (m >> lane) & 1;
+            if (mine && !have) { lid = __ldg(order + __ldg(c + g + 1 + rk + lane)); have = true; }
+            if (lane < rk) out[lane] = pre0;
+            if (lane + 32 < rk) out[lane + 32] = pre1;
+            #pragma unroll 1
+            for (int j = 64 + lane; j < rk; j += 32) out[j] = __ldg(order + __ldg(c + g + 1 + j));
+            if (mine) out[rk + __popc(m & lanemask_lt())] = lid;
+        }
     }
-    for (int w = lane; w < len; w += 32) vertices[vb + w] = order[c[w]];
+#else
+    long long carry = vert_base[ch];
+    #pragma unroll 1
+    for (int i0 = 0; i0 < recs; i0 += 32) {
+        const int i = i0 + lane;
+        int2 dm = make_int2(0, 0);
+        int r0 = 0;
+        if (i < recs) { dm = __ldg(desc - i); r0 = __ldg(c + dm.x); }
+        const int size = r0 + __popc((u32)dm.y);
+        int incl = size;
+        #pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const int y = __shfl_up_sync(FULL_MASK, incl, o);
+            if (lane >= o) incl += y;
+        }
+        const long long start = carry + incl - size;
+        if (i < recs) offsets[rb + i] = start;
+        carry += __shfl_sync(FULL_MASK, incl, 31);
+        const int k_end = min(32, recs - i0);
+        #pragma unroll 1
+        for (int k = 0; k < k_end; ++k) {
+            const int g = __shfl_sync(FULL_MASK, dm.x, k) + 1;
+            const u32 m = (u32)__shfl_sync(FULL_MASK, dm.y, k);
+            const int rk = __shfl_sync(FULL_MASK, r0, k);
+            int* out = vertices + __shfl_sync(FULL_MASK, start, k);
+            #pragma unroll 1
+            for (int j = lane; j < rk; j += 32) out[j] = __ldg(order + __ldg(c + g + j));
+            if ((m >> lane) & 1) out[rk + __popc(m & lanemask_lt())] = __ldg(order + __ldg(c + g + rk + lane));
+        }
+    }
+#endif
 }
