@@ -80,32 +80,34 @@ def _scan(b: np.ndarray) -> dict:
     """A piece of text cut into tokens: ``start``, ``stop`` (offsets in the piece) and, per line,
     ``count`` (tokens), ``first`` (index of its first token), ``lead`` (that token's first byte,
     0 on a blank line) and ``lead_len`` (its length). The lines are the runs between newlines, the
-    last one after the last newline (empty when the piece ends with one)."""
+    last one after the last newline (empty when the piece ends with one). Offsets and counts are
+    int32 in pieces under 2 GiB (half the memory while the pieces wait to be placed)."""
+    it = np.int32 if len(b) < 2**31 else np.int64
     word = np.zeros(len(b) + 2, bool)  # word[i + 1]: byte i is inside a token (above ' ')
     np.greater(b, 32, out=word[1:-1])
-    edge = np.flatnonzero(word[1:] != word[:-1])  # a token's start, its stop, the next start...
+    edge = np.flatnonzero(word[1:] != word[:-1]).astype(it, copy=False)  # a start, its stop, a start...
     del word
     start, stop = edge[0::2], edge[1::2]
     lines = int(np.count_nonzero(b == 10)) + 1
     if len(start) == 0:
-        count = np.zeros(lines, np.int64)
+        count = np.zeros(lines, it)
     else:
         # a token's line: the newlines in the gaps before it, summed. Most gaps are one byte (a tab,
         # a space or a newline); longer ones (CRLF, blank lines, runs of blanks) use a binary search
         gap = stop[:-1]  # gap i lies between token i and token i + 1
-        step = np.zeros(len(start), np.int64)
+        step = np.zeros(len(start), it)
         step[1:] = b[gap] == 10
         long = np.flatnonzero(start[1:] - gap > 1)
         if len(long) or start[0] > 0:
             at = np.flatnonzero(b == 10)
             step[0] = np.searchsorted(at, start[0])
             step[long + 1] = np.searchsorted(at, start[long + 1]) - np.searchsorted(at, gap[long])
-        count = np.bincount(np.cumsum(step, out=step), minlength=lines)
+        count = np.bincount(np.cumsum(step, out=step), minlength=lines).astype(it)
         del step
-    first = np.cumsum(count) - count
+    first = np.cumsum(count, dtype=it) - count
     has = np.flatnonzero(count)
     lead = np.zeros(lines, np.uint8)
-    lead_len = np.zeros(lines, np.int64)
+    lead_len = np.zeros(lines, it)
     if len(has):
         head = first[has]
         lead[has] = b[start[head]]
@@ -138,15 +140,15 @@ class _Text:
         lines[-1] += 1  # the last piece's last line is the file's
         for name in ("start", "stop", "count", "first", "lead", "lead_len"):
             size = tokens[-1] if name in ("start", "stop") else lines[-1]
-            setattr(self, name, np.empty(size, parts[0][name].dtype))
+            setattr(self, name, np.empty(size, np.uint8 if name == "lead" else np.int64))
 
         def place(i):  # piece i's arrays at the whole file's tokens, lines and offsets
             p, t, ln = parts[i], slice(tokens[i], tokens[i + 1]), slice(lines[i], lines[i + 1])
-            np.add(p["start"], cuts[i], out=self.start[t])
-            np.add(p["stop"], cuts[i], out=self.stop[t])
+            np.add(p["start"], np.int64(cuts[i]), out=self.start[t])  # int64: past 2 GiB of text
+            np.add(p["stop"], np.int64(cuts[i]), out=self.stop[t])
             k = ln.stop - ln.start
             self.count[ln] = p["count"][:k]
-            np.add(p["first"][:k], tokens[i], out=self.first[ln])
+            np.add(p["first"][:k], np.int64(tokens[i]), out=self.first[ln])
             self.lead[ln] = p["lead"][:k]
             self.lead_len[ln] = p["lead_len"][:k]
             parts[i] = None
