@@ -20,7 +20,7 @@ and a square SciPy sparse or NumPy array (its nonzero pattern).
 Text is read with NumPy over whole-file arrays, no Python loop per line: the
 file is cut at line ends into pieces scanned on threads, and each id of up to
 eight digits is read as one 64-bit word (R-MAT scale 22, 64 M edge lines, 1 GB:
-17 s on two cores, building the graph included; 91 s before). Every error
+18 s on two cores, building the graph included; 91 s before). Every error
 names the file and, when there is one, the line. ``write_edge_list`` writes
 big edge lists as text just as fast.
 """

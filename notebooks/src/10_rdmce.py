@@ -643,7 +643,7 @@ except FileNotFoundError as e:
 # | a file, <= 2 GB host memory | ego-Facebook | sizes >= 67: 2.13 M in 9.3 s, 1,817 MiB | partial (1) |
 # | R-MAT scales 16-24 | a time per scale | counted: ef 16 to 16, ef 2 to 24, ef 4 to 22 | partial (2) |
 # | `prepare` at scale 24 | <= 10 s | 3.5 s (GPU path, H200 host, 3633cc0); draws 39 s | reproduced (5) |
-# | `load_graph` from text | not the bottleneck | scale 22, 1 GB: 90.7 -> 17.1 s (2 cores) | partial (6) |
+# | `load_graph` from text | not the bottleneck | scale 22, 1 GB: 90.7 -> 18.1 s (2 cores) | partial (6) |
 # | `isolated=False` | the authors' convention | CA-GrQc 3,905 (ours 3,906) | done |
 # | ego-Facebook under 0.9 s | 0.9 s on an H200 | 0.159 s, H100 and H200 (1.199 s without) | reproduced |
 # | <= 800 warp instructions per clique | ncu | 160 (30.7 of 32 lanes active, 85% issue slots) | reproduced |
@@ -685,6 +685,6 @@ except FileNotFoundError as e:
 # (no GPU) is still NumPy on one core for the peeling and SciPy for the CSR.
 # (6) `rdmce_load_text.csv`; the scale-24 row comes from `scripts/load_scale_final.sh` on a lent
 # host (16 cores, the GPU for the CSR sort) and is printed above the loading table once merged.
-# On the 2-core helper box the reader went from 11 to 58 MB/s and its peak memory halved
-# (13.1 -> 6.3 GiB at scale 22); the CSR build (a sort of 2m keys on the CPU) is now its
-# largest stage, and loading takes about as long as generating the graph.
+# On the 2-core helper box the reader went from 11 to 55 MB/s and its peak memory halved
+# (13.1 -> 6.2 GiB at scale 22); the CSR build (a sort of 2m keys on the CPU) is now its
+# largest stage, and loading takes a little less time than generating the graph.
