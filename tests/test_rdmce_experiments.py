@@ -124,35 +124,3 @@ def test_stream_parts_rows_and_their_checks(tmp_path, monkeypatch):
     monkeypatch.setattr(exp, "_consume_filtered", lambda prep, **kw: (12, consume(prep)[1]))
     with pytest.raises(AssertionError):
         exp.run_all(tmp_path, only=["stream_parts"], heavy="CA-GrQc")
-
-
-def test_stream_builds_rows_one_per_build_and_the_defines_restored(tmp_path, monkeypatch):
-    """The opt-in listing builds on a fake GPU: one row per build, named by its defines; the module's
-    compile-time settings are as before afterwards, even when a build lists a wrong number."""
-    from mce_kit.gpu import rdmce as gpu_rdmce
-
-    class Prep:
-        prep_s = 0.0
-
-        def run(self, **params):
-            return Res(13)
-
-    seen = []
-
-    def consume(prep, block_size=1 << 22):
-        seen.append(dict(gpu_rdmce._DEFINES))
-        return 13, {"launches": 2, "ring_bytes": 64, "kernel_ms": 1.0, "unpack_ms": 0.5}
-
-    monkeypatch.setattr(exp, "_prepared", lambda graphs: iter([(graphs[0], None, 0.0, Prep())]))
-    monkeypatch.setattr(exp, "_consume_filtered", consume)
-    monkeypatch.setattr(exp, "provenance", lambda: {"gpu": "fake", "commit": "test"})
-    monkeypatch.setattr(exp, "reference_counts", lambda: {"CA-GrQc": 13})
-    monkeypatch.setattr(gpu_rdmce, "_DEFINES", {"KEEP": 3})
-    exp.run_all(tmp_path, only=["stream_builds"], heavy="CA-GrQc")
-    df = pd.read_csv(tmp_path / "rdmce_stream_builds.csv")
-    assert list(df["build"]) == ["default", "FAST_EMIT=1", "UNPACK_REGS=1", "FAST_EMIT=1 UNPACK_REGS=1"]
-    assert {"FAST_EMIT": 1, "UNPACK_REGS": 1} in seen and gpu_rdmce._DEFINES == {"KEEP": 3}
-    monkeypatch.setattr(exp, "_consume_filtered", lambda prep, **kw: (12, consume(prep)[1]))
-    with pytest.raises(AssertionError, match="listed 12"):
-        exp.run_all(tmp_path, only=["stream_builds"], heavy="CA-GrQc")
-    assert gpu_rdmce._DEFINES == {"KEEP": 3}

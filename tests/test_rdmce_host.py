@@ -349,21 +349,17 @@ def test_block_size_must_be_positive():
             prep.blocks(bad)
 
 
-OPT_IN = [{}, {"FAST_EMIT": 1}, {"UNPACK_REGS": 1}, {"FAST_EMIT": 1, "UNPACK_REGS": 1}]
-
-
-@pytest.mark.parametrize("extra", OPT_IN, ids=["default", "fast_emit", "unpack_regs", "both"])
-def test_streaming_build_compiles_without_a_gpu(extra):
+def test_streaming_build_compiles_without_a_gpu():
     from mce_kit.gpu.loader import compile_ptx
 
-    ptx, _ = compile_ptx("rdmce.cu", "sm_90", defines={"STREAMING": 1, **extra})
+    ptx, _ = compile_ptx("rdmce.cu", "sm_90", defines={"STREAMING": 1})
     assert ".entry rdmce_kernel" in ptx and ".entry rdmce_unpack" in ptx
-    assert ("stream_clique_local" in ptx) == bool(extra.get("FAST_EMIT"))
+    assert "stream_clique_local" in ptx      # a sub-tree's full append is a call, off the hot loop
 
 
 def test_compile_time_settings_from_the_environment():
     assert rdmce.env_defines(None) == {} and rdmce.env_defines("") == {}
-    assert rdmce.env_defines("FAST_EMIT=1, UNPACK_REGS=1") == {"FAST_EMIT": 1, "UNPACK_REGS": 1}
-    for bad in ("FAST_EMIT", "FAST_EMIT=yes", "1X=2"):
+    assert rdmce.env_defines("MIN_BLOCKS=6, KEEP=-1") == {"MIN_BLOCKS": 6, "KEEP": -1}
+    for bad in ("MIN_BLOCKS", "MIN_BLOCKS=yes", "1X=2"):
         with pytest.raises(ValueError, match="MCE_KIT_RDMCE_DEFINES"):
             rdmce.env_defines(bad)

@@ -297,39 +297,6 @@ def stream_parts(graph, expect, repeats=5):
                              "unpack_ms": st["unpack_ms"], "repeats": repeats, "build": _build()}])
 
 
-STREAM_BUILDS = ({}, {"FAST_EMIT": 1}, {"UNPACK_REGS": 1}, {"FAST_EMIT": 1, "UNPACK_REGS": 1})
-
-
-def stream_builds(graph, expect, repeats=5, builds=STREAM_BUILDS):
-    """Listing with each build of rdmce.cu's opt-in listing paths (FAST_EMIT: a register sub-tree's
-    clique whose group is in the chunk costs lane 0 a descriptor; UNPACK_REGS: the expansion keeps a
-    group's mapped ids in registers), in one process: every block consumed on the GPU, median wall
-    time of ``repeats`` runs after a warm-up, the kernel and unpack times of the last run, over the
-    plain count's median. The count must match the reference in every build."""
-    from ..gpu import rdmce as gpu_rdmce
-
-    (name, _, _, prep), = _prepared([graph])
-    count_wall, _, res = _timed(prep.run, repeats)
-    if name in expect and res.count != expect[name]:
-        raise AssertionError(f"{name}: count {res.count}, not {expect[name]}")
-    saved = dict(gpu_rdmce._DEFINES)
-    try:
-        for build in builds:
-            gpu_rdmce._DEFINES.clear()
-            gpu_rdmce._DEFINES.update(build)
-            wall, _, (n, st) = _timed(functools.partial(_consume_filtered, prep), repeats)
-            if n != res.count:
-                raise AssertionError(f"{name}: build {build} listed {n} cliques, the count is {res.count}")
-            yield pd.DataFrame([{"graph": name, "build": _build(), "wall_ms": wall,
-                                 "over_count": wall / count_wall, "count_ms": count_wall, "cliques": n,
-                                 "launches": st["launches"], "ring_bytes": st["ring_bytes"],
-                                 "kernel_ms": st["kernel_ms"], "unpack_ms": st["unpack_ms"],
-                                 "repeats": repeats}])
-    finally:
-        gpu_rdmce._DEFINES.clear()
-        gpu_rdmce._DEFINES.update(saved)
-
-
 def size_histogram(graph, expect):
     """Maximal cliques per size of ``graph``, counted in the kernel (never listed); the sizes must add
     up to the reference count."""
@@ -346,7 +313,7 @@ SCALE_COLUMNS = ["graph", "scale", "edge_factor", "n", "m", "d", "prep_device", 
                  "oracle_s", "oracle_source", "median_ms", "times_ms", "runs", "device_bytes",
                  "pool_peak_bytes", "passes", "workers", "nodes", "planned_passes", "planned_workers",
                  "planned_device_bytes", "budget_bytes", "note"]
-OPT_IN = ("stream", "stream_parts", "stream_builds", "histogram", "scale", "gpus")
+OPT_IN = ("stream", "stream_parts", "histogram", "scale", "gpus")
 # Maximal cliques of R-MAT at edge factor 16 (seed 1) grow 5-71x per scale (18,676 at scale 10,
 # 3.26 G at scale 15 in 0.55 s, 232.8 G at scale 16 in 37 s on an H200): past scale 16 a count takes
 # about an hour. At edge factor 4 they grow 2.4-31x per scale (321 G at scale 22 in 64 s), at edge
@@ -597,7 +564,6 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = H
         "stream": lambda: streaming([g for g in graphs if g in ("CA-GrQc", "wiki-Vote", heavy)], expect,
                                     max(5, repeats)),
         "stream_parts": lambda: stream_parts(heavy, expect, max(5, repeats)),
-        "stream_builds": lambda: stream_builds(heavy, expect, max(5, repeats)),
         "histogram": lambda: size_histogram(heavy, expect),
         "gpus": lambda: gpus(graphs, expect, repeats),
         "scale": lambda: scale(scales or (SCALES[:5] if quick else SCALES), edge_factors or EDGE_FACTORS,
@@ -612,7 +578,7 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, heavy: str = H
 
 KEYS = {"table1": ["graph"], "exactness": ["graph", "run"], "variants": ["graph", "variant"],
         "warps": ["graph", "warps_per_sm"], "tau": ["graph", "tau"], "load": ["graph", "variant", "worker"],
-        "stream": ["graph", "task"], "stream_parts": ["graph", "case"], "stream_builds": ["graph", "build"],
+        "stream": ["graph", "task"], "stream_parts": ["graph", "case"],
         "histogram": ["graph", "size"],
         "gpus": ["graph", "gpu"], "scale": ["graph"]}
 

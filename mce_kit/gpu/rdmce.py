@@ -48,11 +48,9 @@ free ring, and hands out the CSR in blocks of at most ``block_size`` cliques
 while that launch runs (host copies go on a side stream). Memory is the ring
 plus two launches' CSR on the device (``csr_bytes``) and one block on the
 host, whatever the output size. Isolated vertices never reach the kernel; the
-host reports them (``isolated=``). Two opt-in builds of the listing path wait
-for a device measurement (``_DEFINES`` / ``MCE_KIT_RDMCE_DEFINES``):
-``FAST_EMIT=1`` (a sub-tree's clique whose group is already in the chunk costs
-lane 0 one descriptor) and ``UNPACK_REGS=1`` (the expansion keeps a group's
-mapped ids in registers).
+host reports them (``isolated=``). A sub-tree's clique whose group is
+already in the chunk costs lane 0 one descriptor store, and the expansion
+keeps a group's mapped ids in registers while its cliques follow each other.
 """
 
 from __future__ import annotations
@@ -88,8 +86,8 @@ INT32_MAX = 2**31 - 1
 
 def env_defines(text: str | None) -> dict:
     """Compile-time settings from ``MCE_KIT_RDMCE_DEFINES`` ("NAME=INT,NAME=INT"; empty: none), so a
-    device probe can build the opt-in listing paths of rdmce.cu (FAST_EMIT, UNPACK_REGS) for a whole
-    test or experiments process."""
+    device probe can build rdmce.cu with other settings (e.g. MIN_BLOCKS) for a whole test or
+    experiments process."""
     out = {}
     for item in filter(None, (t.strip() for t in (text or "").split(","))):
         name, eq, value = item.partition("=")

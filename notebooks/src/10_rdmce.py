@@ -635,56 +635,55 @@ except FileNotFoundError as e:
 # it (CA-GrQc: 3,906 for us and networkx, 3,905 for them: one vertex whose only
 # edge is a self-loop). `isolated=False` gives their convention.
 #
-# | item of issue 8 | target | ours (2026-11-23; H200 rows: commit 3da1cd1) | status |
+# | item of issue 8 | target | ours (2026-11-23; H200 rows: commit 5c2f368) | status |
 # |---|---|---|---|
-# | histogram in the kernel | <= 1.1x the count | 1.006x (152.9 ms vs 151.9 ms, H200) | reproduced (3) |
-# | `min_size` / `max_size` in the kernel | <= 1.1x the count | 1.007x (`min_size=10`, H200) | reproduced |
-# | every block consumed on the GPU | <= 2.5x the count | 494 ms = 3.25x (H200; was 4.24x) | partial (4) |
-# | a file, <= 2 GB host memory | ego-Facebook | sizes >= 67: 2.13 M in 9.3 s, 1,817 MiB | partial (1) |
+# | histogram in the kernel | <= 1.1x the count | 1.007x (153.0 ms vs 152.0 ms, H200) | reproduced (3) |
+# | `min_size` / `max_size` in the kernel | <= 1.1x the count | 1.010x (`min_size=10`, H200) | reproduced |
+# | every block consumed on the GPU | <= 2.5x the count | 442 ms = 2.91x (H200; was 4.24x) | partial (4) |
+# | a file, <= 2 GB host memory | ego-Facebook | all 869 M in 81 s, 1,068 MiB, 5.8 GB | reproduced (1) |
 # | R-MAT scales 16-24 | a time per scale | counted: ef 16 to 16, ef 2 to 24, ef 4 to 22 | partial (2) |
 # | `prepare` at scale 24 | <= 10 s | 3.5 s (GPU path, H200 host, 3633cc0); draws 39 s | reproduced (5) |
-# | `load_graph` from text | not the bottleneck | scale 22, 1 GB: 90.7 -> 18.1 s (2 cores) | partial (6) |
+# | `load_graph` from text | not the bottleneck | scale 24, 4.3 GB: 23.6 s (draws 23.1 s) | reproduced (6) |
 # | `isolated=False` | the authors' convention | CA-GrQc 3,905 (ours 3,906) | done |
 # | ego-Facebook under 0.9 s | 0.9 s on an H200 | 0.159 s, H100 and H200 (1.199 s without) | reproduced |
 # | <= 800 warp instructions per clique | ncu | 160 (30.7 of 32 lanes active, 85% issue slots) | reproduced |
 #
-# (1) ego-Facebook's 869 M cliques hold 46.7 G vertex ids (187 GB as int32),
-# more than the lent machine's disk; the `list` command was run on its cliques of
-# at least 67 vertices (the whole search runs; 2.13 M cliques written). Of its
-# 1.8 GB peak about 0.7 GB is the process itself (socfb-MIT's run peaks at
-# 694 MiB); the rest came from the writer, which held up to three copies of a
-# block (the block, a BytesIO of it and that buffer's bytes). The .npz members
-# are now written in pieces straight from the block (commit 89bb575, not yet
-# re-measured on the device).
+# (1) `python -m mce_kit list ego-Facebook --out cliques.npz` on the lent H200's host
+# (16 cores; `rdmce_cli.csv`, commit 5c2f368): all 869,325,383 cliques (46.7 G vertex ids,
+# 187 GB as int32) in 81 s, peak resident memory 1,068 MiB, a 5.8 GB `.npz` that
+# `np.load` reads (ids stored as uint16 where they fit, deflated in 4 MiB pieces on
+# every core, `mce_kit.clique_io`). Before the parallel writer the same command ran at
+# about 500 k cliques/s (29 min projected, one core deflating).
 # (2) At edge factor 16 the number of maximal cliques grows up to 71x per scale
 # (scale 15: 3.3 G, scale 16: 232.8 G in 37.2 s), so scale 17 and up would take about an
 # hour per run; there the planner's passes and device bytes are shown instead.
 # Every count checked by the CPU oracle (25 graphs) is equal.
 # (3) Sizes counted in registers inside the sub-trees, one atomic per sub-tree
 # (an earlier build with one shared-memory atomic per clique took 1.139x).
-# (4) Where the 494 ms go (CUDA events summed over 32 launches of a ring that
+# (4) Where the 442 ms go (CUDA events summed over 32 launches of a ring that
 # doubles up to 2 GiB, each launch stopping at 1.6 G vertices; `rdmce_stream.csv`,
-# `rdmce_stream_parts.csv`, H200, commit 045b42e): 292 ms in the listing kernel,
-# 107 ms expanding the ring into CSR, about 95 ms the per-block reductions
-# (each reads its block: 187 GB in all) and host turnarounds. Before the
-# groups (one record of all its vertex ids per clique, 187 GB written twice)
-# the same split was 356 + 196 + 92 ms = 644 ms. The listing build with a filter
-# that writes nothing costs 207 ms = 1.37x the count, so writing the two-word
-# records costs about 85 ms: the per-clique bookkeeping of the chunk (about 60
-# warp instructions a clique next to the search's 160) rather than the 7 GB
-# written. The expansion writes 187 GB at 1.75 TB/s, well below the memory's
-# rate: each clique waits on two dependent loads per 32 ids (group word, then
-# `order[]`). Rings of 256 MiB / 1 GiB / 2 GiB: 565 / 502 / 494 ms (146 / 42 /
-# 29 launches); blocks of 2^26 cliques (one per launch): 482 ms. Two opt-in
-# builds address the two costs and wait for a device run
-# (`scripts/rdmce2_final.sh`, `rdmce_stream_builds.csv`): `FAST_EMIT` (a
-# sub-tree's clique whose group is already in the chunk costs lane 0 one
-# descriptor store and two counters) and `UNPACK_REGS` (the expansion keeps the
-# group's mapped ids in registers, so a clique is two or three stores).
+# `rdmce_stream_parts.csv`, H200, commit 5c2f368): 261 ms in the listing kernel,
+# 91 ms expanding the ring into CSR, about 90 ms the per-block reductions (each
+# reads its block: 187 GB in all) and host turnarounds; with blocks of 2^26 cliques
+# (one per launch) 429 ms = 2.83x. The listing build with a filter that writes
+# nothing already costs 201 ms = 1.33x the count (the path R kept for every node and
+# the stop checks), so the records cost about 60 ms and the expansion writes 187 GB at
+# about 2 TB/s. Before the groups (one record of all its vertex ids per clique, 187 GB
+# written twice) the split was 356 + 196 + 92 ms = 644 ms; with groups alone 288 + 111
+# ms = 497 ms, then a clique whose group is already in the chunk costing lane 0 one
+# descriptor store took the kernel to 256 ms and the expansion keeping a group's
+# mapped ids in registers took it to 96 ms (`rdmce_stream_builds.csv`: the four builds
+# in one process, measured while the two were compile-time options; their `build`
+# names survive in the rows measured then, and both are the only code since).
+# What is left to reach 2.5x (380 ms): the 49 ms of the streaming build's search,
+# the expansion at half the memory's rate and the consumer's own reads.
 # (5) Stage times in `rdmce_scale.csv` and `rdmce_rmat_host.csv`; the CPU path alone
 # (no GPU) is still NumPy on one core for the peeling and SciPy for the CSR.
-# (6) `rdmce_load_text.csv`; the scale-24 row comes from `scripts/load_scale_final.sh` on a lent
-# host (16 cores, the GPU for the CSR sort) and is printed above the loading table once merged.
-# On the 2-core helper box the reader went from 11 to 55 MB/s and its peak memory halved
-# (13.1 -> 6.2 GiB at scale 22); the CSR build (a sort of 2m keys on the CPU) is now its
+# (6) `rdmce_load_text.csv`: at scale 24 (edge factor 16, a 4.3 GB SNAP text file,
+# 260 M edges) `load_graph` takes 23.6 s on the lent H200's host (16 cores: read 2.6,
+# tokens 6.2, parse 3.8, CSR build 11.0 s), as long as drawing the graph (23.1 s), and
+# `prepare` on the loaded graph 4.4 s; the process peaks at 27 GiB (the text, its
+# token arrays and the edge arrays side by side). On the 2-core helper box the reader
+# went from 11 to 55 MB/s and its peak memory halved (13.1 -> 6.2 GiB at scale 22);
+# the CSR build (a sort of 2m keys) is now its
 # largest stage, and loading takes a little less time than generating the graph.

@@ -70,17 +70,6 @@
 #ifndef STREAMING
 #define STREAMING 0
 #endif
-// Listing, opt-in until measured (rdmce.py's _DEFINES or MCE_KIT_RDMCE_DEFINES): FAST_EMIT=1 appends a
-// register sub-tree's clique whose group is already in the chunk with lane 0's few instructions (no
-// group, no new chunk: the full path otherwise); UNPACK_REGS=1 has rdmce_unpack keep a group's ids,
-// mapped through order[], in registers while the cliques of one group follow each other.
-#ifndef FAST_EMIT
-#define FAST_EMIT 0
-#endif
-#ifndef UNPACK_REGS
-#define UNPACK_REGS 0
-#endif
-
 #define HBINS 64           // sizes kept in the shared-memory histogram of a block
 // resume[] per worker: suspended?, l, c, xptr, lo, frozen_hi, tick, sub-tree pending?; then a
 // suspended register sub-tree (solve_local): d, r0, n at LOCAL_AT, its 32 local vertices at LOCAL_IDS,
@@ -264,12 +253,11 @@ __device__ __noinline__ bool stream_clique(const int* R, int r, int lane) {
     return stream_clique_body(R, r, 0u, 0, 0, lane);
 }
 
-#if FAST_EMIT
 __device__ __noinline__ bool stream_clique_local(const int* R, int r, u32 Rm, int gid, int n, int lane) {
     return stream_clique_body(R, r, Rm, gid, n, lane);
 }
 
-// A register sub-tree's clique (FAST_EMIT): when its group is already in our chunk and a descriptor
+// A register sub-tree's clique: when its group is already in our chunk and a descriptor
 // fits, lane 0 writes the descriptor and counts it; otherwise the full append (a call, so the sub-tree's
 // loop keeps its registers). The quick path returns false: a chunk past the soft mark said so when it
 // was taken, and solve_local's stop is sticky.
@@ -289,10 +277,6 @@ __device__ __forceinline__ bool stream_clique_fast(const int* R, int r, u32 Rm, 
     if (!__shfl_sync(FULL_MASK, full, 0)) return false;
     return stream_clique_local(R, r, Rm, gid, n, lane);
 }
-#define STREAM_LOCAL stream_clique_fast
-#else
-#define STREAM_LOCAL stream_clique_body
-#endif
 
 // Add k cliques of size r to this block's histogram (FLAG_HIST).
 __device__ __forceinline__ void hist_add(int r, u64 k = 1) {
@@ -361,7 +345,7 @@ __device__ __forceinline__ int row_hits(const Task& t, const u32* P, int u, bool
         if (!each && !STREAMING) ++found;                                                         \
         else if (!(G.flags & FLAG_SIZES) || ((size) >= G.min_size && (size) <= G.max_size)) {     \
             ++found;                                                                              \
-            if (STREAMING) stop |= STREAM_LOCAL(R_of(s), (size), Rm, gid, n, lane);              \
+            if (STREAMING) stop |= stream_clique_fast(R_of(s), (size), Rm, gid, n, lane);         \
             else if (lane == (size) - r0 - 1) ++per_size;                                         \
         }                                                                                         \
     } while (0)
@@ -1186,7 +1170,6 @@ extern "C" __global__ void rdmce_unpack(const int* ring, const int* chunk_recs, 
     const int2* desc = (const int2*)(c + chunk_words) - 1;   // descriptor i at desc[-i]
     const int recs = chunk_recs[ch];
     const long long rb = rec_base[ch];
-#if UNPACK_REGS
     // The cliques of a group mostly follow each other: its prefix (up to 64 ids, mapped) stays in two
     // registers per lane and each lane's local id is loaded the first time a mask names it (lanes of a
     // mask are below the group's n, so nothing past the group is read).
@@ -1232,35 +1215,4 @@ extern "C" __global__ void rdmce_unpack(const int* ring, const int* chunk_recs, 
             if (mine) out[rk + __popc(m & lanemask_lt())] = lid;
         }
     }
-#else
-    long long carry = vert_base[ch];
-    #pragma unroll 1
-    for (int i0 = 0; i0 < recs; i0 += 32) {
-        const int i = i0 + lane;
-        int2 dm = make_int2(0, 0);
-        int r0 = 0;
-        if (i < recs) { dm = __ldg(desc - i); r0 = __ldg(c + dm.x); }
-        const int size = r0 + __popc((u32)dm.y);
-        int incl = size;
-        #pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
-            const int y = __shfl_up_sync(FULL_MASK, incl, o);
-            if (lane >= o) incl += y;
-        }
-        const long long start = carry + incl - size;
-        if (i < recs) offsets[rb + i] = start;
-        carry += __shfl_sync(FULL_MASK, incl, 31);
-        const int k_end = min(32, recs - i0);
-        #pragma unroll 1
-        for (int k = 0; k < k_end; ++k) {
-            const int g = __shfl_sync(FULL_MASK, dm.x, k) + 1;
-            const u32 m = (u32)__shfl_sync(FULL_MASK, dm.y, k);
-            const int rk = __shfl_sync(FULL_MASK, r0, k);
-            int* out = vertices + __shfl_sync(FULL_MASK, start, k);
-            #pragma unroll 1
-            for (int j = lane; j < rk; j += 32) out[j] = __ldg(order + __ldg(c + g + j));
-            if ((m >> lane) & 1) out[rk + __popc(m & lanemask_lt())] = __ldg(order + __ldg(c + g + rk + lane));
-        }
-    }
-#endif
 }
