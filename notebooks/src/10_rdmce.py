@@ -635,11 +635,11 @@ except FileNotFoundError as e:
 # it (CA-GrQc: 3,906 for us and networkx, 3,905 for them: one vertex whose only
 # edge is a self-loop). `isolated=False` gives their convention.
 #
-# | item of issue 8 | target | ours (2026-11-23; H200 rows: commit 5c2f368) | status |
+# | item of issue 8 | target | ours (2026-11-23; H200 rows: commits 5c2f368, e54d630) | status |
 # |---|---|---|---|
-# | histogram in the kernel | <= 1.1x the count | 1.007x (153.0 ms vs 152.0 ms, H200) | reproduced (3) |
-# | `min_size` / `max_size` in the kernel | <= 1.1x the count | 1.010x (`min_size=10`, H200) | reproduced |
-# | every block consumed on the GPU | <= 2.5x the count | 442 ms = 2.91x (H200; was 4.24x) | partial (4) |
+# | histogram in the kernel | <= 1.1x the count | 1.000x (152.5 ms vs 152.5 ms, H200) | reproduced (3) |
+# | `min_size` / `max_size` in the kernel | <= 1.1x the count | 1.007x (`min_size=10`, H200) | reproduced |
+# | every block consumed on the GPU | <= 2.5x the count | 443 ms = 2.91x (H200; was 4.24x) | partial (4) |
 # | a file, <= 2 GB host memory | ego-Facebook | all 869 M in 81 s, 1,068 MiB, 5.8 GB | reproduced (1) |
 # | R-MAT scales 16-24 | a time per scale | counted: ef 16 to 16, ef 2 to 24, ef 4 to 22 | partial (2) |
 # | `prepare` at scale 24 | <= 10 s | 3.5 s (GPU path, H200 host, 3633cc0); draws 39 s | reproduced (5) |
@@ -660,22 +660,22 @@ except FileNotFoundError as e:
 # Every count checked by the CPU oracle (25 graphs) is equal.
 # (3) Sizes counted in registers inside the sub-trees, one atomic per sub-tree
 # (an earlier build with one shared-memory atomic per clique took 1.139x).
-# (4) Where the 442 ms go (CUDA events summed over 32 launches of a ring that
+# (4) Where the 443 ms go (CUDA events summed over 32 launches of a ring that
 # doubles up to 2 GiB, each launch stopping at 1.6 G vertices; `rdmce_stream.csv`,
-# `rdmce_stream_parts.csv`, H200, commit 5c2f368): 261 ms in the listing kernel,
-# 91 ms expanding the ring into CSR, about 90 ms the per-block reductions (each
+# `rdmce_stream_parts.csv`, H200, commit e54d630): 259 ms in the listing kernel,
+# 90 ms expanding the ring into CSR, about 95 ms the per-block reductions (each
 # reads its block: 187 GB in all) and host turnarounds; with blocks of 2^26 cliques
-# (one per launch) 429 ms = 2.83x. The listing build with a filter that writes
-# nothing already costs 201 ms = 1.33x the count (the path R kept for every node and
-# the stop checks), so the records cost about 60 ms and the expansion writes 187 GB at
+# (one per launch) 435 ms = 2.86x. The listing build with a filter that writes
+# nothing already costs 203 ms = 1.33x the count (the path R kept for every node and
+# the stop checks), so the records cost about 56 ms and the expansion writes 187 GB at
 # about 2 TB/s. Before the groups (one record of all its vertex ids per clique, 187 GB
 # written twice) the split was 356 + 196 + 92 ms = 644 ms; with groups alone 288 + 111
 # ms = 497 ms, then a clique whose group is already in the chunk costing lane 0 one
 # descriptor store took the kernel to 256 ms and the expansion keeping a group's
-# mapped ids in registers took it to 96 ms (`rdmce_stream_builds.csv`: the four builds
-# in one process, measured while the two were compile-time options; their `build`
-# names survive in the rows measured then, and both are the only code since).
-# What is left to reach 2.5x (380 ms): the 49 ms of the streaming build's search,
+# mapped ids in registers took it to 96 ms (`rdmce_stream_builds.csv`, commit 5c2f368:
+# the four builds in one process, measured while the two were compile-time options;
+# both are the only code since e54d630).
+# What is left to reach 2.5x (381 ms): the 50 ms of the streaming build's search,
 # the expansion at half the memory's rate and the consumer's own reads.
 # (5) Stage times in `rdmce_scale.csv` and `rdmce_rmat_host.csv`; the CPU path alone
 # (no GPU) is still NumPy on one core for the peeling and SciPy for the CSR.
