@@ -11,6 +11,16 @@ __device__ __forceinline__ int warp_sum(int v) {
     return v;
 }
 
+// Sum of v over lanes 0..lane (an inclusive scan across the warp; lane 31 holds the total).
+__device__ __forceinline__ int warp_inclusive_sum(int v, int lane) {
+    #pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const int y = __shfl_up_sync(FULL_MASK, v, o);
+        if (lane >= o) v += y;
+    }
+    return v;
+}
+
 // First index in the sorted a[0..n) whose value is >= x.
 __device__ __forceinline__ int lower_bound(const int* a, int n, int x) {
     int lo = 0, hi = n;

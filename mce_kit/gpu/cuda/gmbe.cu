@@ -200,12 +200,7 @@ struct Block {
     __device__ bool any(bool p) const { return sum(p ? 1 : 0) > 0; }
     __device__ int scan(int v, int& tot) const {
         int lane = threadIdx.x & 31, wp = threadIdx.x >> 5;
-        int x = v;
-        #pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
-            int y = __shfl_up_sync(FULL_MASK, x, o);
-            if (lane >= o) x += y;
-        }
+        int x = warp_inclusive_sum(v, lane);
         if (lane == 31) blk_red[wp] = x;
         __syncthreads();
         int before = 0;

@@ -192,6 +192,11 @@ __device__ __forceinline__ bool publish_chunk(int ch, int verts, int recs) {
     return true;
 }
 
+// Where record i's descriptor (group offset, lane mask) goes in chunk ch: from the chunk's end down.
+__device__ __forceinline__ int2* descriptor_at(long long ch, int i) {
+    return (int2*)(G.ring + ch * G.chunk_words + G.chunk_words - 2 - 2 * i);
+}
+
 // Close this warp's chunk (streaming).
 __device__ __forceinline__ void close_chunk(int lane) {
     int* wc = warp_chunk[threadIdx.x >> 5];
@@ -230,7 +235,7 @@ __device__ __forceinline__ bool stream_clique_body(const int* R, int r, u32 Rm, 
                 gat = base + grp;
                 if (n) wc[4] = grp;
             }
-            *(int2*)(G.ring + base + G.chunk_words - 2 - 2 * recs) = make_int2(grp, (int)Rm);
+            *descriptor_at(ch, recs) = make_int2(grp, (int)Rm);
             wc[1] = front; wc[2] = recs + 1; wc[3] = verts + r;
         } else {
             stop = 1;
@@ -267,8 +272,7 @@ __device__ __forceinline__ bool stream_clique_fast(const int* R, int r, u32 Rm, 
         int* wc = warp_chunk[threadIdx.x >> 5];
         const int grp = wc[4], recs = wc[2];
         if (grp >= 0 && wc[1] + 2 * (recs + 1) <= G.chunk_words) {
-            *(int2*)(G.ring + (long long)wc[0] * G.chunk_words + G.chunk_words - 2 - 2 * recs) =
-                make_int2(grp, (int)Rm);
+            *descriptor_at(wc[0], recs) = make_int2(grp, (int)Rm);
             wc[2] = recs + 1;
             wc[3] += r;
             full = 0;
@@ -362,11 +366,11 @@ __device__ __forceinline__ int row_hits(const Task& t, const u32* P, int u, bool
 //
 // Listing (STREAMING build): each level also keeps Rm, the local vertices in R, so a clique is the
 // path above the sub-tree (R_of(s)[0..r0)) and the lanes of Rm: the ring gets the group (the path and
-// the local vertices) once per chunk and then two words (group, Rm) per clique (stream_clique_body). When an emit says the ring is nearly
-// full (or every 64 branches, when another warp raised the stop flag), the sub-tree is suspended at
-// the top of its branch loop: d, r0, the local vertices and each lane's level go to resume[] (from
-// LOCAL_AT on) and the call returns true; called again with P == nullptr, it reloads them, rebuilds
-// adj and goes on from there. Between two such checks it reports at most one clique.
+// the local vertices) once per chunk and then two words (group, Rm) per clique (stream_clique_fast).
+// When an emit says the ring is nearly full (or every 64 branches, when another warp raised the stop
+// flag), the sub-tree is suspended at the top of its branch loop: d, r0, the local vertices and each
+// lane's level go to resume[] (from LOCAL_AT on) and the call returns true; called again with
+// P == nullptr, it reloads them, rebuilds adj and goes on from there. Between two such checks it reports at most one clique.
 __device__ __noinline__ bool solve_local(const Task& t, const Stack& s, int r0, const u32* P, const u32* XP,
                                          const u32* XX, bool aggressive, int lane) {
     int* ids = (int*)acache();                     // local vertex -> its row in the task; bit 31: in P
@@ -1184,12 +1188,7 @@ extern "C" __global__ void rdmce_unpack(const int* ring, const int* chunk_recs, 
         int r0 = 0;
         if (i < recs) { dm = __ldg(desc - i); r0 = __ldg(c + dm.x); }
         const int size = r0 + __popc((u32)dm.y);
-        int incl = size;
-        #pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
-            const int y = __shfl_up_sync(FULL_MASK, incl, o);
-            if (lane >= o) incl += y;
-        }
+        const int incl = warp_inclusive_sum(size, lane);
         const int start = carry + incl - size;
         if (i < recs) offsets[rb + i] = vert_base[ch] + start;
         carry += __shfl_sync(FULL_MASK, incl, 31);

@@ -108,12 +108,7 @@ __device__ __forceinline__ int build_rows(const int* indptr, const int* indices,
             e = b + lower_bound(indices + b, e - b, cmax + 1);
         }
         const int len = e - b;
-        int incl = len;
-        #pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
-            int y = __shfl_up_sync(FULL_MASK, incl, o);
-            if (lane >= o) incl += y;
-        }
+        const int incl = warp_inclusive_sum(len, lane);
         const int T = __shfl_sync(FULL_MASK, incl, 31);
         sh.off[lane] = incl - len;
         sh.base[lane] = b - (incl - len);
