@@ -303,6 +303,14 @@ def ring_layout(d: int, workers: int, ring_words: int | None = None, chunk_words
     return cw, hard - workers, hard
 
 
+def vert_soft(ring_words: int, csr_words=None) -> int:
+    """Vertices a streaming launch lists before it stops: ``csr_words`` when given, else
+    ``CSR_PER_RING_WORD`` per word of its ring, at most ``VERT_SOFT_MAX``."""
+    if csr_words is not None:
+        return int(csr_words)
+    return min(CSR_PER_RING_WORD * int(ring_words), VERT_SOFT_MAX)
+
+
 def csr_bytes(ring_words: int, vert_soft: int) -> int:
     """Device bytes of one launch's CSR, about: the ``vert_soft`` vertices, a quarter more for what the
     warps still list between the stop flag and their next check, and an int64 offset for each
@@ -576,8 +584,7 @@ def _stream(prep, block_size, min_size, max_size, isolated, as_cupy, ring_words,
         raise ValueError(f"csr_words must be a positive int (vertices per launch), got {csr_words!r}")
     # device memory besides the workers' buffers: the ring and two launches' CSR (the one handed out,
     # the next one)
-    vert = min(CSR_PER_RING_WORD * (ring_bytes // 4), VERT_SOFT_MAX) if csr_words is None else int(csr_words)
-    reserve = ring_bytes + 2 * csr_bytes(ring_bytes // 4, vert)
+    reserve = ring_bytes + 2 * csr_bytes(ring_bytes // 4, vert_soft(ring_bytes // 4, csr_words))
     dev = _Device(prep, params, max_buffer_bytes, reserve_bytes=reserve, stream=True)
     return _stream_gen(prep, dev, int(block_size), on, lo, hi, isolated, as_cupy,
                        (first // 4, ring_bytes // 4), chunk_words, csr_words, stats)
@@ -611,10 +618,9 @@ def _stream_gen(prep, dev, block_size, on, lo, hi, isolated, as_cupy, ring_words
 
     def new_ring(words, workers, resume):
         cw, soft, hard = ring_layout(prep.d, workers, words, chunk_words)
-        vert = int(csr_words) if csr_words is not None else min(CSR_PER_RING_WORD * hard * cw, VERT_SOFT_MAX)
         return dict(ring=cupy.empty(hard * cw, dtype=cupy.int32), chunk_len=cupy.zeros(hard, cupy.int32),
                     chunk_recs=cupy.zeros(hard, cupy.int32), resume=resume, chunk_words=cw, chunk_soft=soft,
-                    chunk_hard=hard, vert_soft=vert)
+                    chunk_hard=hard, vert_soft=vert_soft(hard * cw, csr_words))
 
     base_bytes, top_ring = dev.device_bytes, 0
     for _, workers, launch in dev.passes():
