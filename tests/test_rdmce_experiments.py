@@ -112,7 +112,7 @@ def test_stream_parts_rows_and_their_checks(tmp_path, monkeypatch):
         return n, {"launches": 3, "ring_bytes": 4 * (ring_words or 1), "kernel_ms": 1.0, "unpack_ms": 0.5}
 
     monkeypatch.setattr(exp, "_prepared", lambda graphs: iter([(graphs[0], None, 0.0, Prep())]))
-    monkeypatch.setattr(exp, "_consume_filtered", consume)
+    monkeypatch.setattr(exp, "_consume_on_gpu", consume)
     monkeypatch.setattr(exp, "provenance", lambda: {"gpu": "fake", "commit": "test"})
     monkeypatch.setattr(exp, "reference_counts", lambda: {"CA-GrQc": 13})
     exp.run_all(tmp_path, only=["stream_parts"], heavy="CA-GrQc")
@@ -121,6 +121,6 @@ def test_stream_parts_rows_and_their_checks(tmp_path, monkeypatch):
                                 "blocks of 2^26 cliques (one per launch)",
                                 "min_size=5 (nothing written)", "min_size=2 (largest only)"]
     assert list(df["cliques"]) == [13, 13, 13, 13, 0, 13] and (df["gpu"] == "fake").all()
-    monkeypatch.setattr(exp, "_consume_filtered", lambda prep, **kw: (12, consume(prep)[1]))
+    monkeypatch.setattr(exp, "_consume_on_gpu", lambda prep, **kw: (12, consume(prep)[1]))
     with pytest.raises(AssertionError):
         exp.run_all(tmp_path, only=["stream_parts"], heavy="CA-GrQc")

@@ -201,16 +201,17 @@ def _timed(fn, repeats):
     return med(wall), (med(gpu) if None not in gpu else None), out
 
 
-def _consume_on_gpu(prep, block_size=1 << 22):
+def _consume_on_gpu(prep, block_size=1 << 22, **kw):
     """Every block as CuPy arrays, a reduction per block (the vertex sum); (cliques, the run's stats:
     launches, ring bytes, kernel_ms and unpack_ms summed over the launches by CUDA events).
-    The GPU is synchronised before it returns (the sums are read back)."""
+    ``kw`` goes to ``blocks`` (a size filter, a ring size). The GPU is synchronised before it returns
+    (the sums are read back)."""
     import cupy
 
     n = cupy.zeros((), dtype=cupy.int64)
     total = cupy.zeros((), dtype=cupy.int64)
     stats = {}
-    for off, ver in prep.blocks(block_size, as_cupy=True, stats=stats):
+    for off, ver in prep.blocks(block_size, as_cupy=True, stats=stats, **kw):
         n += off.size - 1
         total += ver.sum(dtype=cupy.int64)
     int(total)
@@ -249,18 +250,6 @@ def streaming(graphs, expect, repeats=5, min_size=10):
                             for task, w, g, c, la in rows])
 
 
-def _consume_filtered(prep, block_size=1 << 22, **kw):
-    """_consume_on_gpu with keyword arguments for ``blocks`` (a size filter, a ring size)."""
-    import cupy
-
-    n = cupy.zeros((), dtype=cupy.int64)
-    stats = {}
-    for off, ver in prep.blocks(block_size, as_cupy=True, stats=stats, **kw):
-        n += off.size - 1
-        ver.sum(dtype=cupy.int64)
-    return int(n), stats
-
-
 RING_SIZES = (1 << 28, 1 << 30, 2 << 30)
 
 
@@ -288,7 +277,7 @@ def stream_parts(graph, expect, repeats=5):
     cases += [(f"min_size={top + 1} (nothing written)", {"min_size": top + 1}),
               (f"min_size={top - 2} (largest only)", {"min_size": top - 2})]
     for case, kw in cases:
-        wall, _, (n, st) = _timed(functools.partial(_consume_filtered, prep, **kw), repeats)
+        wall, _, (n, st) = _timed(functools.partial(_consume_on_gpu, prep, **kw), repeats)
         want = sum(v for k, v in hist.items() if k >= kw.get("min_size", 0))
         assert n == want, (name, case, n, want)
         yield pd.DataFrame([{"graph": name, "case": case, "wall_ms": wall, "over_count": wall / count_wall,
