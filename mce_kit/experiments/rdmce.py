@@ -253,19 +253,14 @@ def streaming(graphs, expect, repeats=5, min_size=10):
 RING_SIZES = (1 << 28, 1 << 30, 2 << 30)
 
 
-def _build() -> str:
-    """The kernel's compile-time settings, as in a run's ``params["build"]`` ("default": none)."""
-    from mce_kit.gpu import rdmce as gpu_rdmce
-
-    return " ".join(f"{k}={v}" for k, v in sorted(gpu_rdmce._DEFINES.items())) or "default"
-
-
 def stream_parts(graph, expect, repeats=5):
     """Where listing's time goes on ``graph``: every block consumed on the GPU with rings of several
     sizes (the cost of a relaunch: launches x per-launch overhead), and with a size filter that lets
     no clique through (the streaming build's search alone, nothing written) or only the largest. Each
     row: median wall time of ``repeats`` runs after a warm-up, the kernel and unpack times of the last
     run (CUDA events summed over its launches), over the plain count's median."""
+    from ..gpu import rdmce as gpu_rdmce
+
     (name, _, _, prep), = _prepared([graph])
     count_wall, _, res = _timed(prep.run, repeats)
     if name in expect and res.count != expect[name]:
@@ -283,7 +278,8 @@ def stream_parts(graph, expect, repeats=5):
         yield pd.DataFrame([{"graph": name, "case": case, "wall_ms": wall, "over_count": wall / count_wall,
                              "count_ms": count_wall, "cliques": n, "launches": st["launches"],
                              "ring_bytes": st["ring_bytes"], "kernel_ms": st["kernel_ms"],
-                             "unpack_ms": st["unpack_ms"], "repeats": repeats, "build": _build()}])
+                             "unpack_ms": st["unpack_ms"], "repeats": repeats,
+                             "build": gpu_rdmce.build_name()}])
 
 
 def size_histogram(graph, expect):

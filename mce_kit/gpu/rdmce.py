@@ -99,6 +99,11 @@ def env_defines(text: str | None) -> dict:
 
 # compile-time settings (empty in normal use; benchmarks and device probes may set them)
 _DEFINES: dict = env_defines(os.environ.get("MCE_KIT_RDMCE_DEFINES"))
+
+
+def build_name() -> str:
+    """The kernel's compile-time settings as a run's ``params["build"]`` names them ("default": none)."""
+    return " ".join(f"{k}={v}" for k, v in sorted(_DEFINES.items())) or "default"
 # local: sub-trees of nodes with |P| <= min(tau, 32) and |P| + |X| <= 32 are searched in registers
 # (solve_local in rdmce.cu); False keeps every node on the bitmap path (the ablation).
 DEFAULTS = dict(tau=24, warps_per_sm=32, seeding="edge", exposure=True, aggressive=True, local=True)
@@ -542,7 +547,7 @@ class _Device:
             count=count,
             params={**self.p, "sms": self.sms, "workers": self.n_workers, **(extra or {}),
                     "regs": self.kernel.num_regs, "spill_bytes": self.kernel.local_size_bytes,
-                    "build": " ".join(f"{k}={v}" for k, v in sorted(_DEFINES.items())) or "default"},
+                    "build": build_name()},
             gpu_ms=gpu_ms, prep_s=self.prep.prep_s, device_bytes=int(self.device_bytes),
             worker_count=host[0], worker_nodes=host[1], worker_cycles=host[2],
             worker_seeds=host[3], worker_steals=host[4], passes=len(self.plan), histogram=histogram,
