@@ -28,7 +28,6 @@ one finishing, the current one, the next one) plus the pieces in flight.
 from __future__ import annotations
 
 import io
-import os
 import struct
 import time
 import zlib
@@ -39,6 +38,8 @@ from contextlib import closing
 from pathlib import Path
 
 import numpy as np
+
+from .config import usable_cores
 
 PIECE_BYTES = 4 << 20           # raw bytes a worker deflates at a time
 _U32 = 0xFFFFFFFF
@@ -137,7 +138,7 @@ class NpzWriter:
 
     def __init__(self, path, *, threads: int | None = None, level: int = 1, force_zip64: bool = False,
                  piece_bytes: int | None = None):
-        threads = _cores() if threads is None else threads
+        threads = usable_cores() if threads is None else threads
         piece_bytes = PIECE_BYTES if piece_bytes is None else piece_bytes
         for name, v, lo in (("threads", threads, 1), ("level", level, 0), ("piece_bytes", piece_bytes, 1)):
             if isinstance(v, bool) or not isinstance(v, int) or v < lo or (name == "level" and v > 9):
@@ -263,13 +264,6 @@ class NpzWriter:
             f.write(struct.pack("<4sLQL", b"PK\x06\x07", 0, end, 1))
         f.write(struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, min(count, _U16), min(count, _U16),
                             min(size, _U32), min(start, _U32), 0))
-
-
-def _cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:                      # not on Linux
-        return os.cpu_count() or 1
 
 
 # ---- clique blocks ----

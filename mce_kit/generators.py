@@ -9,11 +9,11 @@ scale 24 (16.7 M vertices, 268 M edge draws) needs a few GiB and tens of seconds
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .config import usable_cores
 from .graph import BipartiteGraph, Graph
 
 GRAPH500 = (0.57, 0.19, 0.19)  # a, b, c; d = 1 - a - b - c
@@ -50,7 +50,7 @@ def rmat_edges(scale: int, edge_factor: int = 16, abc=GRAPH500, seed: int = 0, c
     def work(piece):
         _rmat_piece(seed, scale, cuts, *piece, perm, u, v)
 
-    threads = threads or len(os.sched_getaffinity(0))
+    threads = threads or usable_cores()
     if threads > 1 and len(pieces) > 1:
         with ThreadPoolExecutor(min(threads, len(pieces))) as ex:
             list(ex.map(work, pieces))  # NumPy drops the GIL in the draws and the array loops

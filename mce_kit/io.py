@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .config import usable_cores
 from .graph import BipartiteGraph, CleaningReport, Graph, _unique
 
 GRAPH_FORMATS = ("snap", "edgelist", "konect", "mtx", "dimacs")
@@ -67,7 +68,7 @@ def _pmap(fn, items, threads: int | None = None) -> list:
     """``[fn(x) for x in items]`` on ``threads`` threads (default: the usable cores); NumPy
     releases the GIL inside its loops, so array work on separate pieces runs side by side."""
     items = list(items)
-    threads = min(threads or len(os.sched_getaffinity(0)), len(items))
+    threads = min(threads or usable_cores(), len(items))
     if threads <= 1:
         return [fn(x) for x in items]
     from concurrent.futures import ThreadPoolExecutor
@@ -759,7 +760,7 @@ def write_edge_list(path, u, v, *, header: str | None = None, block: int = 1 << 
     if block < 1:
         raise ValueError(f"block must be >= 1, got {block}")
     starts = range(0, len(u), block)
-    threads = max(1, min(threads or len(os.sched_getaffinity(0)), len(starts)))
+    threads = max(1, min(threads or usable_cores(), len(starts)))
 
     def text(s):
         return _ascii_lines([u[s : s + block], v[s : s + block]])

@@ -32,18 +32,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..config import usable_cores
 from ..measure import RESULTS
+from .rdmce import _rss
 
 TABLE = "rdmce_load_text.csv"
 COLUMNS = ["graph", "variant", "scale", "edge_factor", "n_loaded", "m", "file_bytes", "gen_s", "write_s",
            "load_s", "read_s", "scan_s", "parse_s", "build_s", "load_peak_rss_bytes", "prepare_s",
            "prep_device", "d", "peak_rss_bytes", "checked", "machine", "threads", "commit", "date", "note"]
-
-
-def _rss() -> int:
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
 
 
 def fingerprint(u, v) -> int:
@@ -59,7 +55,7 @@ def machine() -> str:
     from ..gpu import has_gpu
 
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    where = f"{platform.node()} ({len(os.sched_getaffinity(0))} cores, {mem:.0f} GiB)"
+    where = f"{platform.node()} ({usable_cores()} cores, {mem:.0f} GiB)"
     if has_gpu():
         from ..gpu import device_info
 
@@ -129,7 +125,7 @@ def measure(scale: int, edge_factor: int = 16, seed: int = 1, workdir: Path | No
                              f"vs {w['m']}, fingerprint {r['fingerprint']} vs {w['fingerprint']})")
     row = dict.fromkeys(COLUMNS)
     row.update({k: v for k, v in {**w, **r}.items() if k in COLUMNS})
-    row.update(variant="vectorised", checked=checked, machine=machine(), threads=len(os.sched_getaffinity(0)),
+    row.update(variant="vectorised", checked=checked, machine=machine(), threads=usable_cores(),
                commit=_commit(), date=pd.Timestamp.now(tz="UTC").isoformat(timespec="seconds"), note=note)
     return row
 

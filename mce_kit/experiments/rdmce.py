@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .. import datasets, references
+from ..config import usable_cores
 from ..measure import load_results, measure, names, provenance, run_jobs
 from ..references import RESULTS
 
@@ -355,7 +356,7 @@ def oracle_rows(specs, out: Path = ORACLE):
         count = cpu.count_maximal_cliques(G)
         row = {"graph": G.name, "scale": sc, "edge_factor": ef, "n": G.n, "m": G.m, "d": degeneracy(G),
                "count": count, "oracle_s": round(time.perf_counter() - t0, 1), "oracle": "mce_kit.cpu",
-               "host": f"{platform.node()} ({len(os.sched_getaffinity(0))} cores)", "commit": _commit(),
+               "host": f"{platform.node()} ({usable_cores()} cores)", "commit": _commit(),
                "date": pd.Timestamp.now(tz="UTC").isoformat(timespec="seconds")}
         pd.DataFrame([row]).to_csv(out, mode="a", header=not Path(out).exists(), index=False)
         done.add(G.name)
