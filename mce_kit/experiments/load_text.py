@@ -39,7 +39,8 @@ from .rdmce import _rss
 TABLE = "rdmce_load_text.csv"
 COLUMNS = ["graph", "variant", "scale", "edge_factor", "n_loaded", "m", "file_bytes", "gen_s", "write_s",
            "load_s", "read_s", "scan_s", "parse_s", "build_s", "load_peak_rss_bytes", "prepare_s",
-           "prep_device", "d", "peak_rss_bytes", "checked", "machine", "threads", "commit", "date", "note"]
+           "prep_device", "d", "peak_rss_bytes", "checked", "machine", "threads", "gpu", "sms", "driver",
+           "commit", "date", "note"]
 
 
 def fingerprint(u, v) -> int:
@@ -100,6 +101,13 @@ def load_phase(path: Path, device: str = "auto") -> dict:
                 peak_rss_bytes=_rss())
 
 
+def _gpu_columns() -> dict:
+    """The GPU's name, SMs and driver (``device_info``) where one is here (it runs ``prepare``)."""
+    from ..gpu import device_info, has_gpu
+
+    return {k: device_info()[k] for k in ("gpu", "sms", "driver")} if has_gpu() else {}
+
+
 def _phase(args: list[str]) -> dict:
     """Run one phase in a fresh interpreter; its last output line is the phase's JSON."""
     out = subprocess.run([sys.executable, "-m", "mce_kit.experiments.load_text", *args], check=True,
@@ -125,6 +133,7 @@ def measure(scale: int, edge_factor: int = 16, seed: int = 1, workdir: Path | No
                              f"vs {w['m']}, fingerprint {r['fingerprint']} vs {w['fingerprint']})")
     row = dict.fromkeys(COLUMNS)
     row.update({k: v for k, v in {**w, **r}.items() if k in COLUMNS})
+    row.update(_gpu_columns())
     row.update(variant="vectorised", checked=checked, machine=machine(), threads=usable_cores(),
                commit=_commit(), date=pd.Timestamp.now(tz="UTC").isoformat(timespec="seconds"), note=note)
     return row
