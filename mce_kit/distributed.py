@@ -8,9 +8,9 @@
     md.count_maximal_cliques(G, algorithm="mce-gpu", subtree="L2", client=client)
 
 Kernels and their tasks: rdmce (edge seeds), mce-gpu (vertex or edge sub-trees,
-``subtree=``), kcminer (oriented edges, ``k=``), gmbe (roots: vertices of the smaller
-side V); each has a CPU twin (``CPU_TWIN``: the oracle on the same tasks) that CI runs
-on a CPU ``LocalCluster``. Geil's maximum cliques are not split: its windows share one
+``subtree=``), kcminer (oriented edges, ``k=``), cliquecount (oriented edges, every k at
+once: ``clique_counts``), gmbe (roots: vertices of the smaller side V); each has a CPU
+twin (``CPU_TWIN``: the oracle on the same tasks) that CI runs on a CPU ``LocalCluster``. Geil's maximum cliques are not split: its windows share one
 lower bound that every later window prunes with (see ``KERNELS``' comment).
 
 The host prepares the graph once (degeneracy order, seeds, a cost estimate
@@ -34,10 +34,13 @@ tornado, zict) and ``pip install --no-index --no-deps --target /tmp/site .whl/*.
 
 from __future__ import annotations
 
+import operator
 import os
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import reduce
 
 import numpy as np
 import pandas as pd
@@ -53,6 +56,12 @@ class Kernel:
     task_params: tuple = ()  # parameters that change the task list (fixed when the Job is prepared)
     single_gpu_below: float = 0.0  # gpus=N answers on one GPU below this total cost (0: not measured)
     problem: str = "mce"  # the reference table (mce_kit.references) the answer is checked against
+    finish: Callable[..., object] = None  # (prepared, sum of the answers, **params) -> the answer
+
+    def answer(self, prep, parts, **params):
+        """The chunks' answers (ints, or Counters of {k: count}) and ``rest`` added up, then ``finish``."""
+        total = reduce(operator.add, parts, self.rest(prep, **params))
+        return total if self.finish is None else self.finish(prep, total, **params)
 
 
 def _mce_cost(indptr, indices, u, v) -> np.ndarray:
@@ -214,6 +223,56 @@ def _none(prep, **params) -> int:
     return 0
 
 
+# ---- clique counts for every k (pivoting): a task per oriented edge ----
+
+
+def _cc_params(params) -> dict:
+    from .gpu import cliquecount, kclique
+
+    p = kclique.check_params(params, cliquecount.DEFAULTS, "clique counts")
+    if p["k_max"] is not None and int(p["k_max"]) < 1:
+        raise ValueError(f"k_max must be >= 1, got {p['k_max']}")
+    return p
+
+
+def _cc_prepare(G, **params):
+    from .gpu import cliquecount
+
+    return cliquecount.prepare(G, _cc_params(params)["order"])
+
+
+def _cc_costs(prep, **params) -> np.ndarray:
+    """As for a maximal-clique seed: a pivot tree grows like the maximal cliques below the edge."""
+    ori = prep.orient(_cc_params(params)["order"])
+    return _mce_cost(ori.indptr, ori.indices, ori.u, ori.v)
+
+
+def _cc_run(prep, idx, **params) -> Counter:
+    return Counter(prep.run(tasks=idx, **params).answer)
+
+
+def _cc_oracle(prep, idx, **params) -> Counter:
+    from .cpu.pivot import counts_from_edge_tasks
+
+    p = _cc_params(params)
+    ori = prep.orient(p["order"])
+    k_max = p["k_max"] if p["k_max"] is not None else int(ori.bound.max(initial=0)) + 2
+    return Counter(counts_from_edge_tasks(ori.indptr, ori.indices, ori.out_ptr, ori.out_idx, ori.u[idx],
+                                          ori.v[idx], k_max))
+
+
+def _cc_rest(prep, **params) -> Counter:
+    return Counter({1: prep.G.n, 2: prep.G.m})
+
+
+def _cc_finish(prep, total: Counter, **params) -> dict[int, int]:
+    """{k: count} for k = 1..k_max, as ``mk.clique_counts`` gives it (None: up to the clique number)."""
+    k_max = _cc_params(params)["k_max"]
+    top = max((k for k, c in total.items() if c), default=0)
+    K = top if k_max is None else int(k_max)
+    return {k: int(total.get(k, 0)) for k in range(1, K + 1)}
+
+
 # Geil (maximum cliques) is left out on purpose: a chunk of sources alone would return its own
 # (omega, count), merged by max, which is exact, but each chunk would then lose the bound the
 # other sources found (the launcher's windows raise one shared lower bound w and prune every
@@ -226,6 +285,8 @@ KERNELS = {
     "mce-gpu": Kernel("mce-gpu", _mcegpu_prepare, _mcegpu_costs, _mcegpu_run, _isolated, ("subtree",)),
     "kcminer": Kernel("kcminer", _kc_prepare, _kc_costs, _kc_run, _none, ("k", "order"), problem="kclique"),
     "gmbe": Kernel("gmbe", _gmbe_prepare, _gmbe_costs, _gmbe_run, _none, problem="mbe"),
+    "cliquecount": Kernel("cliquecount", _cc_prepare, _cc_costs, _cc_run, _cc_rest, ("order",),
+                          problem="clique_counts", finish=_cc_finish),
     # The CPU twins: the oracles on the very same tasks, so partitioning, retries and the exact sum
     # are checked without a GPU.
     "mce-cpu": Kernel("mce-cpu", _rdmce_prepare, _rdmce_costs, _oracle_run, _isolated),
@@ -234,8 +295,11 @@ KERNELS = {
     "kcminer-cpu": Kernel("kcminer-cpu", _kc_prepare, _kc_costs, _kc_oracle, _none, ("k", "order"),
                           problem="kclique"),
     "gmbe-cpu": Kernel("gmbe-cpu", _gmbe_prepare, _gmbe_costs, _gmbe_oracle, _none, problem="mbe"),
+    "cliquecount-cpu": Kernel("cliquecount-cpu", _cc_prepare, _cc_costs, _cc_oracle, _cc_rest, ("order",),
+                              problem="clique_counts", finish=_cc_finish),
 }
-CPU_TWIN = {"rdmce": "mce-cpu", "mce-gpu": "mce-gpu-cpu", "kcminer": "kcminer-cpu", "gmbe": "gmbe-cpu"}
+CPU_TWIN = {"rdmce": "mce-cpu", "mce-gpu": "mce-gpu-cpu", "kcminer": "kcminer-cpu", "gmbe": "gmbe-cpu",
+            "cliquecount": "cliquecount-cpu"}
 
 SINGLE_GPU_BELOW = KERNELS["rdmce"].single_gpu_below
 
@@ -267,7 +331,8 @@ def _run_chunk(prep, kernel: Kernel, chunk_id: int, idx: np.ndarray, params: dic
         worker = get_worker().name
     except (ImportError, ValueError):
         worker = "local"
-    return {"chunk": chunk_id, "answer": int(answer), "tasks": len(idx), "first": int(idx[0]),
+    answer = answer if isinstance(answer, Counter) else int(answer)
+    return {"chunk": chunk_id, "answer": answer, "tasks": len(idx), "first": int(idx[0]),
             "seconds": time.perf_counter() - t0, "worker": str(worker), "pid": os.getpid(),
             "started": t0}
 
@@ -373,7 +438,7 @@ def run(G, kernel: str | Kernel | Job, client, *, chunks_per_worker: int = 8, in
     except BaseException:
         client.cancel(list(window.futures))
         raise
-    answer = sum(r["answer"] for r in rows) + kernel.rest(prep, **params)
+    answer = kernel.answer(prep, [r["answer"] for r in rows], **params)
     if sum(r["tasks"] for r in rows) != sum(len(c) for c in chunks):
         raise RuntimeError(f"{kernel.name}: chunks lost (internal error)")
     table = pd.DataFrame(rows, columns=CHUNK_COLUMNS).sort_values("chunk").reset_index(drop=True)
@@ -432,7 +497,7 @@ def count(G, kernel: str, *, client=None, gpus: int | None = None, device: str =
     below = job.kernel.single_gpu_below if single_gpu_below is None else single_gpu_below
     if gpus == 1 or job.costs.sum() < below:
         everything = np.arange(len(job.costs))
-        return job.kernel.run_tasks(job.prep, everything, **params) + job.kernel.rest(job.prep, **params)
+        return job.kernel.answer(job.prep, [job.kernel.run_tasks(job.prep, everything, **params)], **params)
     from distributed import Client
 
     with local_cuda_cluster(gpus) as cluster, Client(cluster) as c:
@@ -460,3 +525,10 @@ def count_maximal_bicliques(B, *, client=None, gpus: int | None = None, device: 
     """Maximal bicliques of ``B`` with GMBE+'s roots on several GPUs (``count``)."""
     return count(B, "gmbe", client=client, gpus=gpus, device=device, single_gpu_below=single_gpu_below,
                  **params)
+
+
+def clique_counts(G, k_max: int | None = None, *, client=None, gpus: int | None = None, device: str = "gpu",
+                  single_gpu_below: float | None = None, **params) -> dict[int, int]:
+    """{k: count} for k = 1..k_max with the pivot counter's edge tasks on several GPUs (``count``)."""
+    return count(G, "cliquecount", client=client, gpus=gpus, device=device,
+                 single_gpu_below=single_gpu_below, k_max=k_max, **params)

@@ -97,6 +97,31 @@ def test_kcminer_task_subsets_add_up(graphs, k):
         assert got == whole, f"graph {i}, k={k}: {got} != {whole}"
 
 
+@pytest.mark.parametrize("k_max", [3, 6, None])
+@gpu_test
+def test_clique_count_task_subsets_add_up(graphs, k_max):
+    from collections import Counter
+
+    from mce_kit.cpu.pivot import counts_from_edge_tasks
+    from mce_kit.gpu import cliquecount
+
+    rng = np.random.default_rng(7)
+    for i, G in enumerate(graphs):
+        prep = cliquecount.prepare(G)
+        whole = prep.run(k_max=k_max).answer
+        assert whole == cpu.clique_counts(G, k_max)
+        ori = prep.orient("degeneracy")
+        K = max(whole)
+        got = Counter({1: G.n, 2: G.m})
+        for part in _partition(rng, len(ori.u)):
+            a = prep.run(k_max=k_max, tasks=part).answer
+            twin = counts_from_edge_tasks(ori.indptr, ori.indices, ori.out_ptr, ori.out_idx, ori.u[part],
+                                          ori.v[part], K)
+            assert {k: c for k, c in a.items() if c} == {k: c for k, c in twin.items() if c}, (i, k_max)
+            got.update(a)
+        assert {k: got.get(k, 0) for k in whole} == whole, f"graph {i}, k_max={k_max}"
+
+
 @pytest.mark.parametrize("level", ["gmbe+", "warp", "block"])
 @gpu_test
 def test_gmbe_root_subsets_add_up(level):

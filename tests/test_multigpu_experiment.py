@@ -13,16 +13,20 @@ from mce_kit.experiments import multigpu  # noqa: E402
 
 def test_every_kernel_through_the_experiment_on_cpu(tmp_path):
     plan = [("rdmce", "johnson8-4-4", {}), ("mce-gpu", "johnson8-4-4", {"subtree": "L1"}),
-            ("kcminer", "johnson8-4-4", {"k": 4}),
+            ("kcminer", "johnson8-4-4", {"k": 4}), ("cliquecount", "johnson8-4-4", {"k_max": 5}),
             ("gmbe", "random-bipartite", {}, random_bipartite(40, 25, 0.3, seed=2))]
-    frames = multigpu.run_all(tmp_path, gpu_counts=(1, 2), repeats=2, plan=plan, cpu=True)
+    frames = multigpu.run_all(tmp_path, gpu_counts=(1, 2), repeats=2, plan=plan, cpu=True,
+                              fault_graph="johnson8-4-4")
     sc, busy = frames["scaling"], frames["busy"]
-    assert len(sc) == 8 and set(sc["algo"]) == set(multigpu.ALGOS)
+    assert len(sc) == 10 and set(sc["algo"]) == set(multigpu.ALGOS)
     assert (sc[sc["algo"] == "rdmce"]["answer"] == "114690").all()
     assert set(sc["checked"]) <= {"reference", "one-GPU answer"}
     assert (sc["efficiency"] > 0).all() and (sc["chunks"] >= 1).all()
     assert set(busy.groupby(["algo", "gpus"]).size().index.get_level_values("gpus")) == {1, 2}
     assert (tmp_path / "multigpu_scaling.csv").exists() and (tmp_path / "multigpu_busy.csv").exists()
+    faults = frames["faults"]
+    assert list(faults["exact"]) == [True, True] and faults["killed_pid"].notna().iloc[0]
+    assert "injected fault" in faults["error"].iloc[1]
     st = multigpu.status(tmp_path)
     items = {(i.paper, i.item) for i in reproduction.CATALOGUE}
     assert set(st) == {("rdmce", "Fig 14"), ("mcegpu", "Fig 4"), ("kcminer", "Fig 10"), ("gmbe", "Fig 18")}
@@ -30,7 +34,8 @@ def test_every_kernel_through_the_experiment_on_cpu(tmp_path):
 
 
 def test_workloads_name_bundled_graphs_with_references():
-    """Every device workload is a bundled graph whose answer is in a reference table."""
+    """Every device workload is a bundled graph whose answer is in a reference table, or one of the
+    seeded synthetic graphs (checked against the one-GPU answer)."""
     from mce_kit import datasets, references
     from mce_kit import distributed as md
 
@@ -38,7 +43,18 @@ def test_workloads_name_bundled_graphs_with_references():
     for algo in multigpu.ALGOS:
         assert algo in multigpu.PAPER
         for name, params in multigpu.WORKLOADS[algo] + multigpu.QUICK[algo]:
+            if name in multigpu.NO_REFERENCE:
+                continue
             assert name in known, name
             problem = md.KERNELS[algo].problem
+            if problem == "clique_counts":
+                ks = range(3, params["k_max"] + 1)
+                assert all(references.expected("kclique", name, k=k) is not None for k in ks), name
+                continue
             keys = {"k": params["k"]} if problem == "kclique" else {}
             assert references.expected(problem, name, **keys) is not None, (algo, name, params)
+
+
+def test_synthetic_workloads_are_seeded():
+    a, b = multigpu.graph(multigpu.CHUNG_LU), multigpu.graph(multigpu.CHUNG_LU)
+    assert a.name == multigpu.CHUNG_LU and a.m == b.m > 80_000 and (a.u_indices == b.u_indices).all()

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..graph import positions
 from ..order import degeneracy_order
-from ._bits import Progress, bits, local_masks
+from ._bits import Progress, bits, gather, local_masks, row_masks
 
 
 def combine_leaves(leaves: dict[tuple[int, int], int], n: int, m: int, k_max: int | None) -> dict[int, int]:
@@ -89,3 +89,26 @@ def clique_counts(G, k_max: int | None = None, *, progress: Progress = None) -> 
             _sct(adj, (1 << len(S)) - 1, 1, K, leaves)
     leaves.pop((1, 0), None)  # the root alone (isolated in its later neighbourhood)
     return combine_leaves(dict(leaves), G.n, G.m, k_max)
+
+
+def counts_from_edge_tasks(indptr, indices, out_ptr, out_idx, u, v, k_max: int) -> dict[int, int]:
+    """{k: count} for 3 <= k <= k_max of the cliques whose two earliest vertices are the oriented
+    edge (u[i], v[i]) (ids follow the order; ``indptr``/``indices`` all neighbours, ``out_*`` the
+    later ones). Disjoint edge sets add up: the GPU counter's edge tasks, split over workers."""
+    K = int(k_max)
+    leaves: Counter = Counter()
+    pos = np.full(len(indptr) - 1, -1, dtype=np.int64)
+    for a, b in zip(np.asarray(u).tolist(), np.asarray(v).tolist(), strict=True):
+        S = np.intersect1d(out_idx[out_ptr[a]:out_ptr[a + 1]], out_idx[out_ptr[b]:out_ptr[b + 1]],
+                           assume_unique=True)
+        if len(S) == 0 or K <= 2:
+            leaves[2, 0] += 1
+            continue
+        pos[S] = np.arange(len(S))
+        rows, w = gather(indptr, indices, S)
+        cols = pos[w]
+        keep = cols >= 0
+        adj = row_masks(rows[keep], cols[keep], len(S), len(S))
+        pos[S] = -1
+        _sct(adj, (1 << len(S)) - 1, 2, K, leaves)
+    return {k: c for k, c in combine_leaves(dict(leaves), 0, 0, K).items() if k >= 3}

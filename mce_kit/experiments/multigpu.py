@@ -31,17 +31,23 @@ from .. import datasets, references
 from ..measure import load_results, measure, provenance, write_rows
 from ..references import RESULTS
 
-# (graph, parameters) per kernel: the heaviest graph of each sized for seconds on one GPU, and
-# small ones that show the Dask overhead.
+# (graph, parameters) per kernel: long workloads (about a second or more on one GPU) that can
+# show scaling, and small ones that show what Dask costs (the single-GPU threshold).
+RMAT = "rmat-15-16"  # R-MAT scale 15, edge factor 16, seed 0 (mce_kit.generators.rmat)
+CHUNG_LU = "chung-lu-60000x20000-m101250-seed1"  # as in gmbe_large.csv (experiments.gmbe)
+NO_REFERENCE = (RMAT, CHUNG_LU, "C125.9")  # beyond the CPU oracles: checked against the one-GPU answer
 WORKLOADS = {
-    "rdmce": [("ego-Facebook", {}), ("soc-Slashdot0902", {}), ("socfb-MIT", {}), ("wiki-Vote", {})],
+    "rdmce": [("C125.9", {}), (RMAT, {}), ("ego-Facebook", {}), ("soc-Slashdot0902", {}),
+              ("socfb-MIT", {}), ("wiki-Vote", {})],
     "mce-gpu": [("ego-Facebook", {"subtree": "L2", "induced": "IPX"}), ("socfb-MIT", {"subtree": "L2"})],
     "kcminer": [("ego-Facebook", {"k": 8}), ("ego-Facebook", {"k": 7}), ("wiki-Vote", {"k": 8})],
-    "gmbe": [("MovieLens", {}), ("marvel", {})],
+    "cliquecount": [("ego-Facebook", {"k_max": 8}), ("wiki-Vote", {"k_max": 8})],
+    "gmbe": [(CHUNG_LU, {}), ("MovieLens", {}), ("marvel", {})],
 }
 ALGOS = tuple(WORKLOADS)
 QUICK = {"rdmce": [("wiki-Vote", {})], "mce-gpu": [("socfb-MIT", {"subtree": "L2"})],
-         "kcminer": [("wiki-Vote", {"k": 8})], "gmbe": [("marvel", {})]}
+         "kcminer": [("wiki-Vote", {"k": 8})], "cliquecount": [("wiki-Vote", {"k_max": 6})],
+         "gmbe": [("marvel", {})]}
 
 # The papers' multi-GPU figures (FIGURES.md): (paper module, item, GPUs, speed-up, what/where).
 PAPER = {
@@ -49,26 +55,57 @@ PAPER = {
     "mce-gpu": ("mcegpu", "Fig 4", 4, None, "1-4 V100: the worker-list build scales, no-WL does not"),
     "kcminer": ("kcminer", "Fig 10", 8, 7.53, "K=5 on 8 V100 (7.36x K=6, 5.25x K=7)"),
     "gmbe": ("gmbe", "Fig 18", 8, 8.0, "linear on Github and BookCrossing, 8 A30"),
+    "cliquecount": ("kcminer", "Fig 10", 8, 7.53, "KCMiner K=5 on 8 V100 (our pivot counter beside it)"),
 }
+
+
+def graph(name: str):
+    """A bundled graph, or one of the seeded synthetic workloads (RMAT, CHUNG_LU)."""
+    from .. import generators
+
+    if name == RMAT:
+        return generators.rmat(15, 16, seed=0)
+    if name == CHUNG_LU:
+        from .gmbe import _large_graph
+
+        return _large_graph(101_250, seed=1)
+    return datasets.load(name)
+
+
+def _canon(answer):
+    """An answer in a hashable form ({k: count} becomes sorted pairs)."""
+    return tuple(sorted(answer.items())) if isinstance(answer, dict) else answer
 
 
 def _expect(job, name: str, params: dict):
     problem = job.kernel.problem
+    if problem == "clique_counts":  # every k from the k-clique references, else None
+        G, k_max = job.prep.G, params.get("k_max")
+        if k_max is None:
+            return None
+        want = {1: G.n, 2: G.m, **{k: references.expected("kclique", name, k=k) for k in range(3, k_max + 1)}}
+        return None if None in want.values() else {k: int(c) for k, c in want.items()}
     keys = {"k": params["k"]} if problem == "kclique" else {}
     return references.expected(problem, name, **keys)
 
 
-def _everything(job, params: dict) -> int:
+def _everything(job, params: dict):
     """The kernel on all its tasks in this process (CPU mode's baseline)."""
     everything = np.arange(len(job.costs))
-    return job.kernel.run_tasks(job.prep, everything, **params) + job.kernel.rest(job.prep, **params)
+    return job.kernel.answer(job.prep, [job.kernel.run_tasks(job.prep, everything, **params)], **params)
 
 
 def _baseline(job, params: dict, repeats: int, want, cpu: bool) -> float:
     """Seconds of the plain kernel on one GPU, no Dask (CPU mode: the twin on every task)."""
-    if not cpu:
+    if not cpu and job.kernel.problem != "clique_counts":
         m = measure(job.prep, job.kernel.problem, repeats=repeats, warmup=1, expect=want, **params)
         return m["median_ms"] / 1e3
+    if not cpu:  # CUDA events of the launcher, as measure() takes them
+        job.prep.run(**params)
+        runs = [job.prep.run(**params) for _ in range(repeats)]
+        if any(r.answer != want for r in runs):
+            raise AssertionError(f"{job.kernel.name}: {[r.answer for r in runs]} != {want}")
+        return statistics.median(r.gpu_ms for r in runs) / 1e3
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -100,7 +137,7 @@ def _scaling(plan, gpu_counts, repeats, busy_rows, cpu: bool = False):
     for algo, name, params, *given in plan:  # host work and the one-GPU baseline without Dask
         key = (algo, name, json.dumps(params, sort_keys=True))
         if name not in graphs:
-            graphs[name] = given[0] if given else datasets.load(name)
+            graphs[name] = given[0] if given else graph(name)
         job = jobs[key] = md.prepare(graphs[name], md.CPU_TWIN[algo] if cpu else algo, **params)
         want, checked = _expect(job, name, params), "reference"
         if want is None:  # no reference: every run must agree with the plain kernel's answer
@@ -122,8 +159,8 @@ def _scaling(plan, gpu_counts, repeats, busy_rows, cpu: bool = False):
                 want, checked = expect[key]
                 md.run(None, job, client)  # warm-up: compile on every worker
                 runs = [md.run(None, job, client) for _ in range(repeats)]
-                answers = {r.answer for r in runs}
-                if answers != {want}:
+                answers = {_canon(r.answer) for r in runs}
+                if answers != {_canon(want)}:
                     raise AssertionError(f"{algo} on {name} ({ptext}), {gpus} GPUs: answers {answers}, "
                                          f"expected {want}")
                 times = [r.seconds for r in runs]
@@ -145,18 +182,79 @@ def _scaling(plan, gpu_counts, repeats, busy_rows, cpu: bool = False):
                     "paper_efficiency": p_speedup / p_gpus if p_speedup else None, "paper_note": note}])
 
 
+def _failing(run_tasks, prep, idx, **params):
+    """``run_tasks`` that raises on the chunk holding task 0 (an injected fault)."""
+    if 0 in set(np.asarray(idx).tolist()):
+        raise ValueError("injected fault")
+    return run_tasks(prep, idx, **params)
+
+
+def faults(job, want, gpus: int, cpu: bool = False):
+    """On ``gpus`` workers: SIGKILL a worker other than the one that answered first (its chunks
+    are re-run, the answer must be exact), then a chunk that raises (the call must fail, naming it).
+    Yields one row per case."""
+    import dataclasses
+    import functools
+    import os
+    import signal
+
+    from distributed import Client
+
+    from .. import distributed as md
+
+    with _cluster(gpus, cpu) as cluster, Client(cluster) as client:
+        client.wait_for_workers(gpus)
+        md.run(None, job, client)  # compile on every worker first
+        killed = []
+
+        def kill_one(row):
+            if not killed:
+                workers = client.scheduler_info()["workers"].items()
+                victim = next(a for a, w in workers if str(w["name"]) != row["worker"])
+                pid = client.run(os.getpid, workers=[victim])[victim]
+                killed.append(pid)
+                os.kill(pid, signal.SIGKILL)
+
+        t0 = time.perf_counter()
+        res = md.run(None, job, client, chunks_per_worker=12, on_result=kill_one)
+        yield pd.DataFrame([{"case": "worker killed after the first chunk", "algo": job.kernel.name,
+                             "gpus": gpus, "killed_pid": killed[0] if killed else None,
+                             "answer": str(res.answer), "exact": _canon(res.answer) == _canon(want),
+                             "error": "", "seconds": time.perf_counter() - t0,
+                             "workers_seen": res.chunks["worker"].nunique()}])
+        bad = dataclasses.replace(job, kernel=dataclasses.replace(
+            job.kernel, run_tasks=functools.partial(_failing, job.kernel.run_tasks)))
+        t0 = time.perf_counter()
+        try:
+            md.run(None, bad, client)
+            error, exact = "no error raised", False
+        except RuntimeError as e:
+            error, exact = str(e).splitlines()[0], "injected fault" in str(e) and "chunk" in str(e)
+        yield pd.DataFrame([{"case": "a chunk raises", "algo": job.kernel.name, "gpus": gpus,
+                             "killed_pid": None, "answer": "", "exact": exact, "error": error,
+                             "seconds": time.perf_counter() - t0, "workers_seen": gpus}])
+
+
 def plan_for(algos=ALGOS, quick: bool = False) -> list:
     return [(algo, name, params) for algo in algos for name, params in (QUICK if quick else WORKLOADS)[algo]]
 
 
 def run_all(out_dir: Path, gpu_counts=(1, 2), algos=ALGOS, repeats: int = 5, quick: bool = False,
-            plan=None, cpu: bool = False) -> dict:
+            plan=None, cpu: bool = False, fault_graph: str | None = None) -> dict:
     prov = provenance() if not cpu else {"gpu": "none (CPU twins on a LocalCluster)", "date": ""}
     out_dir.mkdir(parents=True, exist_ok=True)
     busy = []
     rows = _scaling(plan or plan_for(algos, quick), gpu_counts, repeats, busy, cpu)
     frames = {"scaling": write_rows(rows, out_dir / "multigpu_scaling.csv", prov)}
     frames["busy"] = write_rows(busy, out_dir / "multigpu_busy.csv", prov)
+    if fault_graph:
+        from .. import distributed as md
+
+        job = md.prepare(graph(fault_graph), "mce-cpu" if cpu else "rdmce")
+        want = references.expected("mce", fault_graph)
+        want = _everything(job, {}) if want is None else want  # or the plain kernel's
+        frames["faults"] = write_rows(faults(job, want, max(gpu_counts), cpu), out_dir / "multigpu_faults.csv",
+                                      prov)
     return frames
 
 
@@ -178,6 +276,8 @@ def status(results: Path = RESULTS) -> dict:
         return {}
     out = {}
     for algo, part in df.groupby("algo"):
+        if algo == "cliquecount":  # shown beside KCMiner's Fig 10 in notebook 90, not a paper item
+            continue
         paper_mod, item, p_gpus, p_speedup, note = PAPER[algo]
         top = part[part["gpus"] == part["gpus"].max()]
         heavy = top.loc[top["single_gpu_kernel_s"].idxmax()]
@@ -198,8 +298,10 @@ def main(argv=None) -> int:
     ap.add_argument("--algo", nargs="+", default=list(ALGOS), choices=ALGOS)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="one small graph per kernel")
+    ap.add_argument("--faults", metavar="GRAPH", help="also kill a worker / fail a chunk of RDMCE on GRAPH "
+                                                      "(multigpu_faults.csv)")
     a = ap.parse_args(argv)
-    for name, df in run_all(a.out, a.gpus, a.algo, a.repeats, a.quick).items():
+    for name, df in run_all(a.out, a.gpus, a.algo, a.repeats, a.quick, fault_graph=a.faults).items():
         print(f"multigpu_{name}.csv: {len(df)} rows")
     return 0
 

@@ -21,7 +21,7 @@ from ..cpu.pivot import combine_leaves
 from ..graph import Graph
 from . import require_gpu
 from .kclique import OrientedGraph, _sms, check_params, tasks_of, upload
-from .launch import free_bytes, params_dtype, plan_passes, set_params
+from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
 from .loader import load_module
 
 ERR_CAPACITY = 1
@@ -61,15 +61,18 @@ class Result:
 
 
 class Prepared(OrientedGraph):
-    def run(self, *, max_buffer_bytes=None, **params) -> Result:
-        return _run(self, max_buffer_bytes=max_buffer_bytes, **params)
+    def run(self, *, max_buffer_bytes=None, tasks=None, **params) -> Result:
+        """One timed launch. ``tasks`` (indices into ``orient(order).u``/``.v``) counts only the cliques
+        whose two earliest vertices are those edges: the answer then holds k >= 3 only, and the
+        answers of disjoint task sets add up (``mce_kit.distributed``)."""
+        return _run(self, max_buffer_bytes=max_buffer_bytes, tasks=tasks, **params)
 
 
 def prepare(G: Graph, order: str = "degeneracy") -> Prepared:
     return Prepared.build(G, order)
 
 
-def _run(prep: Prepared, *, max_buffer_bytes, **params) -> Result:
+def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, **params) -> Result:
     p = check_params(params, DEFAULTS, "clique-count")
     k_max = p["k_max"]
     if k_max is not None and int(k_max) < 1:
@@ -79,19 +82,21 @@ def _run(prep: Prepared, *, max_buffer_bytes, **params) -> Result:
 
     G = prep.G
     ori = prep.orient(p["order"])
+    tasks = pick_tasks(tasks, len(ori.u), "clique counts", "tasks")
+    chosen = np.arange(len(ori.u)) if tasks is None else np.sort(tasks)
     smax = int(ori.bound.max()) if len(ori.bound) else 0
     K = smax + 2 if k_max is None else min(int(k_max), smax + 2)  # no clique is larger than smax + 2
     pc = smax + 1
     leaves_host = np.zeros((K + 1, pc), np.int64)
     device_bytes, passes, nodes, n_tasks = 0, 0, 0, 0
     n_leaves = (K + 1) * pc
-    run = K >= 3 and len(ori.u)
+    run = K >= 3 and len(chosen)
     if run:
-        need = work_words(ori.bound)
+        need = work_words(ori.bound[chosen])
         n_workers = _sms() * int(p["warps_per_sm"])
         budget = int(max_buffer_bytes or 0.4 * free_bytes())
         plan = plan_passes({"work": need}, n_workers, budget, "clique counts",
-                           lambda i: f"edge ({ori.order[ori.u[i]]}, {ori.order[ori.v[i]]})")
+                           lambda i: f"edge ({ori.order[ori.u[chosen[i]]]}, {ori.order[ori.v[chosen[i]]]})")
         module = load_module("cliquecount.cu")
         kernel = module.get_function("cliquecount_kernel")
     # timed: the graph and tasks to the GPU (one copy), the kernel(s), the leaf counts back
@@ -100,12 +105,12 @@ def _run(prep: Prepared, *, max_buffer_bytes, **params) -> Result:
     if run:
         blob, indptr, indices, d_tasks = upload(ori.all_blob, ori.indptr, ori.indices, len(ori.u))
         for idx, caps, workers in plan:
-            tasks = tasks_of(d_tasks, ori.u, ori.v, idx)   # largest first
+            pairs = tasks_of(d_tasks, ori.u, ori.v, chosen[idx])   # largest first
             work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
             # one zeroed buffer: ctrl (next task, error flags), leaves, per worker: nodes, tasks (int32)
             state = cupy.zeros(1 + n_leaves + 2 * workers, dtype=cupy.uint64)
             at = state.data.ptr
-            set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=tasks, work=work,
+            set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=pairs, work=work,
                        ctrl=at, leaves=at + 8, worker_nodes=at + 8 * (1 + n_leaves),
                        worker_tasks=at + 8 * (1 + n_leaves + workers),
                        work_cap=caps["work"], n_tasks=len(idx), k_max=K, pc=pc, n_workers=workers)
@@ -123,7 +128,10 @@ def _run(prep: Prepared, *, max_buffer_bytes, **params) -> Result:
     stop.synchronize()
     gpu_ms = cupy.cuda.get_elapsed_time(start, stop)
     table = {(h, q): int(c) for (h, q), c in np.ndenumerate(leaves_host) if c and h >= 2}
-    counts = combine_leaves(table, G.n, G.m, k_max)
+    if tasks is None:
+        counts = combine_leaves(table, G.n, G.m, k_max)
+    else:  # a subset: its cliques of 3 or more vertices only
+        counts = {k: c for k, c in combine_leaves(table, 0, 0, K).items() if k >= 3}
     return Result(answer=counts, gpu_ms=gpu_ms, params={**p, "k_max_used": K}, prep_s=prep.prep_s,
                   order_s=ori.seconds, device_bytes=int(device_bytes), passes=passes, tasks=n_tasks,
                   nodes=nodes, leaves=leaves_host)
