@@ -10,8 +10,9 @@
 Kernels and their tasks: rdmce (edge seeds), mce-gpu (vertex or edge sub-trees,
 ``subtree=``), kcminer (oriented edges, ``k=``), cliquecount (oriented edges, every k at
 once: ``clique_counts``), gmbe (roots: vertices of the smaller side V); each has a CPU
-twin (``CPU_TWIN``: the oracle on the same tasks) that CI runs on a CPU ``LocalCluster``. Geil's maximum cliques are not split: its windows share one
-lower bound that every later window prunes with (see ``KERNELS``' comment).
+twin (``CPU_TWIN``: the oracle on the same tasks) that CI runs on a CPU ``LocalCluster``.
+Geil's maximum cliques are not split: its windows share one lower bound that every later
+window prunes with (see ``KERNELS``' comment).
 
 The host prepares the graph once (degeneracy order, seeds, a cost estimate
 per seed) and scatters it to every worker once. The seed range is cut into

@@ -253,8 +253,8 @@ def run_all(out_dir: Path, gpu_counts=(1, 2), algos=ALGOS, repeats: int = 5, qui
         job = md.prepare(graph(fault_graph), "mce-cpu" if cpu else "rdmce")
         want = references.expected("mce", fault_graph)
         want = _everything(job, {}) if want is None else want  # or the plain kernel's
-        frames["faults"] = write_rows(faults(job, want, max(gpu_counts), cpu), out_dir / "multigpu_faults.csv",
-                                      prov)
+        rows = faults(job, want, max(gpu_counts), cpu)
+        frames["faults"] = write_rows(rows, out_dir / "multigpu_faults.csv", prov)
     return frames
 
 
