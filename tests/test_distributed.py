@@ -40,6 +40,9 @@ def test_chunks_cover_every_task_once_with_balanced_cost():
     sums = [costs[c].sum() for c in chunks]
     assert sums == sorted(sums, reverse=True)  # costliest first
     assert max(sums) <= costs.sum() / 40 + costs.max()  # no chunk much over its share
+    heaviest = np.argsort(-costs)[:40]
+    assert len({next(i for i, c in enumerate(chunks) if t in c) for t in heaviest}) == 40  # spread out
+    assert all(np.all(np.diff(c) > 0) for c in chunks)
     assert md.chunk_tasks([], 8) == [] and len(md.chunk_tasks([5.0], 8)) == 1
 
 
