@@ -280,14 +280,19 @@ def _cc_finish(prep, total: Counter, **params) -> dict[int, int]:
 # later window with it), so chunks would do far more work than one GPU; it needs the bound
 # broadcast between workers (a Dask Variable) first.
 KERNELS = {
-    # Below 2.5e7 (about 0.5 s of one H100's time) one GPU answers RDMCE sooner than a cluster hands
-    # out chunks; multigpu_scaling.csv has the measured overheads (notebook 90).
-    "rdmce": Kernel("rdmce", _rdmce_prepare, _rdmce_costs, _rdmce_run, _isolated, single_gpu_below=2.5e7),
-    "mce-gpu": Kernel("mce-gpu", _mcegpu_prepare, _mcegpu_costs, _mcegpu_run, _isolated, ("subtree",)),
-    "kcminer": Kernel("kcminer", _kc_prepare, _kc_costs, _kc_run, _none, ("k", "order"), problem="kclique"),
-    "gmbe": Kernel("gmbe", _gmbe_prepare, _gmbe_costs, _gmbe_run, _none, problem="mbe"),
+    # single_gpu_below: under this total estimated cost one GPU answered sooner than two through Dask
+    # on the 2-H100 host (data/results/multigpu_scaling.csv, experiments.multigpu.threshold; a run on
+    # the cluster costs about 25-40 ms). KCMiner and the pivot counter never won on 2 GPUs there: their
+    # long workload (ego-Facebook) waits on its heaviest edge task, so they stay on one GPU below 1e10.
+    "rdmce": Kernel("rdmce", _rdmce_prepare, _rdmce_costs, _rdmce_run, _isolated, single_gpu_below=3e6),
+    "mce-gpu": Kernel("mce-gpu", _mcegpu_prepare, _mcegpu_costs, _mcegpu_run, _isolated, ("subtree",),
+                      single_gpu_below=3e6),
+    "kcminer": Kernel("kcminer", _kc_prepare, _kc_costs, _kc_run, _none, ("k", "order"), problem="kclique",
+                      single_gpu_below=1e10),
+    "gmbe": Kernel("gmbe", _gmbe_prepare, _gmbe_costs, _gmbe_run, _none, problem="mbe",
+                   single_gpu_below=1.5e7),
     "cliquecount": Kernel("cliquecount", _cc_prepare, _cc_costs, _cc_run, _cc_rest, ("order",),
-                          problem="clique_counts", finish=_cc_finish),
+                          problem="clique_counts", finish=_cc_finish, single_gpu_below=1e8),
     # The CPU twins: the oracles on the very same tasks, so partitioning, retries and the exact sum
     # are checked without a GPU.
     "mce-cpu": Kernel("mce-cpu", _rdmce_prepare, _rdmce_costs, _oracle_run, _isolated),
@@ -401,7 +406,7 @@ class DistributedResult:
                                                  tasks=("tasks", "sum")).reset_index()
 
 
-def run(G, kernel: str | Kernel | Job, client, *, chunks_per_worker: int = 4, in_flight: int = 2,
+def run(G, kernel: str | Kernel | Job, client, *, chunks_per_worker: int = 1, in_flight: int = 2,
         on_result: Callable[[dict], None] | None = None, **params) -> DistributedResult:
     """Answer ``kernel``'s question on ``G`` with the workers of the Dask ``client``.
 

@@ -58,3 +58,14 @@ def test_workloads_name_bundled_graphs_with_references():
 def test_synthetic_workloads_are_seeded():
     a, b = multigpu.graph(multigpu.CHUNG_LU), multigpu.graph(multigpu.CHUNG_LU)
     assert a.name == multigpu.CHUNG_LU and a.m == b.m > 80_000 and (a.u_indices == b.u_indices).all()
+
+
+def test_single_gpu_thresholds_follow_the_committed_measurements():
+    """Each kernel's single_gpu_below lies where the 2-GPU rows of multigpu_scaling.csv put it."""
+    from mce_kit import distributed as md
+
+    df = multigpu.load("scaling")
+    for algo in multigpu.ALGOS:
+        lo, hi = multigpu.threshold(df, algo)
+        assert lo < md.KERNELS[algo].single_gpu_below, algo
+        assert hi == float("inf") or md.KERNELS[algo].single_gpu_below <= hi, algo

@@ -266,6 +266,19 @@ def load(name: str, results: Path = RESULTS) -> pd.DataFrame:
     return df
 
 
+def threshold(df: pd.DataFrame, algo: str) -> tuple[float, float]:
+    """(lo, hi] of the total estimated cost where 2 GPUs start to beat one: lo is the costliest
+    workload below hi on which 2 GPUs did not win, hi the cheapest on which they won by over 10%
+    (beyond the runs' spread; inf when none did); rows with the fewest chunks per worker."""
+    rows = df[(df["algo"] == algo) & (df["gpus"] == 2)]
+    if "chunks_per_worker" in rows.columns:
+        rows = rows[rows["chunks_per_worker"] == rows["chunks_per_worker"].min()]
+    won = rows["speedup_vs_single_kernel"] > 1.1
+    hi = float(rows[won]["est_cost"].min()) if won.any() else float("inf")
+    loses = rows[~won & (rows["est_cost"] < hi)]["est_cost"]
+    return (float(loses.max()) if len(loses) else 0.0), hi
+
+
 def status(results: Path = RESULTS) -> dict:
     """{(paper module, item): reproduction.Status} for each paper's multi-GPU figure we measured."""
     from ..reproduction import Status
@@ -274,6 +287,8 @@ def status(results: Path = RESULTS) -> dict:
         df = load("scaling", results)
     except FileNotFoundError:
         return {}
+    if "chunks_per_worker" in df.columns:  # each kernel's rows with the fewest chunks (the default now)
+        df = df[df["chunks_per_worker"] == df.groupby("algo")["chunks_per_worker"].transform("min")]
     out = {}
     for algo, part in df.groupby("algo"):
         if algo == "cliquecount":  # shown beside KCMiner's Fig 10 in notebook 90, not a paper item
