@@ -39,11 +39,13 @@ _EXPORTS = {
     "clique_number": "api",
     "Count": "api",
     "has_gpu": "gpu",
+    "release": "prepared",
+    "kept_state": "prepared",
     "quick_mode": "config",
     "figures_dir": "notebooks",
 }
 _SUBMODULES = {"datasets", "cpu", "gpu", "sim", "viz", "experiments", "io", "order", "api", "config",
-               "notebooks", "engine", "nx_backend"}
+               "notebooks", "engine", "nx_backend", "prepared"}
 
 __all__ = sorted(_EXPORTS) + sorted(_SUBMODULES)
 

@@ -541,8 +541,25 @@ def _distributed(call: str, graph, client, gpus, device, **params) -> Count:
                   dev, {"gpus": gpus, "client": client is not None, **params})
 
 
-def count_k_cliques(G, k: int, *, device="auto", progress=False, client=None, gpus=None, **params) -> Count:
-    """Number of k-cliques (k=1: vertices, k=2: edges); on the GPU with KCMiner (``params``: its switches).
+K_ALGORITHMS = ("auto", "listing", "pivot")
+PIVOT_FROM_K = 6  # GPU: from this k on, the pivot counter answers sooner than listing (frontdoor.csv)
+
+
+def k_clique_algorithm(k: int, algorithm: str = "auto") -> str:
+    """Which GPU counter answers ``count_k_cliques``: "listing" (KCMiner: every k-clique visited)
+    or "pivot" (the all-k counter, one k read off). ``auto``: pivoting from ``PIVOT_FROM_K`` on, the
+    rule measured by ``python -m mce_kit.experiments.frontdoor`` (notebook 30 shows it)."""
+    if algorithm not in K_ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {', '.join(K_ALGORITHMS)}, got {algorithm!r}")
+    if algorithm != "auto":
+        return algorithm
+    return "pivot" if int(k) >= PIVOT_FROM_K else "listing"
+
+
+def count_k_cliques(G, k: int, *, device="auto", progress=False, client=None, gpus=None, algorithm="auto",
+                    **params) -> Count:
+    """Number of k-cliques (k=1: vertices, k=2: edges); on the GPU with KCMiner (``params``: its switches)
+    or the pivot counter, as ``algorithm`` says ("auto": ``k_clique_algorithm``'s measured rule).
     ``client`` (a ``dask.distributed.Client``) or ``gpus=N`` splits KCMiner's edge tasks over several GPUs."""
     G = as_graph(G)
     if (client is not None or gpus is not None) and int(k) >= 3:
@@ -551,7 +568,15 @@ def count_k_cliques(G, k: int, *, device="auto", progress=False, client=None, gp
     params = _check_params(params, _knobs(_kclique), dev, "count_k_cliques")
     bar = _progress(progress, f"{k}-cliques")
     if dev == "gpu":
-        return _timed(lambda: _kclique().count_k_cliques(G, k, **params), dev, {"k": k, **params})
+        how = k_clique_algorithm(k, algorithm) if int(k) >= 3 else "listing"
+        if how == "pivot":
+            if params:
+                raise TypeError(f"count_k_cliques(algorithm='pivot') takes no KCMiner parameter(s): "
+                                f"{', '.join(sorted(params))}")
+            return _timed(lambda: _cliquecount().clique_counts(G, int(k))[int(k)], dev,
+                          {"k": k, "algorithm": how})
+        return _timed(lambda: _kclique().count_k_cliques(G, k, **params), dev,
+                      {"k": k, "algorithm": how, **params})
     return _timed(lambda: cpu.count_k_cliques(G, k, progress=bar), dev, {"k": k, **params})
 
 

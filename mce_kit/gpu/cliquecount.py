@@ -139,4 +139,6 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, **params) -> Result:
 
 def clique_counts(G: Graph, k_max: int | None = None, **params) -> dict[int, int]:
     """{k: number of k-cliques} for k = 1..k_max (None: up to the clique number)."""
-    return prepare(G, params.get("order", "degeneracy")).run(k_max=k_max, **params).answer
+    from ..prepared import kept
+
+    return kept(G, ("cliquecount",), lambda: Prepared(G)).run(k_max=k_max, **params).answer

@@ -403,11 +403,18 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=Non
     )
 
 
+def prepared(B: BipartiteGraph) -> Prepared:
+    """``prepare(B)`` kept with ``B`` (``mce_kit.prepared``): later calls reuse its order and 2-hop sizes."""
+    from ..prepared import kept
+
+    return kept(B, ("gmbe",), lambda: prepare(B))
+
+
 def count_maximal_bicliques(B: BipartiteGraph, **params) -> int:
     """Number of maximal bicliques with both sides non-empty."""
-    return prepare(B).run(**params).answer
+    return prepared(B).run(**params).answer
 
 
 def maximal_bicliques(B: BipartiteGraph, **params) -> list[tuple[np.ndarray, np.ndarray]]:
     """Every maximal biclique as (U ids, V ids), both sorted (listing mode)."""
-    return prepare(B).run(listing=True, **params).bicliques
+    return prepared(B).run(listing=True, **params).bicliques

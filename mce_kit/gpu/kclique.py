@@ -27,7 +27,7 @@ orientation (``order_s``, ``prep_s``), not per run.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -106,6 +106,14 @@ class Oriented:
 
 
 def orient(G: Graph, order: str) -> Oriented:
+    """``G`` oriented by ``order``, kept with ``G`` (``mce_kit.prepared``): KCMiner and the pivot
+    counter share it."""
+    from ..prepared import kept
+
+    return kept(G, ("oriented", order), lambda: _orient(G, order))
+
+
+def _orient(G: Graph, order: str) -> Oriented:
     t0 = time.perf_counter()
     o = orientation(G, order)
     H = G.relabel(o)
@@ -187,17 +195,14 @@ class Result:
 
 @dataclass
 class OrientedGraph:
-    """G with its orientations (computed on first use, cached; untimed host work).
-    The k-clique and the all-k counting launchers each add their ``run``."""
+    """G with its orientations (computed on first use and kept with G, ``orient``; untimed host
+    work). The k-clique and the all-k counting launchers each add their ``run``."""
 
     G: Graph
     prep_s: float = 0.0
-    oriented: dict = field(default_factory=dict)
 
     def orient(self, order: str) -> Oriented:
-        if order not in self.oriented:
-            self.oriented[order] = orient(self.G, order)
-        return self.oriented[order]
+        return orient(self.G, order)
 
     @classmethod
     def build(cls, G: Graph, order: str):
@@ -344,6 +349,13 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, **params) -> 
         active=(int(active[0]), int(active[1])) if "KC_ACTIVE_LANES" in _DEFINES else None, cliques=cliques)
 
 
+def prepared(G: Graph) -> Prepared:
+    """``prepare(G)`` kept with ``G`` (its orientations are kept on their own, per order)."""
+    from ..prepared import kept
+
+    return kept(G, ("kclique",), lambda: Prepared(G))
+
+
 def count_k_cliques(G: Graph, k: int, **params) -> int:
     """Number of k-cliques of ``G`` (k = 1: n, k = 2: m; else on the GPU)."""
     k = int(k)
@@ -351,7 +363,7 @@ def count_k_cliques(G: Graph, k: int, **params) -> int:
         raise ValueError(f"k must be >= 1, got {k}")
     if k <= 2:
         return G.n if k == 1 else G.m
-    return prepare(G, params.get("order", "degree")).run(k=k, **params).answer
+    return prepared(G).run(k=k, **params).answer
 
 
 def k_cliques(G: Graph, k: int, **params) -> np.ndarray:
@@ -363,4 +375,4 @@ def k_cliques(G: Graph, k: int, **params) -> np.ndarray:
         return np.arange(G.n).reshape(-1, 1)
     if k == 2:
         return G.edges()
-    return prepare(G, params.get("order", "degree")).run(k=k, listing=True, **params).cliques
+    return prepared(G).run(k=k, listing=True, **params).cliques

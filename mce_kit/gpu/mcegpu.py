@@ -314,11 +314,20 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, **pa
     )
 
 
+def prepared(G: Graph) -> Prepared:
+    """``prepare(G)`` kept with ``G`` (``mce_kit.prepared``): later calls reuse its order and seeds."""
+    from ..prepared import kept, refresh
+
+    prep = kept(G, ("mcegpu",), lambda: prepare(G))
+    refresh(G, ("mcegpu",))  # its seeds are built on first use
+    return prep
+
+
 def count_maximal_cliques(G: Graph, **params) -> int:
     """Number of maximal cliques of ``G`` (isolated vertices count as cliques of size 1)."""
-    return prepare(G).run(**params).answer
+    return prepared(G).run(**params).answer
 
 
 def maximal_cliques(G: Graph, **params) -> list[np.ndarray]:
     """Every maximal clique of ``G`` as an array of vertex ids (listing mode; small graphs)."""
-    return prepare(G).run(listing=True, **params).cliques
+    return prepared(G).run(listing=True, **params).cliques

@@ -684,22 +684,31 @@ def _unpack(cupy, kernel, ring, n_chunks, n_recs, n_verts, order):
     return offsets, vertices
 
 
+def prepared(G: Graph) -> Prepared:
+    """``prepare(G)`` kept with ``G`` (``mce_kit.prepared``): later calls reuse its order and seeds."""
+    from ..prepared import kept, refresh
+
+    prep = kept(G, ("rdmce",), lambda: prepare(G))
+    refresh(G, ("rdmce",))  # its seeds are built on first use
+    return prep
+
+
 def count_maximal_cliques(G: Graph, min_size=None, max_size=None, isolated=True, **params) -> int:
     """Number of maximal cliques of ``G`` with size in [min_size, max_size] (isolated vertices
     count as cliques of size 1 unless ``isolated=False``); nothing is listed."""
-    return prepare(G).run(min_size=min_size, max_size=max_size, isolated=isolated, **params).count
+    return prepared(G).run(min_size=min_size, max_size=max_size, isolated=isolated, **params).count
 
 
 def clique_size_histogram(G: Graph, isolated=True, **params) -> dict[int, int]:
     """{size: number of maximal cliques}, counted in the kernel (nothing is listed)."""
-    return prepare(G).run(histogram=True, isolated=isolated, **params).histogram
+    return prepared(G).run(histogram=True, isolated=isolated, **params).histogram
 
 
 def maximal_clique_blocks(G: Graph, block_size: int = 1 << 20, *, min_size=None, max_size=None,
                           isolated=True, as_cupy=False, **params):
     """Maximal cliques of ``G`` as CSR blocks ``(offsets, vertices)`` of at most ``block_size``
     cliques: clique i of a block is ``vertices[offsets[i]:offsets[i + 1]]`` (vertex ids of ``G``)."""
-    return prepare(G).blocks(block_size, min_size=min_size, max_size=max_size, isolated=isolated,
+    return prepared(G).blocks(block_size, min_size=min_size, max_size=max_size, isolated=isolated,
                              as_cupy=as_cupy, **params)
 
 

@@ -26,7 +26,16 @@ def degeneracy_csr(G: Graph, device: str = "auto"):
 def ordered_csr(G: Graph, device: str = "auto"):
     """(order, core numbers, indptr, indices, isolated): ``degeneracy_csr`` with the core numbers.
     Long graphs are peeled and relabelled on the GPU when one is there (``prep.use_gpu``; the same
-    arrays as the host's)."""
+    arrays as the host's). With ``device="auto"`` it is kept with ``G`` (``mce_kit.prepared``):
+    RDMCE and mce-gpu share it; "cpu" or "gpu" computes it there afresh."""
+    from ..prepared import kept
+
+    if device != "auto":
+        return _ordered_csr(G, device)
+    return kept(G, ("ordered_csr",), lambda: _ordered_csr(G, device))
+
+
+def _ordered_csr(G: Graph, device: str):
     from ..order import peel_arrays
     from . import prep
 

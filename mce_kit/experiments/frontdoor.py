@@ -1,0 +1,135 @@
+"""The call a user makes against the kernel it runs: warm call, cold call and kernel time for
+every bundled graph and problem on one GPU, and the measurement behind ``count_k_cliques``'s
+choice between listing (KCMiner) and pivoting.
+
+    python -m mce_kit.experiments.frontdoor --out data/results [--quick]
+
+Per (problem, graph): ``kernel_ms`` is the launcher's CUDA-event time (graph on the host to the
+answer back, what ``mce_kit.bench`` reports; median of ``--repeats`` after a warm-up), ``warm_ms``
+the public call on a graph already asked once (wall clock, median), ``cold_ms`` the first public
+call on a freshly loaded graph with the kernels already compiled (one run). Every answer is
+checked against the reference, or against the kernel's. Writes ``frontdoor.csv`` (rows as they
+are measured) with provenance; ``kclique_rule`` rows time both k-clique counters at each k.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from .. import api, datasets, prepared, references
+from ..measure import provenance, write_rows
+from ..references import RESULTS
+
+KS = (4, 6, 8)
+
+
+def _with_reference(problem: str, **keys) -> list[str]:
+    """Bundled graphs whose answer to ``problem`` is in its reference table (sized for the oracles)."""
+    return [n for n in datasets.names() if references.expected(problem, n, **keys) is not None]
+
+
+def _wall(fn, repeats: int) -> tuple[list, list[float]]:
+    answers, times = [], []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        answers.append(fn())
+        times.append((time.perf_counter() - t0) * 1e3)
+    return answers, times
+
+
+def _problems(quick: bool):
+    """(problem, graph names, public call, kernel run -> (answer, gpu_ms), reference keys)."""
+    from ..gpu import cliquecount, geil, gmbe, kclique, rdmce
+
+    heavy_k = {"ego-Facebook": 6}  # its k=8 listing takes seconds: the last k measured there
+    yield ("mce", _with_reference("mce"), lambda G, p: api.count_maximal_cliques(G, device="gpu"),
+           lambda G, p: (lambda r: (r.count, r.gpu_ms))(rdmce.prepare(G).run()), {})
+    for k in KS[:1] if quick else KS:
+        names = [n for n in _with_reference("kclique", k=k) if k <= heavy_k.get(n, 99)]
+        yield (f"kclique k={k}", names, lambda G, p, k=k: api.count_k_cliques(G, k, device="gpu"),
+               None, {"k": k})
+        yield (f"kclique_rule listing k={k}", names, None,
+               lambda G, p, k=k: (lambda r: (r.answer, r.gpu_ms))(kclique.prepare(G).run(k=k)), {"k": k})
+        yield (f"kclique_rule pivot k={k}", names, None,
+               lambda G, p, k=k: (lambda r: (r.answer[k], r.gpu_ms))(cliquecount.prepare(G).run(k_max=k)),
+               {"k": k})
+    yield ("mbe", _with_reference("mbe"), lambda B, p: api.count_maximal_bicliques(B, device="gpu"),
+           lambda B, p: (lambda r: (r.answer, r.gpu_ms))(gmbe.prepare(B).run()), {})
+    yield ("maxclique", _with_reference("maxclique"), lambda G, p: int(api.clique_number(G, device="gpu")),
+           lambda G, p: (lambda r: (r.omega, r.gpu_ms))(geil.prepare(G).run(omega_only=True)), {})
+
+
+def _reference(problem: str, name: str, keys: dict):
+    base = problem.split()[0].replace("kclique_rule", "kclique")
+    want = references.expected(base, name, **keys)
+    return want[0] if isinstance(want, tuple) else want  # maxclique: omega
+
+
+def measure_all(repeats: int = 5, quick: bool = False, only=None):
+    for problem, names, call, kernel, keys in _problems(quick):
+        for name in names[:3] if quick else names:
+            if only and name not in only:
+                continue
+            want = _reference(problem, name, keys)
+            row = {"problem": problem, "graph": name, "repeats": repeats}
+            G = datasets.load(name)
+            if kernel is not None:
+                kernel(G, None)  # warm-up (compiles)
+                runs = [kernel(G, None) for _ in range(repeats)]
+                got = {int(a) for a, _ in runs}
+                if want is None:
+                    want = runs[0][0]
+                row.update(kernel_ms=statistics.median(ms for _, ms in runs), kernel_ok=got == {int(want)})
+            if call is not None:
+                prepared.release()
+                fresh = datasets.load(name)
+                t0 = time.perf_counter()
+                first = call(fresh, None)
+                row["cold_ms"] = (time.perf_counter() - t0) * 1e3
+                answers, times = _wall(lambda fresh=fresh, call=call: call(fresh, None), repeats)
+                if want is None:
+                    want = first
+                row.update(warm_ms=statistics.median(times), warm_min_ms=min(times), warm_max_ms=max(times),
+                           call_ok={int(a) for a in answers + [first]} == {int(want)})
+            row["answer"] = int(want) if want is not None else None
+            print(row, flush=True)
+            yield pd.DataFrame([row])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m mce_kit.experiments.frontdoor",
+                                 description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", nargs="*", help="graph names")
+    a = ap.parse_args(argv)
+    a.out.mkdir(parents=True, exist_ok=True)
+    df = write_rows(measure_all(a.repeats, a.quick, a.only), a.out / "frontdoor.csv", provenance())
+    print(f"frontdoor.csv: {len(df)} rows")
+    return 0
+
+
+def load(results: Path = RESULTS) -> pd.DataFrame:
+    return pd.read_csv(results / "frontdoor.csv")
+
+
+def pivot_from_k(df: pd.DataFrame) -> int | None:
+    """The smallest k from which the pivot counter's kernel beat listing on most graphs."""
+    rule = df[df["problem"].str.startswith("kclique_rule")].copy()
+    rule["how"] = rule["problem"].str.split().str[1]
+    rule["k"] = rule["problem"].str.extract(r"k=(\d+)").astype(int)
+    wide = rule.pivot_table(index=["graph", "k"], columns="how", values="kernel_ms").dropna()
+    wins = (wide["pivot"] < wide["listing"]).groupby(level="k").mean()
+    ks = [int(k) for k, share in wins.items() if share > 0.5]
+    return min(ks) if ks else None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+"""What the kernels prepare for a graph, kept with the graph: one mechanism for every call.
+
+    prep = kept(G, ("rdmce",), lambda: rdmce.prepare(G))   # built once, then returned as is
+    mk.release(G)                                          # drop G's kept state now
+    mk.kept_state()                                        # what is kept, for which graph, bytes
+
+``Graph`` and ``BipartiteGraph`` are immutable, so what a launcher prepares from one (orderings,
+relabelled CSR, orientations, seeds, 2-hop sizes) stays valid as long as the graph lives. It is
+kept in a dict on the graph object itself, keyed by what it depends on: the degeneracy-ordered CSR
+(``("ordered_csr",)``) serves RDMCE and mce-gpu, an orientation (``("oriented", order)``) serves
+KCMiner and the pivot counter, so the second problem asked of a graph reuses the first one's work.
+
+Bounded: all kept state together stays under ``budget()`` bytes (``MCE_KIT_KEEP_BYTES``, default
+2 GiB; NumPy and CuPy arrays both count); past it the least recently used entries of any graph
+are dropped. State goes with its graph when the graph is garbage collected (the kept objects
+refer back to the graph, so the cycle collector frees them, not the reference count), or at once
+with ``release(G)``, which also returns CuPy's cached device blocks to the driver.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+
+DEFAULT_BUDGET = 2 << 30
+_ATTR = "_kept"
+_lock = threading.RLock()
+_lru: OrderedDict = OrderedDict()  # (id(graph), key) -> (weakref to graph, bytes), oldest first
+_budget = [int(os.environ.get("MCE_KIT_KEEP_BYTES", DEFAULT_BUDGET))]
+
+
+def budget() -> int:
+    """Bytes all kept state may take together."""
+    return _budget[0]
+
+
+def set_budget(nbytes: int) -> None:
+    """Change the budget (evicts at once if the kept state is over it); 0 keeps nothing."""
+    if int(nbytes) < 0:
+        raise ValueError(f"the budget must be >= 0 bytes, got {nbytes}")
+    with _lock:
+        _budget[0] = int(nbytes)
+        _evict(keep=None)
+
+
+def _store(G) -> dict:
+    store = G.__dict__.get(_ATTR)
+    if store is None:
+        store = {}
+        object.__setattr__(G, _ATTR, store)  # frozen dataclasses: bypass their __setattr__
+    return store
+
+
+def nbytes(obj, depth: int = 3) -> int:
+    """Bytes of the NumPy / CuPy arrays reachable from ``obj`` (attributes, dicts, lists, tuples;
+    a graph it refers to is not counted: that is the user's)."""
+    from .graph import BipartiteGraph, Graph
+
+    if depth < 0 or isinstance(obj, Graph | BipartiteGraph):
+        return 0
+    if hasattr(obj, "nbytes") and hasattr(obj, "dtype"):
+        return int(obj.nbytes)
+    if isinstance(obj, dict):
+        return sum(nbytes(v, depth - 1) for v in obj.values())
+    if isinstance(obj, list | tuple):
+        return sum(nbytes(v, depth - 1) for v in obj)
+    if hasattr(obj, "__dict__"):
+        return sum(nbytes(v, depth - 1) for v in vars(obj).values())
+    return 0
+
+
+def kept(G, key: tuple[Hashable, ...], build: Callable[[], object]):
+    """``G``'s kept value for ``key``, built by ``build()`` on first use (and after eviction)."""
+    store = _store(G)
+    with _lock:
+        if key in store:
+            _lru.move_to_end((id(G), key))
+            return store[key]
+    value = build()  # outside the lock: building can take long and may itself ask for kept state
+    with _lock:
+        if key in store:  # another thread built it meanwhile
+            return store[key]
+        store[key] = value
+        _lru[(id(G), key)] = (weakref.ref(G, _forget(id(G))), nbytes(value))
+        _evict(keep=(id(G), key))
+    return value
+
+
+def refresh(G, key: tuple) -> None:
+    """Re-count the bytes of ``G``'s entry ``key`` (after it grew, e.g. lazily built seeds)."""
+    with _lock:
+        store = G.__dict__.get(_ATTR) or {}
+        if key in store and (id(G), key) in _lru:
+            ref, _ = _lru[(id(G), key)]
+            _lru[(id(G), key)] = (ref, nbytes(store[key]))
+            _evict(keep=(id(G), key))
+
+
+def _forget(gid: int):
+    def drop(_ref):
+        with _lock:
+            for k in [k for k in _lru if k[0] == gid]:
+                del _lru[k]
+    return drop
+
+
+def _evict(keep) -> None:
+    total = sum(b for _, b in _lru.values())
+    for k in list(_lru):
+        if total <= _budget[0]:
+            break
+        if k == keep:
+            continue
+        ref, b = _lru.pop(k)
+        G = ref()
+        if G is not None:
+            G.__dict__.get(_ATTR, {}).pop(k[1], None)
+        total -= b
+
+
+def release(G=None) -> int:
+    """Drop what is kept for ``G`` (every graph when None); returns the bytes dropped. CuPy's
+    cached blocks go back to the driver."""
+    dropped = 0
+    with _lock:
+        for k in [k for k in _lru if G is None or k[0] == id(G)]:
+            ref, b = _lru.pop(k)
+            g = ref()
+            if g is not None:
+                g.__dict__.get(_ATTR, {}).pop(k[1], None)
+            dropped += b
+        if G is not None:
+            G.__dict__.get(_ATTR, {}).clear()
+    if "cupy" in sys.modules:
+        sys.modules["cupy"].get_default_memory_pool().free_all_blocks()
+    return dropped
+
+
+def kept_state(G=None) -> list[dict]:
+    """One row per kept entry (of ``G``, or of every graph): graph, key, bytes; oldest first."""
+    with _lock:
+        rows = []
+        for (gid, key), (ref, b) in _lru.items():
+            g = ref()
+            if g is not None and (G is None or g is G):
+                rows.append({"graph": getattr(g, "name", "") or f"graph@{gid:x}", "key": key, "bytes": b})
+        return rows
+
+
+def kept_bytes() -> int:
+    with _lock:
+        return sum(b for _, b in _lru.values())

@@ -1,0 +1,89 @@
+"""Kept preparation (mce_kit.prepared): built once per graph and key, shared across problems,
+bounded by the budget, dropped by release() and with the graph."""
+
+import gc
+
+import numpy as np
+import pytest
+
+from mce_kit import datasets, prepared
+from mce_kit.generators import bipartite_chung_lu
+from mce_kit.gpu import gmbe, kclique, mcegpu, rdmce, seeds
+
+
+@pytest.fixture(autouse=True)
+def fresh_budget():
+    old = prepared.budget()
+    prepared.release()
+    yield
+    prepared.set_budget(old)
+    prepared.release()
+
+
+def test_built_once_then_returned():
+    G = datasets.load("johnson8-4-4")
+    calls = []
+    a = prepared.kept(G, ("x",), lambda: calls.append(1) or np.arange(10))
+    b = prepared.kept(G, ("x",), lambda: calls.append(1) or np.arange(10))
+    assert a is b and calls == [1]
+    assert prepared.kept_state(G) == [{"graph": G.name, "key": ("x",), "bytes": a.nbytes}]
+
+
+def test_the_degeneracy_csr_is_shared_by_rdmce_and_mcegpu():
+    G = datasets.load("CA-GrQc")
+    r, m = rdmce.prepared(G), mcegpu.prepared(G)
+    assert r.indices is m.indices and r.order is m.order
+    assert rdmce.prepared(G) is r
+    keys = {row["key"] for row in prepared.kept_state(G)}
+    assert keys == {("ordered_csr",), ("rdmce",), ("mcegpu",)}
+
+
+def test_the_orientation_is_shared_by_kcminer_and_the_pivot_counter():
+    from mce_kit.gpu import cliquecount
+
+    G = datasets.load("CA-GrQc")
+    a = kclique.prepared(G).orient("degeneracy")
+    b = cliquecount.prepare(G).orient("degeneracy")
+    assert a is b
+
+
+def test_explicit_devices_are_computed_afresh():
+    G = datasets.load("CA-GrQc")
+    a = seeds.ordered_csr(G)
+    b = seeds.ordered_csr(G, "cpu")
+    assert a[2] is not b[2] and np.array_equal(a[3], b[3])
+
+
+def test_over_budget_the_oldest_entries_go():
+    G, H = datasets.load("CA-GrQc"), datasets.load("CA-HepTh")
+    prepared.kept(G, ("a",), lambda: np.zeros(1000, np.int64))
+    prepared.kept(H, ("b",), lambda: np.zeros(1000, np.int64))
+    prepared.set_budget(20_000)
+    prepared.kept(G, ("c",), lambda: np.zeros(1000, np.int64))
+    keys = [row["key"] for row in prepared.kept_state()]
+    assert keys == [("b",), ("c",)] and prepared.kept_bytes() <= 16_000
+    prepared.set_budget(0)
+    assert prepared.kept_state() == []
+
+
+def test_release_and_collection_drop_the_state():
+    G = datasets.load("CA-GrQc")
+    rdmce.prepared(G)
+    assert prepared.kept_bytes() > 0
+    assert prepared.release(G) > 0 and prepared.kept_state(G) == [] and prepared.kept_bytes() == 0
+    H = datasets.load("CA-HepTh")
+    kclique.prepared(H).orient("degree")
+    assert prepared.kept_bytes() > 0
+    del H
+    gc.collect()
+    assert prepared.kept_bytes() == 0
+
+
+def test_many_calls_over_many_graphs_stay_under_the_budget():
+    prepared.set_budget(4 << 20)
+    peak = 0
+    for i in range(200):
+        B = bipartite_chung_lu(300, 120, 900, seed=i % 50)
+        gmbe.prepared(B)
+        peak = max(peak, prepared.kept_bytes())
+    assert peak <= 4 << 20
