@@ -10,17 +10,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .accel import to_host, use_gpu
+
 LARGE_EDGE_LIST = 1 << 22  # from_edges sorts row << 32 | column keys (GPU if any) from this many edges
 
 
 def _unique(x: np.ndarray) -> np.ndarray:
     """Sorted distinct values of non-negative ``x`` (np.unique is ~20x slower in NumPy 2.4); long
     arrays are sorted on the GPU when one is there (the same values)."""
-    if len(x) >= LARGE_EDGE_LIST:
-        from .gpu import prep
+    if len(x) >= LARGE_EDGE_LIST and use_gpu(len(x)):
+        import cupy
 
-        if prep.use_gpu(len(x)):
-            return prep.unique(x)
+        return to_host(unique_sorted(cupy.asarray(x), cupy))[0]
     return unique_sorted(x)
 
 
@@ -111,11 +112,11 @@ class Graph:
         the GPU when one is there (``device="auto"``; "cpu" keeps them on the host; same arrays)."""
         u = np.asarray(u, dtype=np.int64)
         v = np.asarray(v, dtype=np.int64)
-        if device != "auto" or (len(u) >= LARGE_EDGE_LIST and n < 2**31):
-            from .gpu import prep
+        if (device != "auto" or (len(u) >= LARGE_EDGE_LIST and n < 2**31)) \
+                and use_gpu(2 * len(u), device) and n < 2**31:  # one sort of 64-bit keys, the same arrays
+            import cupy
 
-            if prep.use_gpu(2 * len(u), device) and n < 2**31:  # one sort of 64-bit keys, the same arrays
-                return cls(*prep.csr_from_edges(n, u, v), **kw)
+            return cls(*to_host(*csr_arrays(n, cupy.asarray(u), cupy.asarray(v), cupy)), **kw)
         keep = u != v
         if keep.sum() >= LARGE_EDGE_LIST and n < 2**31:  # the same sort of 64-bit keys with NumPy
             return cls(*csr_arrays(n, u, v), **kw)

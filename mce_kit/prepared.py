@@ -136,7 +136,10 @@ def release(G=None) -> int:
         if G is not None:
             G.__dict__.get(_ATTR, {}).clear()
     if "cupy" in sys.modules:
-        sys.modules["cupy"].get_default_memory_pool().free_all_blocks()
+        from .gpu import has_gpu
+
+        if has_gpu():
+            sys.modules["cupy"].get_default_memory_pool().free_all_blocks()
     return dropped
 
 

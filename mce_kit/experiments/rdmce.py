@@ -372,9 +372,9 @@ def host_stages(sc: int, edge_factor: int = 16, seed: int = 1, device: str = "au
 
     pool = None
     if has_gpu():
-        from ..gpu import prep as gprep
+        from .. import accel
 
-        gprep.POOL_PEAK = 0
+        accel.POOL_PEAK = 0
     t0 = time.perf_counter()
     u, v = rmat_edges(sc, edge_factor, seed=seed)
     t1 = time.perf_counter()
@@ -386,7 +386,7 @@ def host_stages(sc: int, edge_factor: int = 16, seed: int = 1, device: str = "au
     prep.seed_arrays("edge")
     t4 = time.perf_counter()
     if has_gpu():
-        pool = gprep.POOL_PEAK or None
+        pool = accel.POOL_PEAK or None
     row = dict.fromkeys(SCALE_COLUMNS)
     row.update(graph=G.name, scale=sc, edge_factor=edge_factor, n=G.n, m=G.m, d=prep.d,
                prep_device="gpu" if use_gpu(len(G.indices), device) else "cpu",

@@ -16,36 +16,8 @@ unique either way). Only NumPy arrays go in and come out. ``use_gpu`` decides:
 
 from __future__ import annotations
 
-from . import has_gpu, require_gpu
-
-GPU_MIN_ENTRIES = 1 << 22
-DEVICES = ("auto", "cpu", "gpu")
-
-
-def use_gpu(entries: int, device: str = "auto") -> bool:
-    """Whether host preparation of a graph with ``entries`` adjacency entries runs on the GPU."""
-    if device not in DEVICES:
-        raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
-    if device == "gpu":
-        require_gpu()
-        return True
-    return device == "auto" and entries >= GPU_MIN_ENTRIES and has_gpu()
-
-
-POOL_PEAK = 0  # the most bytes CuPy's pool held at the end of a step here (an experiment resets it)
-
-
-def _done(*arrays):
-    """The arrays back on the host; CuPy's pool emptied (the kernels plan from free memory)."""
-    import cupy
-
-    global POOL_PEAK
-    pool = cupy.get_default_memory_pool()
-    POOL_PEAK = max(POOL_PEAK, pool.total_bytes())
-    out = tuple(cupy.asnumpy(a) for a in arrays)
-    del arrays
-    pool.free_all_blocks()
-    return out
+from ..accel import DEVICES, GPU_MIN_ENTRIES, use_gpu  # noqa: F401 (the names callers use here)
+from ..accel import to_host as _done
 
 
 def csr_from_edges(n: int, u, v):

@@ -1,0 +1,40 @@
+"""Where host-side array work runs: NumPy, or CuPy on the GPU for long arrays.
+
+A leaf module (it imports nothing of mce_kit but the GPU probe in ``mce_kit.gpu``'s package
+init), so ``graph.py`` and the preparation layer can both ask it without an import circle.
+
+    if use_gpu(entries, device):            # device: "auto" | "cpu" | "gpu"
+        ... the same NumPy code with xp=cupy ...
+        arrays = to_host(*device_arrays)      # back as NumPy, CuPy's pool emptied
+"""
+
+from __future__ import annotations
+
+GPU_MIN_ENTRIES = 1 << 22  # below this many adjacency entries the host is as fast
+DEVICES = ("auto", "cpu", "gpu")
+POOL_PEAK = 0  # the most bytes CuPy's pool held at the end of a step here (an experiment resets it)
+
+
+def use_gpu(entries: int, device: str = "auto") -> bool:
+    """Whether host work on ``entries`` array entries runs on the GPU."""
+    from .gpu import has_gpu, require_gpu
+
+    if device not in DEVICES:
+        raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+    if device == "gpu":
+        require_gpu()
+        return True
+    return device == "auto" and entries >= GPU_MIN_ENTRIES and has_gpu()
+
+
+def to_host(*arrays) -> tuple:
+    """The arrays back on the host; CuPy's pool emptied (the kernels plan from free memory)."""
+    import cupy
+
+    global POOL_PEAK
+    pool = cupy.get_default_memory_pool()
+    POOL_PEAK = max(POOL_PEAK, pool.total_bytes())
+    out = tuple(cupy.asnumpy(a) for a in arrays)
+    del arrays
+    pool.free_all_blocks()
+    return out

@@ -1,0 +1,59 @@
+"""Kept preparation on a GPU: warm public calls reuse it and stay exact, 1,000 calls over 50 graphs
+stay under the budget, and release() gives the device memory back."""
+
+import numpy as np
+import pytest
+from graph_families import from_networkx, random_nx_graphs
+
+import mce_kit as mk
+from mce_kit import cpu, datasets, prepared
+from mce_kit.gpu import has_gpu
+
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not has_gpu(), reason="needs a CUDA GPU")]
+
+
+def test_warm_calls_are_exact_ten_times_on_the_bundled_graphs():
+    from mce_kit import references
+
+    for name in ("CA-GrQc", "wiki-Vote", "email-Eu-core", "socfb-MIT"):
+        G = datasets.load(name)
+        want = references.expected("mce", name)
+        assert [int(mk.count_maximal_cliques(G, device="gpu")) for _ in range(10)] == [want] * 10
+        for k in (4, 8):
+            want_k = references.expected("kclique", name, k=k)
+            got = {int(mk.count_k_cliques(G, k, device="gpu", algorithm=a)) for a in ("listing", "pivot")}
+            assert got == {want_k}, (name, k)
+
+
+def test_a_thousand_calls_over_fifty_graphs_stay_under_the_budget():
+    import cupy
+
+    prepared.release()
+    prepared.set_budget(8 << 20)
+    graphs = [from_networkx(H) for H in random_nx_graphs(50, seed=5)]
+    pool = cupy.get_default_memory_pool()
+    peak_kept, peak_pool = 0, 0
+    for i in range(1000):
+        G = graphs[i % 50]
+        mce = i % 2
+        got = int(mk.count_maximal_cliques(G, device="gpu") if mce else mk.count_k_cliques(G, 4, device="gpu"))
+        if i < 100:
+            want = cpu.count_maximal_cliques(G) if mce else cpu.count_k_cliques(G, 4)
+            assert got == want, i
+        peak_kept = max(peak_kept, prepared.kept_bytes())
+        peak_pool = max(peak_pool, pool.used_bytes())
+    assert peak_kept <= 8 << 20
+    prepared.release()
+    assert prepared.kept_bytes() == 0 and pool.total_bytes() == 0
+    prepared.set_budget(prepared.DEFAULT_BUDGET)
+
+
+def test_release_frees_a_graphs_device_blocks():
+    import cupy
+
+    G = datasets.load("soc-Slashdot0902")
+    mk.count_maximal_cliques(G, device="gpu")
+    assert prepared.kept_state(G)
+    prepared.release(G)
+    assert prepared.kept_state(G) == [] and cupy.get_default_memory_pool().total_bytes() == 0
+    assert np.all(np.diff(G.indptr) >= 0)  # the graph itself is untouched
