@@ -244,6 +244,20 @@ def clique_bounds(G: Graph, swap_rounds: int = SWAP_ROUNDS) -> CliqueBounds:
     return CliqueBounds(len(C), C, min(upper_core, upper_colour), upper_core, upper_colour, order, core)
 
 
+def core_subgraph(G: Graph, core: np.ndarray, min_core: int) -> tuple[Graph, np.ndarray]:
+    """(the subgraph induced by the vertices with core >= min_core, their ids in G); G itself (and
+    every id) when that is all of G. Every clique of size min_core + 1 or more lies in it."""
+    ids = np.flatnonzero(core >= min_core).astype(np.int64)
+    if len(ids) == G.n:
+        return G, ids
+    rank = np.full(G.n, -1, dtype=np.int64)
+    rank[ids] = np.arange(len(ids))
+    e = G.edges()
+    e = e[(rank[e[:, 0]] >= 0) & (rank[e[:, 1]] >= 0)]
+    H = Graph.from_edges(len(ids), rank[e[:, 0]], rank[e[:, 1]], device="cpu", name=G.name)
+    return H, ids
+
+
 def is_clique(G: Graph, vertices) -> bool:
     """True when ``vertices`` are distinct and pairwise adjacent in G."""
     vs = np.unique(np.asarray(vertices, dtype=np.int64))

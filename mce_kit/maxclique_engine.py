@@ -304,8 +304,8 @@ def bytes_per_clique(omega: int) -> int:
 class _Search:
     """The roots of G above a target, searched in chunks (progress bar, Ctrl-C between chunks)."""
 
-    def __init__(self, G: Graph, b: CliqueBounds, min_core: int, progress):
-        self.b, self.progress = b, progress
+    def __init__(self, G: Graph, b: CliqueBounds, min_core: int, progress, what: str):
+        self.b, self.progress, self.what = b, progress, what
         self.optr, self.oidx = orient(G.indptr, G.indices, b.order, b.core, min_core)
         out_deg = np.diff(self.optr)
         self.width = int(out_deg.max()) if len(out_deg) else 0
@@ -323,7 +323,7 @@ class _Search:
             out = np.zeros((0, max(target, 1)), np.int32)
         start, bar = 0, None
         if self.progress:
-            bar = self.progress(total=self.roots)
+            bar = RootBar(self.progress, self.roots, self.what)
         try:
             while start < self.roots:
                 nxt, target, _, status = search(self.optr, self.oidx, self.b.core, self.b.order, start,
@@ -360,15 +360,35 @@ class _Search:
         return bigger
 
 
-def _as_bar(progress, what: str):
-    """A factory total -> tqdm-like bar, or None."""
-    if not progress:
-        return None
-    if callable(progress) and progress is not True:
-        return progress
-    from tqdm.auto import tqdm
+class RootBar:
+    """Progress over ``total`` steps (roots, windows): ``progress`` True (a tqdm bar on stderr) or a
+    wrapper of an iterable (as the oracles take, e.g. ``lambda roots: tqdm(roots)``), advanced as
+    steps finish."""
 
-    return lambda total: tqdm(total=total, desc=what, unit="root", leave=False)
+    def __init__(self, progress, total: int, what: str):
+        if progress is True:
+            import sys
+
+            from tqdm.auto import tqdm
+
+            progress = lambda roots: tqdm(roots, desc=what, unit="root", file=sys.stderr, leave=False)  # noqa: E731
+        self.wrapped = progress(range(total))
+        self.it = iter(self.wrapped)
+
+    def update(self, k: int) -> None:
+        for _ in range(k):
+            next(self.it, None)
+
+    def postfix(self, **what) -> None:
+        """Show ``what`` beside the bar (where the wrapper is a tqdm bar)."""
+        show = getattr(self.wrapped, "set_postfix", None)
+        if show is not None:
+            show(what, refresh=False)
+
+    def close(self) -> None:
+        for _ in self.it:  # a generator wrapper ends (and a tqdm bar closes) when exhausted
+            pass
+        getattr(self.wrapped, "close", lambda: None)()
 
 
 def clique_number(G: Graph, *, progress=False, bounds: CliqueBounds | None = None) -> int:
@@ -381,7 +401,7 @@ def omega_and_clique(G: Graph, *, progress=False, bounds: CliqueBounds | None = 
     b = clique_bounds(G) if bounds is None else bounds
     if b.exact:
         return b.lower, b.clique
-    size, clique = _Search(G, b, b.lower, _as_bar(progress, "maximum clique")).run(b.lower + 1, False)
+    size, clique = _Search(G, b, b.lower, progress, "maximum clique").run(b.lower + 1, False)
     return (size, clique) if size else (b.lower, b.clique)
 
 
@@ -397,7 +417,7 @@ def max_cliques(G: Graph, *, progress=False, bounds: CliqueBounds | None = None,
         return 1, [[v] for v in range(G.n)]
     budget = int(MEMORY_SHARE * available_bytes()) if memory_bytes is None else int(memory_bytes)
     cap = max(1, budget // bytes_per_clique(omega))
-    search_ = _Search(G, b, omega - 1, _as_bar(progress, "maximum cliques"))
+    search_ = _Search(G, b, omega - 1, progress, "maximum cliques")
     first = np.zeros((min(cap, FIRST_ROWS), omega), np.int32)
     rows, out = search_.run(omega, True, first, cap)
     M = np.sort(out[:rows], axis=1)
