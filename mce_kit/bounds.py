@@ -21,6 +21,7 @@ of size t keeps only the vertices with core >= t - 1.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numba
@@ -221,8 +222,29 @@ def greedy_colours(indptr, indices, order):
     return most
 
 
+_KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def clique_bounds(G: Graph, swap_rounds: int = SWAP_ROUNDS) -> CliqueBounds:
-    """Lower and upper bounds on omega (and the clique behind the lower one); see the module doc."""
+    """Lower and upper bounds on omega (and the clique behind the lower one); see the module doc.
+    Kept per Graph (graphs are immutable) until the graph is collected or ``release(G)``."""
+    b = _KEPT.get(G)
+    if b is None or swap_rounds != SWAP_ROUNDS:
+        b = _clique_bounds(G, swap_rounds)
+        if swap_rounds == SWAP_ROUNDS:
+            _KEPT[G] = b
+    return b
+
+
+def release(G: Graph | None = None) -> None:
+    """Forget the bounds kept for G (every graph's when None)."""
+    if G is None:
+        _KEPT.clear()
+    else:
+        _KEPT.pop(G, None)
+
+
+def _clique_bounds(G: Graph, swap_rounds: int) -> CliqueBounds:
     indptr, indices = G.indptr, G.indices
     if G.n == 0:
         z = np.zeros(0, np.int32)

@@ -314,9 +314,10 @@ class _Search:
         core_desc = b.core[b.order[::-1]]
         self.roots = int(np.count_nonzero(core_desc >= min_core))  # a prefix of the reversed order
 
-    def run(self, target: int, ties: bool, out=None, cap: int = 0):
+    def run(self, target: int, ties: bool, out=None, memory_bytes: int | None = None):
         """Strict: (size of the largest clique >= target, its vertices) or (0, None).
-        Ties: (rows of ``out`` filled, out); ``out`` grows up to ``cap`` rows, else MemoryError."""
+        Ties: (rows of ``out`` filled, out); ``out`` grows while the list of cliques fits in
+        ``memory_bytes`` (None: ``MEMORY_SHARE`` of the memory available then), else MemoryError."""
         best = np.zeros(self.b.upper + 2, np.int64)
         n_out = np.zeros(1, np.int64)
         if out is None:
@@ -333,7 +334,7 @@ class _Search:
                     bar.update(nxt - start)
                 start = nxt
                 if status == 1:
-                    out = self._grow(out, cap, int(n_out[0]))
+                    out = self._grow(out, memory_bytes, int(n_out[0]))
         except KeyboardInterrupt:
             found = best[2:best[0] + 1].tolist() if best[0] else self.b.clique.tolist()
             raise KeyboardInterrupt(f"maximum clique search stopped: omega >= {max(best[0], self.b.lower)} "
@@ -347,14 +348,16 @@ class _Search:
         return (size, np.sort(best[1:size + 1]).astype(np.int32)) if size else (0, None)
 
     @staticmethod
-    def _grow(out, cap: int, rows: int):
+    def _grow(out, memory_bytes: int | None, rows: int):
         omega = out.shape[1]
+        budget = int(MEMORY_SHARE * available_bytes()) if memory_bytes is None else int(memory_bytes)
+        cap = max(1, budget // bytes_per_clique(omega))
         if out.shape[0] >= cap:
             raise MemoryError(
                 f"max_cliques: more than {out.shape[0]:,} maximum cliques of size {omega} (seen so far); "
                 f"holding them needs more than {out.shape[0] * bytes_per_clique(omega) / 2**30:.2f} GiB "
-                f"and {MEMORY_SHARE:.0%} of the {available_bytes() / 2**30:.1f} GiB available holds "
-                f"{cap:,}. clique_number(G) gives omega alone")
+                f"and the {budget / 2**30:.2f} GiB allowed ({MEMORY_SHARE:.0%} of what is available unless "
+                f"memory_bytes says) hold {cap:,}. clique_number(G) gives omega alone")
         bigger = np.zeros((min(cap, max(FIRST_ROWS, 4 * out.shape[0])), omega), np.int32)
         bigger[:rows] = out[:rows]
         return bigger
@@ -415,11 +418,11 @@ def max_cliques(G: Graph, *, progress=False, bounds: CliqueBounds | None = None,
     omega, _ = omega_and_clique(G, progress=progress, bounds=b)
     if omega == 1:
         return 1, [[v] for v in range(G.n)]
-    budget = int(MEMORY_SHARE * available_bytes()) if memory_bytes is None else int(memory_bytes)
-    cap = max(1, budget // bytes_per_clique(omega))
     search_ = _Search(G, b, omega - 1, progress, "maximum cliques")
-    first = np.zeros((min(cap, FIRST_ROWS), omega), np.int32)
-    rows, out = search_.run(omega, True, first, cap)
+    rows = FIRST_ROWS if memory_bytes is None else min(FIRST_ROWS, memory_bytes // bytes_per_clique(omega))
+    rows = max(rows, 1)
+    first = np.zeros((rows, omega), np.int32)
+    rows, out = search_.run(omega, True, first, memory_bytes)
     M = np.sort(out[:rows], axis=1)
     M = M[np.lexsort(M.T[::-1])]
     return omega, M.tolist()
