@@ -38,6 +38,7 @@ from .graph import Graph
 
 NODES_PER_CALL = 1 << 18   # branch nodes searched between two returns to Python (progress, Ctrl-C)
 FIRST_ROWS = 1 << 12       # maximum cliques the first buffer holds
+ONE_PASS_BYTES = 1 << 26   # buffer the one-pass search may fill before it leaves the work to two passes
 PY_BYTES_PER_ID = 44       # a vertex id in a Python list of lists (8-byte pointer, int object) + buffer
 PY_BYTES_PER_CLIQUE = 120  # a list object and its row in the sorted list
 MEMORY_SHARE = 0.5         # share of the available memory the list of cliques may take
@@ -110,13 +111,14 @@ def _colour(P, adj, W, kmin, U, Q, V, C):
 
 
 @numba.njit(cache=True, nogil=True)
-def search(optr, oidx, core, order, start, stop, target, upper, ties, node_budget, out, n_out, best, pos,
-           work):
+def search(optr, oidx, core, order, start, stop, target, upper, ties, rising, node_budget, out, n_out, best,
+           pos, work):
     """Roots order[n-1-start], order[n-2-start], ... up to index ``stop`` (see the module doc).
 
     Strict (ties False): seeks cliques of size >= target; each one found is written to ``best``
     (best[0] = size, then its vertices) and raises target to size + 1; stops at ``upper``.
-    Ties: every clique of size == target becomes a row of ``out`` (n_out[0] rows so far).
+    Ties: every clique of size == target becomes a row of ``out`` (n_out[0] rows so far); with
+    ``rising`` a larger clique raises the target to its size and the rows start again from it.
     Returns (next start, target, nodes, status): status 0 = go on or done, 1 = ``out`` is full
     (the root at ``next start`` must be searched again with a larger buffer, from ``n_out[0]``).
     ``pos`` (n, all -1) and ``work`` (scratch) are kept between calls."""
@@ -243,6 +245,15 @@ def search(optr, oidx, core, order, start, stop, target, upper, ties, node_budge
                 size = r + 1
                 if size >= target:
                     if ties:
+                        if rising and size > target:  # the cliques kept so far are not maximum
+                            n_out[0] = 0
+                            rows_before = 0
+                            target = size
+                        if size > best[0]:
+                            best[0] = size
+                            best[1] = v
+                            for t in range(depth + 1):
+                                best[t + 2] = verts[R[t]]
                         if n_out[0] >= rows:
                             n_out[0] = rows_before
                             return start, target, nodes, 1
@@ -301,6 +312,10 @@ def bytes_per_clique(omega: int) -> int:
     return PY_BYTES_PER_CLIQUE + PY_BYTES_PER_ID * omega
 
 
+class _Overflow(Exception):
+    """More cliques of an interim size than a one-pass search keeps."""
+
+
 class _Search:
     """The roots of G above a target, searched in chunks (progress bar, Ctrl-C between chunks)."""
 
@@ -314,10 +329,12 @@ class _Search:
         core_desc = b.core[b.order[::-1]]
         self.roots = int(np.count_nonzero(core_desc >= min_core))  # a prefix of the reversed order
 
-    def run(self, target: int, ties: bool, out=None, memory_bytes: int | None = None):
+    def run(self, target: int, ties: bool, out=None, memory_bytes: int | None = None, rising: bool = False,
+            max_rows: int | None = None):
         """Strict: (size of the largest clique >= target, its vertices) or (0, None).
-        Ties: (rows of ``out`` filled, out); ``out`` grows while the list of cliques fits in
-        ``memory_bytes`` (None: ``MEMORY_SHARE`` of the memory available then), else MemoryError."""
+        Ties: (rows of ``out`` filled, out, their size); ``out`` grows while the list of cliques fits in
+        ``memory_bytes`` (None: ``MEMORY_SHARE`` of the memory available then), else MemoryError;
+        ``rising``: the target rises with every larger clique, ``_Overflow`` past ``max_rows``."""
         best = np.zeros(self.b.upper + 2, np.int64)
         n_out = np.zeros(1, np.int64)
         if out is None:
@@ -328,12 +345,19 @@ class _Search:
         try:
             while start < self.roots:
                 nxt, target, _, status = search(self.optr, self.oidx, self.b.core, self.b.order, start,
-                                                self.roots, target, self.b.upper, ties, NODES_PER_CALL, out,
-                                                n_out, best, self.pos, self.work)
+                                                self.roots, target, self.b.upper, ties, rising,
+                                                NODES_PER_CALL, out, n_out, best, self.pos, self.work)
                 if bar is not None:
                     bar.update(nxt - start)
                 start = nxt
-                if status == 1:
+                if status == 1 and rising:
+                    if out.shape[0] >= max_rows:
+                        raise _Overflow
+                    try:
+                        out = self._grow(out, memory_bytes, int(n_out[0]))
+                    except MemoryError:
+                        raise _Overflow from None
+                elif status == 1:
                     out = self._grow(out, memory_bytes, int(n_out[0]))
         except KeyboardInterrupt:
             found = best[2:best[0] + 1].tolist() if best[0] else self.b.clique.tolist()
@@ -343,7 +367,7 @@ class _Search:
             if bar is not None:
                 bar.close()
         if ties:
-            return int(n_out[0]), out
+            return int(n_out[0]), out[:, :target], target
         size = int(best[0])
         return (size, np.sort(best[1:size + 1]).astype(np.int32)) if size else (0, None)
 
@@ -415,14 +439,28 @@ def max_cliques(G: Graph, *, progress=False, bounds: CliqueBounds | None = None,
     if G.n == 0:
         return 0, []
     b = clique_bounds(G) if bounds is None else bounds
-    omega, _ = omega_and_clique(G, progress=progress, bounds=b)
-    if omega == 1:
+    omega = b.lower
+    if b.exact and omega == 1:
         return 1, [[v] for v in range(G.n)]
+    if not b.exact:  # one pass: the target rises from the greedy clique's size, ties kept
+        try:
+            search_ = _Search(G, b, b.lower - 1, progress, "maximum cliques")
+            first = np.zeros((FIRST_ROWS, b.upper), np.int32)
+            most = max(FIRST_ROWS, ONE_PASS_BYTES // (4 * b.upper))
+            rows, out, omega = search_.run(b.lower, True, first, memory_bytes, rising=True, max_rows=most)
+            return omega, _sorted_rows(out[:rows])
+        except _Overflow:
+            pass  # many ties: find omega first, then keep only cliques of that size
+    omega, _ = omega_and_clique(G, progress=progress, bounds=b)
     search_ = _Search(G, b, omega - 1, progress, "maximum cliques")
     rows = FIRST_ROWS if memory_bytes is None else min(FIRST_ROWS, memory_bytes // bytes_per_clique(omega))
     rows = max(rows, 1)
     first = np.zeros((rows, omega), np.int32)
-    rows, out = search_.run(omega, True, first, memory_bytes)
-    M = np.sort(out[:rows], axis=1)
-    M = M[np.lexsort(M.T[::-1])]
-    return omega, M.tolist()
+    rows, out, _ = search_.run(omega, True, first, memory_bytes)
+    return omega, _sorted_rows(out[:rows])
+
+
+def _sorted_rows(M: np.ndarray) -> list[list[int]]:
+    """Each row ascending, rows in lexicographic order, as lists."""
+    M = np.sort(M, axis=1)
+    return M[np.lexsort(M.T[::-1])].tolist()

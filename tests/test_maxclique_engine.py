@@ -11,7 +11,7 @@ from hypothesis import given, settings
 import mce_kit as mk
 from mce_kit import cpu, datasets
 from mce_kit import maxclique_engine as engine
-from mce_kit.bounds import is_clique
+from mce_kit.bounds import clique_bounds, is_clique
 from mce_kit.experiments.geil import reference
 
 
@@ -102,3 +102,16 @@ def test_public_calls_use_the_engine_and_labels():
     n = mk.clique_number(H, device="cpu", progress=True)
     assert n == 3 and n.device == "cpu"
     assert np.isfinite(n.seconds)
+
+
+def test_many_interim_ties_fall_back_to_two_passes(monkeypatch):
+    monkeypatch.setattr(engine, "FIRST_ROWS", 2)
+    monkeypatch.setattr(engine, "ONE_PASS_BYTES", 0)  # the one-pass search gives up at its first full buffer
+    calls = []
+    real = engine.omega_and_clique
+    monkeypatch.setattr(engine, "omega_and_clique", lambda *a, **k: calls.append(1) or real(*a, **k))
+    for seed in range(6):
+        G = planted_cliques(40, 0.5, [], seed=seed)
+        assert not clique_bounds(G).exact  # so the one-pass search runs first
+        assert engine.max_cliques(G) == cpu.max_cliques(G)
+    assert len(calls) >= 3  # and most of the time left the work to the two passes
