@@ -225,3 +225,10 @@ def test_time_limit_names_both_bounds():
     G = planted_cliques(60, 0.3, [9], seed=5)
     with pytest.raises(TimeoutError, match=r"omega >= \d+ \(clique \[.*\]\), omega <= \d+"):
         geil.max_cliques(G, device="cpu", time_limit_s=1e-9, heuristic="none")
+
+
+def test_a_list_that_would_not_fit_is_refused(monkeypatch):
+    monkeypatch.setattr("mce_kit.maxclique_engine.available_bytes", lambda: 10_000)
+    with pytest.raises(MemoryError, match=r"81 maximum cliques of size 4 need .*clique_number"):
+        geil.max_cliques(moon_moser(12), device="cpu")
+    assert geil.clique_number(moon_moser(12), device="cpu") == 4

@@ -9,7 +9,8 @@ loaded graph, kernels already compiled), then ``--repeats`` warm calls (every ti
 ``times_ms``), each answer checked against ``data/results/maxclique_reference.csv`` (omega and the
 number of maximum cliques) or the DIMACS graphs' known omega. ``max_cliques`` on a graph whose list
 does not fit in memory (MANN_a27) is expected to refuse with MemoryError: that row says ``refused``
-with the time the refusal took. MC-BRB (``cpu-bin/mcbrb`` of the peers folder) gives omega and one
+with the time the refusal took (a GPU call past ``GPU_TIME_LIMIT_S`` says ``timeout``). MC-BRB
+(``cpu-bin/mcbrb`` of the peers folder) gives omega and one
 maximum clique; its row keeps the time it prints (its own clock, file reading excluded), ``--repeats``
 runs. Writes ``maxclique_cpu.csv`` or ``maxclique_gpu.csv``, each row as measured, with provenance.
 """
@@ -45,16 +46,22 @@ PEER_DIRS = [ROOT / "peers", ROOT.parent / "shared" / "peers", ROOT.parent.paren
 PEERS = next((p for p in PEER_DIRS if (p / "cpu-bin" / "mcbrb").exists()), PEER_DIRS[0])
 
 
+GPU_TIME_LIMIT_S = 60.0  # time_limit_s of the GPU calls: past it a row says "timeout"
+
+
 def _call(G, call: str, device: str):
     """(omega, number of maximum cliques or None, status) of one public call."""
     import mce_kit as mk
 
-    if call == "clique_number":
-        return int(mk.clique_number(G, device=device)), None, "exact"
+    kw = {"time_limit_s": GPU_TIME_LIMIT_S} if device == "gpu" else {}
     try:
-        omega, cliques = mk.max_cliques(G, device=device)
+        if call == "clique_number":
+            return int(mk.clique_number(G, device=device, **kw)), None, "exact"
+        omega, cliques = mk.max_cliques(G, device=device, **kw)
     except MemoryError:
         return None, None, "refused"
+    except TimeoutError:
+        return None, None, "timeout"
     return omega, len(cliques), "exact"
 
 
@@ -62,8 +69,8 @@ def _check(name: str, omega, count, status: str) -> str:
     ref = reference().get(name)
     if ref is None:
         return "unchecked"
-    if status == "refused":
-        return "refused"
+    if status in ("refused", "timeout"):
+        return status
     if omega != ref[0] or (count is not None and ref[1] is not None and count != ref[1]):
         raise AssertionError(f"{name}: got omega {omega}, count {count}; reference {ref}")
     return "reference"

@@ -680,6 +680,7 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
                         stopped = True
                         break
                     if listing and n_rec > cap:
+                        _room(count + n_rec, omega, gpu)
                         cap = n_rec  # the kernel counted what it needed: run the group again
                         continue
                     break
@@ -700,6 +701,7 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
                            "(internal error; please report)")
     clique_list = None
     if listing and not omega_only:
+        _room(count, omega, False)
         rows = [c for c in cliques if len(c)]
         M = np.concatenate(rows) if rows else np.empty((0, omega), np.int32)
         M = np.sort(prep.order[M], axis=1)
@@ -707,6 +709,22 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
     return _finish(prep, ops, p, base, gpu, locals(), omega, count, clique_list,
                    _best(best_clique, found, omega), method, level_sizes, len(wins), peak, omega_hat, True,
                    timings, counters)
+
+
+def _room(n_cliques: int, omega: int, device: bool) -> None:
+    """MemoryError, before any shortage, where ``n_cliques`` maximum cliques would not fit as the
+    Python list returned (and, with ``device``, as the kernel's records in free device memory)."""
+    from ..maxclique_engine import MEMORY_SHARE, available_bytes, bytes_per_clique
+
+    need, have = n_cliques * bytes_per_clique(omega), MEMORY_SHARE * available_bytes()
+    if need > have:
+        raise MemoryError(f"Geil max_cliques: {n_cliques:,} maximum cliques of size {omega} need "
+                          f"{need / 2**30:.2f} GiB as lists; {have / 2**30:.2f} GiB allowed "
+                          f"({MEMORY_SHARE:.0%} of what is available). clique_number(G) gives omega alone")
+    if device and 4 * n_cliques * omega > 0.8 * free_bytes():
+        raise MemoryError(f"Geil max_cliques: {n_cliques:,} maximum cliques of size {omega} need "
+                          f"{4 * n_cliques * omega / 2**30:.2f} GiB of device memory; "
+                          f"{free_bytes() / 2**30:.2f} GiB free")
 
 
 def _best(best_clique, found, size):
