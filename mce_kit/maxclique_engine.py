@@ -120,107 +120,115 @@ def search(optr, oidx, core, order, start, stop, target, upper, ties, rising, no
     Ties: every clique of size == target becomes a row of ``out`` (n_out[0] rows so far); with
     ``rising`` a larger clique raises the target to its size and the rows start again from it.
     Returns (next start, target, nodes, status): status 0 = go on or done, 1 = ``out`` is full
-    (the root at ``next start`` must be searched again with a larger buffer, from ``n_out[0]``).
-    ``pos`` (n, all -1) and ``work`` (scratch) are kept between calls."""
+    (call again with a larger ``out`` holding the same rows: the search goes on where it stopped,
+    its state kept in ``work``). ``pos`` (n, all -1) and ``work`` are kept between calls."""
     n = len(order)
     nodes = 0
     rows = out.shape[0]
-    adj, adj2, P, V, C, it, R, deg, S, S2, loc, A, U, Q = work
+    adj, adj2, P, V, C, it, R, deg, S, S2, loc, A, U, Q, verts, state = work
     while start < stop:
         i = n - 1 - start
         v = order[i]
-        if core[v] + 1 < target or (not ties and target > upper):
-            return stop, target, nodes, 0
-        s = 0
-        for j in range(optr[v], optr[v + 1]):
-            u = oidx[j]
-            if core[u] + 1 >= target:
-                S[s] = u
-                s += 1
-        if s + 1 < target:
-            start += 1
-            continue
-        W = (s + 63) >> 6
-        for k in range(s):
-            pos[S[k]] = k
+        if state[0] != 0:  # back in the root that filled ``out``: first the clique it held back
+            depth, W2 = state[1], state[2]
+            state[0] = 0
+            row = n_out[0]
+            out[row, 0] = v
+            for t in range(depth + 1):
+                out[row, t + 1] = verts[R[t]]
+            n_out[0] = row + 1
+        else:
+            if core[v] + 1 < target or (not ties and target > upper):
+                return stop, target, nodes, 0
+            s = 0
+            for j in range(optr[v], optr[v + 1]):
+                u = oidx[j]
+                if core[u] + 1 >= target:
+                    S[s] = u
+                    s += 1
+            if s + 1 < target:
+                start += 1
+                continue
+            W = (s + 63) >> 6
+            for k in range(s):
+                pos[S[k]] = k
+                for w in range(W):
+                    adj[k, w] = 0
+            for k in range(s):
+                u = S[k]
+                for j in range(optr[u], optr[u + 1]):
+                    p = pos[oidx[j]]
+                    if p >= 0:
+                        adj[k, p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+                        adj[p, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+            for k in range(s):
+                pos[S[k]] = -1
+            # peel S to the vertices with >= target - 2 neighbours in S
+            need = target - 2
             for w in range(W):
-                adj[k, w] = 0
-        for k in range(s):
-            u = S[k]
-            for j in range(optr[u], optr[u + 1]):
-                p = pos[oidx[j]]
-                if p >= 0:
-                    adj[k, p >> 6] |= np.uint64(1) << np.uint64(p & 63)
-                    adj[p, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
-        for k in range(s):
-            pos[S[k]] = -1
-        # peel S to the vertices with >= target - 2 neighbours in S
-        need = target - 2
-        for w in range(W):
-            A[w] = 0
-        top = 0
-        for k in range(s):
-            d = 0
+                A[w] = 0
+            top = 0
+            for k in range(s):
+                d = 0
+                for w in range(W):
+                    d += _popcount(adj[k, w])
+                deg[k] = d
+                if d >= need:
+                    A[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+                else:
+                    loc[top] = k
+                    top += 1
+            while top > 0:
+                top -= 1
+                k = loc[top]
+                for w in range(W):
+                    x = adj[k, w] & A[w]
+                    while x != 0:
+                        p = w * 64 + trailing_zeros(x)
+                        x &= x - np.uint64(1)
+                        deg[p] -= 1
+                        if deg[p] < need:
+                            A[p >> 6] &= ~(np.uint64(1) << np.uint64(p & 63))
+                            loc[top] = p
+                            top += 1
+            s2 = 0
             for w in range(W):
-                d += _popcount(adj[k, w])
-            deg[k] = d
-            if d >= need:
-                A[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
-            else:
-                loc[top] = k
-                top += 1
-        while top > 0:
-            top -= 1
-            k = loc[top]
-            for w in range(W):
-                x = adj[k, w] & A[w]
+                x = A[w]
                 while x != 0:
-                    p = w * 64 + trailing_zeros(x)
+                    S2[s2] = w * 64 + trailing_zeros(x)
                     x &= x - np.uint64(1)
-                    deg[p] -= 1
-                    if deg[p] < need:
-                        A[p >> 6] &= ~(np.uint64(1) << np.uint64(p & 63))
-                        loc[top] = p
-                        top += 1
-        s2 = 0
-        for w in range(W):
-            x = A[w]
-            while x != 0:
-                S2[s2] = w * 64 + trailing_zeros(x)
-                x &= x - np.uint64(1)
-                s2 += 1
-        if s2 + 1 < target:
-            start += 1
-            continue
-        # relabel by falling local degree: those colour first, the loose ones branch first
-        keys = np.empty(s2, np.int64)
-        for k in range(s2):
-            keys[k] = -deg[S2[k]] * 65536 + k
-        srt = np.argsort(keys)
-        W2 = (s2 + 63) >> 6
-        for k in range(s2):
-            loc[S2[srt[k]]] = k
-        for k in range(s2):
-            old = S2[srt[k]]
+                    s2 += 1
+            if s2 + 1 < target:
+                start += 1
+                continue
+            # relabel by falling local degree: those colour first, the loose ones branch first
+            keys = np.empty(s2, np.int64)
+            for k in range(s2):
+                keys[k] = -deg[S2[k]] * 65536 + k
+            srt = np.argsort(keys)
+            W2 = (s2 + 63) >> 6
+            for k in range(s2):
+                loc[S2[srt[k]]] = k
+            for k in range(s2):
+                old = S2[srt[k]]
+                for w in range(W2):
+                    adj2[k, w] = 0
+                for w in range(W):
+                    x = adj[old, w] & A[w]
+                    while x != 0:
+                        p = loc[w * 64 + trailing_zeros(x)]
+                        x &= x - np.uint64(1)
+                        adj2[k, p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+            # verts[local id] = vertex of G
+            for k in range(s2):
+                verts[k] = S[S2[srt[k]]]
             for w in range(W2):
-                adj2[k, w] = 0
-            for w in range(W):
-                x = adj[old, w] & A[w]
-                while x != 0:
-                    p = loc[w * 64 + trailing_zeros(x)]
-                    x &= x - np.uint64(1)
-                    adj2[k, p >> 6] |= np.uint64(1) << np.uint64(p & 63)
-        verts = np.empty(s2, np.int32)  # verts[local id] = vertex of G
-        for k in range(s2):
-            verts[k] = S[S2[srt[k]]]
-        for w in range(W2):
-            P[0, w] = 0
-        for k in range(s2):
-            P[0, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
-        rows_before = n_out[0]
-        cnt = _colour(P[0], adj2, W2, target - 1, U, Q, V[0], C[0])
-        it[0] = cnt - 1
-        depth = 0
+                P[0, w] = 0
+            for k in range(s2):
+                P[0, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+            cnt = _colour(P[0], adj2, W2, target - 1, U, Q, V[0], C[0])
+            it[0] = cnt - 1
+            depth = 0
         while depth >= 0:
             j = it[depth]
             if j < 0:
@@ -247,15 +255,14 @@ def search(optr, oidx, core, order, start, stop, target, upper, ties, rising, no
                     if ties:
                         if rising and size > target:  # the cliques kept so far are not maximum
                             n_out[0] = 0
-                            rows_before = 0
                             target = size
                         if size > best[0]:
                             best[0] = size
                             best[1] = v
                             for t in range(depth + 1):
                                 best[t + 2] = verts[R[t]]
-                        if n_out[0] >= rows:
-                            n_out[0] = rows_before
+                        if n_out[0] >= rows:  # hold this clique back, come back here after a larger out
+                            state[0], state[1], state[2] = 1, depth, W2
                             return start, target, nodes, 1
                         row = n_out[0]
                         out[row, 0] = v
@@ -290,7 +297,7 @@ def _work(width: int, depth: int) -> tuple:
             np.zeros((depth + 2, width + 1), i32), np.zeros(depth + 2, np.int64), np.zeros(depth + 2, i32),
             np.zeros(width + 1, np.int64), np.zeros(width + 1, i32), np.zeros(width + 1, i32),
             np.zeros(max(width, 64 * W) + 1, i32), np.zeros(W, np.uint64), np.zeros(W, np.uint64),
-            np.zeros(W, np.uint64))
+            np.zeros(W, np.uint64), np.zeros(width + 1, i32), np.zeros(3, np.int64))
 
 
 def available_bytes() -> int:
@@ -354,7 +361,7 @@ class _Search:
                     if out.shape[0] >= max_rows:
                         raise _Overflow
                     try:
-                        out = self._grow(out, memory_bytes, int(n_out[0]))
+                        out = self._grow(out, memory_bytes, int(n_out[0]), max_rows)
                     except MemoryError:
                         raise _Overflow from None
                 elif status == 1:
@@ -372,7 +379,7 @@ class _Search:
         return (size, np.sort(best[1:size + 1]).astype(np.int32)) if size else (0, None)
 
     @staticmethod
-    def _grow(out, memory_bytes: int | None, rows: int):
+    def _grow(out, memory_bytes: int | None, rows: int, limit: int | None = None):
         omega = out.shape[1]
         budget = int(MEMORY_SHARE * available_bytes()) if memory_bytes is None else int(memory_bytes)
         cap = max(1, budget // bytes_per_clique(omega))
@@ -382,7 +389,8 @@ class _Search:
                 f"holding them needs more than {out.shape[0] * bytes_per_clique(omega) / 2**30:.2f} GiB "
                 f"and the {budget / 2**30:.2f} GiB allowed ({MEMORY_SHARE:.0%} of what is available unless "
                 f"memory_bytes says) hold {cap:,}. clique_number(G) gives omega alone")
-        bigger = np.zeros((min(cap, max(FIRST_ROWS, 4 * out.shape[0])), omega), np.int32)
+        # zeros come from calloc: pages never written cost no memory, so one step to the cap
+        bigger = np.zeros((cap if limit is None else min(cap, limit), omega), np.int32)
         bigger[:rows] = out[:rows]
         return bigger
 

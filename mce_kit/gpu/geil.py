@@ -29,6 +29,14 @@ The search, step by step:
 6. ``time_limit_s``: past it the search stops cleanly; the result then says
    ``status == "bound only"`` with the best clique found (``answer`` is None).
 
+The public calls ``max_cliques(G)`` and ``clique_number(G)`` first take the bounds of
+``mce_kit.bounds`` (greedy clique, core and colouring bounds): ``clique_number`` launches nothing
+when they meet, and otherwise the search runs on the (lower - 1)-core with the bounds' clique as its
+starting ``w`` (``run(lower_clique=, upper=)``). ``run(progress=True)`` ticks a bar per window (the
+level and its entries beside it); Ctrl-C between steps frees the device buffers and raises
+KeyboardInterrupt naming the best clique found and the bounds; a list of maximum cliques that
+would not fit in memory is refused with MemoryError.
+
 ``prepare(G, device="cpu")`` runs the same steps with NumPy twins of the kernels (tests
 and machines without a GPU).
 """
