@@ -232,3 +232,25 @@ def test_a_list_that_would_not_fit_is_refused(monkeypatch):
     with pytest.raises(MemoryError, match=r"81 maximum cliques of size 4 need .*clique_number"):
         geil.max_cliques(moon_moser(12), device="cpu")
     assert geil.clique_number(moon_moser(12), device="cpu") == 4
+
+
+def test_ctrl_c_in_the_public_call_names_vertices_of_g(monkeypatch):
+    real = geil.prepare
+    seen = {}
+
+    def keep(H, device):
+        seen["prep"] = real(H, device)
+        return seen["prep"]
+
+    def interrupt(steps):
+        raise KeyboardInterrupt
+        yield from steps
+
+    monkeypatch.setattr(geil, "prepare", keep)
+    G = disjoint_union(erdos_renyi(30, 0.05, seed=1), planted_cliques(60, 0.3, [8], seed=4))
+    with pytest.raises(KeyboardInterrupt) as info:
+        geil.max_cliques(G, device="cpu", progress=interrupt, window=8)
+    clique = [int(x) for x in str(info.value).split("clique [")[1].split("]")[0].split(", ")]
+    assert seen["prep"].G.n < G.n and len(clique) >= 2  # the search ran on a reduced core
+    assert all(b in G.neighbors(a) for a, b in itertools.combinations(clique, 2))  # ids of G
+    assert min(clique) >= 30  # the clique lies in the planted part

@@ -128,6 +128,7 @@ class Prepared:
     upper: int              # max core number + 1 >= omega
     density: float
     prep_s: float = 0.0
+    names: np.ndarray | None = None  # vertex ids in the caller's graph when G is its reduced core
 
     def run(self, *, listing=False, omega_only=False, lower_clique=None, upper=None, progress=None,
             **params) -> GeilResult:
@@ -451,7 +452,8 @@ def _run(prep: Prepared, *, listing, omega_only, lower_clique=None, upper=None, 
             import cupy
 
             cupy.get_default_memory_pool().free_all_blocks()
-        best = sorted(state["best"].tolist())
+        best = state["best"] if prep.names is None else prep.names[state["best"]]
+        best = sorted(best.tolist())
         raise KeyboardInterrupt(f"Geil stopped: omega >= {len(best)} (clique {best}), "
                                 f"omega <= {state['upper']}") from None
     finally:
@@ -788,7 +790,9 @@ def max_cliques(G: Graph, device: str = "gpu", progress=None, **params) -> tuple
     if G.n == 0:
         return 0, []
     b, H, ids, start = _bounded(G)
-    res = prepare(H, device).run(listing=True, lower_clique=start, upper=b.upper, progress=progress, **params)
+    prep = prepare(H, device)
+    prep.names = ids
+    res = prep.run(listing=True, lower_clique=start, upper=b.upper, progress=progress, **params)
     if not res.exact:
         res.best_clique = sorted(ids[res.best_clique].tolist())
         raise _stopped(res, b, params)
@@ -803,8 +807,9 @@ def clique_number(G: Graph, device: str = "gpu", progress=None, **params) -> int
     b, H, ids, start = _bounded(G)
     if b.exact:
         return b.lower
-    res = prepare(H, device).run(omega_only=True, lower_clique=start, upper=b.upper, progress=progress,
-                                 **params)
+    prep = prepare(H, device)
+    prep.names = ids
+    res = prep.run(omega_only=True, lower_clique=start, upper=b.upper, progress=progress, **params)
     if not res.exact:
         res.best_clique = sorted(ids[res.best_clique].tolist())
         raise _stopped(res, b, params)
