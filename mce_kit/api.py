@@ -600,32 +600,32 @@ def max_cliques(G, *, device="auto", progress=False, **params) -> tuple[int, lis
 
     On the GPU (Geil et al.'s breadth-first search with a branch-and-bound fallback)
     ``params`` go to ``mce_kit.gpu.geil`` (heuristic, window, time_limit_s, ...); past
-    ``time_limit_s`` it raises TimeoutError naming the best bound found. On the CPU
-    igraph's ``largest_cliques`` answers (the oracle with ``progress``)."""
+    ``time_limit_s`` it raises TimeoutError naming the bounds found. Both devices start from
+    ``mce_kit.bounds`` (greedy clique, core and colouring bounds); on the CPU the Numba branch
+    and bound of ``mce_kit.maxclique_engine`` answers, and refuses with MemoryError, naming the
+    memory needed, a list of maximum cliques that would not fit. ``progress``: a bar over the
+    roots (CPU) or the search's windows (GPU); Ctrl-C stops either and names the best clique found."""
     G = as_graph(G)
     label = _labeler(G.labels)
     dev = _device(device, "maximum cliques", _geil)
     params = _check_params(params, _knobs(_geil), dev, "max_cliques")
     if dev == "gpu":
-        omega, cliques = _geil().max_cliques(G, **params)
-    elif progress:
-        omega, cliques = cpu.max_cliques(G, progress=_progress(progress, "maximum cliques"))
+        omega, cliques = _geil().max_cliques(G, progress=progress, **params)
     else:
-        omega, cliques = engine.max_cliques(G)
+        omega, cliques = engine.max_cliques(G, progress=_progress(progress, "maximum cliques"))
     return omega, [label(c) for c in cliques]
 
 
 def clique_number(G, *, device="auto", progress=False, **params) -> Count:
-    """omega, the size of a maximum clique, as a Count (the GPU search may stop early)."""
+    """omega, the size of a maximum clique, as a Count: no search where the greedy clique meets the
+    core or colouring bound (``mce_kit.bounds``), else the branch and bound of ``max_cliques``."""
     G = as_graph(G)
     dev = _device(device, "maximum cliques", _geil)
     params = _check_params(params, _knobs(_geil), dev, "clique_number")
     if dev == "gpu":
-        return _timed(lambda: _geil().clique_number(G, **params), dev, params)
-    if progress:
-        bar = _progress(progress, "maximum cliques")
-        return _timed(lambda: cpu.clique_number(G, progress=bar), dev, params)
-    return _timed(lambda: engine.clique_number(G), dev, params)
+        return _timed(lambda: _geil().clique_number(G, progress=progress, **params), dev, params)
+    bar = _progress(progress, "maximum cliques")
+    return _timed(lambda: engine.clique_number(G, progress=bar), dev, params)
 
 
 # ---- maximal bicliques ----

@@ -139,17 +139,16 @@ def count_maximal_cliques(G: Graph, min_size=None, max_size=None, progress=None)
     return len(found)
 
 
-def max_cliques(G: Graph) -> tuple[int, list[list[int]]]:
-    """(omega, every maximum clique sorted, each ascending), like ``cpu.max_cliques``."""
-    if G.n == 0:
-        return 0, []
-    if not available():
-        return cpu.max_cliques(G)
-    found = igraph_graph(G).largest_cliques()
-    return len(found[0]), sorted(sorted(c) for c in found)
+def max_cliques(G: Graph, progress=None) -> tuple[int, list[list[int]]]:
+    """(omega, every maximum clique sorted, each ascending), like ``cpu.max_cliques``: bounds, then
+    the Numba branch and bound of ``mce_kit.maxclique_engine`` (MemoryError when the list cannot fit)."""
+    from . import maxclique_engine
+
+    return maxclique_engine.max_cliques(G, progress=progress)
 
 
-def clique_number(G: Graph) -> int:
-    if G.n == 0 or not available():
-        return cpu.clique_number(G)
-    return int(igraph_graph(G).clique_number())
+def clique_number(G: Graph, progress=None) -> int:
+    """omega (no search where the greedy clique meets the core or colouring bound)."""
+    from . import maxclique_engine
+
+    return maxclique_engine.clique_number(G, progress=progress)

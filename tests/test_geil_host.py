@@ -161,3 +161,96 @@ def test_api_cpu_and_errors(monkeypatch):
     assert mk.clique_number(complete(5)) == 5 and mk.clique_number(complete(5)).device == "cpu"
     with pytest.raises(RuntimeError, match="no usable CUDA GPU"):
         mk.max_cliques(complete(3), device="gpu")
+
+
+# ---- the shared bounds, the progress bar, Ctrl-C (host loop on the NumPy twins) ----
+
+
+@settings(max_examples=40, deadline=None)
+@given(graphs(max_n=18))
+def test_public_calls_start_from_the_bounds(G):
+    assert geil.max_cliques(G, device="cpu") == cpu.max_cliques(G)
+    assert geil.clique_number(G, device="cpu") == cpu.clique_number(G)
+
+
+def test_no_kernel_when_the_bounds_meet(monkeypatch):
+    def no_search(*a, **k):
+        raise AssertionError("prepare() called although the bounds meet")
+
+    monkeypatch.setattr(geil, "prepare", no_search)
+    G = disjoint_union(complete(8), erdos_renyi(30, 0.1, seed=1))
+    assert geil.clique_number(G, device="cpu") == 8
+
+
+def test_known_clique_is_the_starting_bound():
+    G = planted_cliques(50, 0.2, [9], seed=7)
+    omega, cliques = cpu.max_cliques(G)
+    prep = geil.prepare(G, device="cpu")
+    res = prep.run(listing=True, heuristic="none", lower_clique=np.array(cliques[0]), upper=omega)
+    assert res.exact and res.omega == omega and res.cliques == cliques and res.omega_hat == omega
+    assert prep.run(omega_only=True, lower_clique=np.array(cliques[0]), upper=omega).method == "heuristic"
+
+
+def test_progress_ticks_per_window():
+    seen = []
+
+    def wrap(steps):
+        for s in steps:
+            seen.append(s)
+            yield s
+
+    G = planted_cliques(60, 0.3, [8], seed=4)
+    prep = geil.prepare(G, device="cpu")
+    res = prep.run(listing=True, heuristic="none", window=8, progress=wrap)
+    assert res.windows > 1 and seen == list(range(res.windows))
+    assert res.answer == (cpu.max_cliques(G)[0], len(cpu.max_cliques(G)[1]))
+
+
+def test_ctrl_c_between_windows_names_the_best_clique():
+    def wrap(steps):
+        for i, s in enumerate(steps):
+            if i == 2:
+                raise KeyboardInterrupt
+            yield s
+
+    G = planted_cliques(60, 0.3, [8], seed=4)
+    prep = geil.prepare(G, device="cpu")
+    stopped = r"Geil stopped: omega >= \d+ \(clique \[.*\]\), omega <= \d+"
+    with pytest.raises(KeyboardInterrupt, match=stopped):
+        prep.run(heuristic="single-degree", window=8, progress=wrap)
+    assert prep.run(listing=True).exact  # the prepared graph is still usable
+
+
+def test_time_limit_names_both_bounds():
+    G = planted_cliques(60, 0.3, [9], seed=5)
+    with pytest.raises(TimeoutError, match=r"omega >= \d+ \(clique \[.*\]\), omega <= \d+"):
+        geil.max_cliques(G, device="cpu", time_limit_s=1e-9, heuristic="none")
+
+
+def test_a_list_that_would_not_fit_is_refused(monkeypatch):
+    monkeypatch.setattr("mce_kit.maxclique_engine.available_bytes", lambda: 10_000)
+    with pytest.raises(MemoryError, match=r"81 maximum cliques of size 4 need .*clique_number"):
+        geil.max_cliques(moon_moser(12), device="cpu")
+    assert geil.clique_number(moon_moser(12), device="cpu") == 4
+
+
+def test_ctrl_c_in_the_public_call_names_vertices_of_g(monkeypatch):
+    real = geil.prepare
+    seen = {}
+
+    def keep(H, device):
+        seen["prep"] = real(H, device)
+        return seen["prep"]
+
+    def interrupt(steps):
+        raise KeyboardInterrupt
+        yield from steps
+
+    monkeypatch.setattr(geil, "prepare", keep)
+    G = disjoint_union(erdos_renyi(30, 0.05, seed=1), planted_cliques(60, 0.3, [8], seed=4))
+    with pytest.raises(KeyboardInterrupt) as info:
+        geil.max_cliques(G, device="cpu", progress=interrupt, window=8)
+    clique = [int(x) for x in str(info.value).split("clique [")[1].split("]")[0].split(", ")]
+    assert seen["prep"].G.n < G.n and len(clique) >= 2  # the search ran on a reduced core
+    assert all(b in G.neighbors(a) for a, b in itertools.combinations(clique, 2))  # ids of G
+    assert min(clique) >= 30  # the clique lies in the planted part

@@ -148,3 +148,52 @@ def test_bundled_graphs_ten_of_ten(name):
     for _ in range(10):
         res = prep.run(time_limit_s=60)
         assert res.exact and res.omega == omega and (count is None or res.count == count)
+
+
+# ---- bounds first, progress, Ctrl-C (the public calls on the GPU) ----
+
+
+@pytest.mark.parametrize("name", ["CA-GrQc", "email-Eu-core", "socfb-MIT", "brock200_2", "keller4",
+                                  "hamming8-4", "C125.9"])
+def test_public_calls_with_bounds_match_the_reference(name):
+    from mce_kit import maxclique_engine
+    from mce_kit.experiments.geil import reference
+    from mce_kit.gpu import geil
+
+    omega, count = reference()[name]
+    G = datasets.load(name)
+    assert geil.clique_number(G) == omega
+    got, cliques = geil.max_cliques(G)
+    assert got == omega and (count is None or len(cliques) == count)
+    assert cliques == maxclique_engine.max_cliques(G)[1]  # the CPU engine, itself checked against the oracle
+
+
+def test_progress_ticks_and_ctrl_c_frees_the_device():
+    import cupy
+
+    from mce_kit.gpu import geil
+
+    seen = []
+
+    def wrap(steps):
+        for s in steps:
+            seen.append(s)
+            yield s
+
+    G = datasets.load("email-Eu-core")
+    prep = geil.prepare(G)
+    res = prep.run(listing=True, window=2000, progress=wrap)
+    assert res.exact and res.windows > 1 and seen == list(range(res.windows))
+
+    def interrupt(steps):
+        for i, s in enumerate(steps):
+            if i == 1:
+                raise KeyboardInterrupt
+            yield s
+
+    pool = cupy.get_default_memory_pool()
+    before = pool.used_bytes()
+    with pytest.raises(KeyboardInterrupt, match=r"omega >= \d+ \(clique \[.*\]\), omega <= \d+"):
+        prep.run(listing=True, window=2000, heuristic="none", progress=interrupt)
+    assert pool.used_bytes() <= before
+    assert prep.run(listing=True).answer == res.answer

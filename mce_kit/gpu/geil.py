@@ -29,6 +29,14 @@ The search, step by step:
 6. ``time_limit_s``: past it the search stops cleanly; the result then says
    ``status == "bound only"`` with the best clique found (``answer`` is None).
 
+The public calls ``max_cliques(G)`` and ``clique_number(G)`` first take the bounds of
+``mce_kit.bounds`` (greedy clique, core and colouring bounds): ``clique_number`` launches nothing
+when they meet, and otherwise the search runs on the (lower - 1)-core with the bounds' clique as its
+starting ``w`` (``run(lower_clique=, upper=)``). ``run(progress=True)`` ticks a bar per window (the
+level and its entries beside it); Ctrl-C between steps frees the device buffers and raises
+KeyboardInterrupt naming the best clique found and the bounds; a list of maximum cliques that
+would not fit in memory is refused with MemoryError.
+
 ``prepare(G, device="cpu")`` runs the same steps with NumPy twins of the kernels (tests
 and machines without a GPU).
 """
@@ -40,8 +48,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..bounds import clique_bounds, core_subgraph
 from ..cpu.maxclique import colour_order
-from ..graph import Graph
+from ..graph import Graph, positions
 from .launch import free_bytes, params_dtype, plan_passes, set_params
 
 HEURISTICS = ("none", "single-degree", "single-core", "multi-degree", "multi-core")
@@ -119,9 +128,15 @@ class Prepared:
     upper: int              # max core number + 1 >= omega
     density: float
     prep_s: float = 0.0
+    names: np.ndarray | None = None  # vertex ids in the caller's graph when G is its reduced core
 
-    def run(self, *, listing=False, omega_only=False, **params) -> GeilResult:
-        return _run(self, listing=listing, omega_only=omega_only, **params)
+    def run(self, *, listing=False, omega_only=False, lower_clique=None, upper=None, progress=None,
+            **params) -> GeilResult:
+        """The search. ``lower_clique`` (ids of G): a clique known already, the starting bound;
+        ``upper``: a known upper bound on omega; ``progress``: True or a wrapper of an iterable
+        (a bar ticking per window, the level and entries as its postfix)."""
+        return _run(self, listing=listing, omega_only=omega_only, lower_clique=lower_clique, upper=upper,
+                    progress=progress, **params)
 
 
 def prepare(G: Graph, device: str = "gpu") -> Prepared:
@@ -421,7 +436,33 @@ def _parent_cliques(levels, parents, xp):
     return xp.stack(cols[::-1], axis=1) if cols else xp.empty((len(parents), 0), dtype=xp.int32)
 
 
-def _run(prep: Prepared, *, listing, omega_only, **params) -> GeilResult:
+def _run(prep: Prepared, *, listing, omega_only, lower_clique=None, upper=None, progress=None,
+         **params) -> GeilResult:
+    """``_search`` with Ctrl-C handled between steps of the host loop: the device buffers are freed
+    and KeyboardInterrupt names the best clique found and the bounds."""
+    state = {"best": np.asarray(lower_clique if lower_clique is not None else [], dtype=np.int64),
+             "upper": prep.upper if upper is None else min(prep.upper, int(upper)), "bar": None}
+    try:
+        return _search(prep, state, listing=listing, omega_only=omega_only, lower_clique=lower_clique,
+                       progress=progress, **params)
+    except KeyboardInterrupt as stop:
+        stop.__traceback__ = None  # drop the search's frames, and with them its device arrays
+        del stop
+        if prep.device == "gpu":
+            import cupy
+
+            cupy.get_default_memory_pool().free_all_blocks()
+        best = state["best"] if prep.names is None else prep.names[state["best"]]
+        best = sorted(best.tolist())
+        raise KeyboardInterrupt(f"Geil stopped: omega >= {len(best)} (clique {best}), "
+                                f"omega <= {state['upper']}") from None
+    finally:
+        if state["bar"] is not None:
+            state["bar"].close()
+
+
+def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, progress,
+            **params) -> GeilResult:
     p = _check(params)
     G, n = prep.G, len(prep.degree)
     t_start = time.perf_counter()
@@ -450,7 +491,8 @@ def _run(prep: Prepared, *, listing, omega_only, **params) -> GeilResult:
     by = "core" if h.endswith("core") else "degree"
     score_h = prep.core if by == "core" else prep.degree
     score = ops.asarray(score_h)
-    if h == "none":
+    known = lower_clique is not None and len(lower_clique) >= state["upper"]
+    if h == "none" or known:  # no heuristic needed where the clique given meets the upper bound
         w, best_clique = 1, np.array([int(prep.o_src[0])], dtype=np.int32)
     else:
         ranked = prep.by_score[by]
@@ -459,12 +501,19 @@ def _run(prep: Prepared, *, listing, omega_only, **params) -> GeilResult:
         sizes = ops.greedy(score, seeds)
         i = int(xp.argmax(sizes))
         w, best_clique = ops.greedy(score, seeds[i:i + 1], record=True)
+    if lower_clique is not None and len(lower_clique) > w:  # a clique known before (mce_kit.bounds)
+        w, best_clique = len(lower_clique), positions(prep.order)[np.asarray(lower_clique)].astype(np.int32)
     omega_hat = int(w)
     timings["heuristic"] = elapsed() * 1e3
     lower = omega_hat  # size of the best clique known
 
-    # omega alone and the bound meets the core upper bound: done
-    if omega_only and lower >= prep.upper:
+    def note(clique):  # the best clique so far, for a Ctrl-C message (ids of G)
+        if len(clique) > len(state["best"]):
+            state["best"] = prep.order[np.asarray(clique, dtype=np.int64)]
+
+    note(best_clique)
+    # omega alone and the bound meets the upper bound: done
+    if omega_only and lower >= state["upper"]:
         return _finish(prep, ops, p, base, gpu, locals(), lower, None, None, best_clique, "heuristic", [], 0,
                        ops.base_bytes, omega_hat, True, timings, counters)
 
@@ -490,6 +539,11 @@ def _run(prep: Prepared, *, listing, omega_only, **params) -> GeilResult:
     stopped = False
     method = "windowed" if len(wins) > 1 else "bfs"
     wi = 0
+    if progress:
+        from ..maxclique_engine import RootBar
+
+        state["bar"] = RootBar(progress, len(wins), "Geil windows")
+    bar = state["bar"]
     budget_levels = int(p["level_bytes"])
     if gpu:
         budget_levels = min(budget_levels, int(0.45 * free_bytes()))
@@ -532,6 +586,8 @@ def _run(prep: Prepared, *, listing, omega_only, **params) -> GeilResult:
             levels.append((vid, sid))
             held += 8 * total
             k += 1
+            if bar is not None:
+                bar.postfix(window=wi + 1, level=k, entries=total)
         if stopped:
             break
         while len(level_sizes) < len(levels):
@@ -550,6 +606,8 @@ def _run(prep: Prepared, *, listing, omega_only, **params) -> GeilResult:
             groups.append((R, j - 1, vj, ptr))
             counters["dfs_level"] = j
             wi += 1
+            if bar is not None:
+                bar.update(1)
             if dense:
                 continue
             method = ("windowed" if len(wins) > 1 else "bfs") + "+dfs"
@@ -563,7 +621,10 @@ def _run(prep: Prepared, *, listing, omega_only, **params) -> GeilResult:
             if listing or not found:
                 M = _parent_cliques(levels[:L], xp.arange(len(last)), xp)
                 found.append(ops.get(M) if listing else ops.get(M[:1]))
+                note(found[0][0])
         wi += 1
+        if bar is not None:
+            bar.update(1)
         del levels
     if stopped:
         return _finish(prep, ops, p, base, gpu, locals(), max(lower, best_bfs), None, None,
@@ -595,6 +656,9 @@ def _run(prep: Prepared, *, listing, omega_only, **params) -> GeilResult:
             peak = max(peak, ops.base_bytes + pk)
             if slot is not None and len(slot) > len(best_clique):
                 best_clique = slot
+                note(slot)
+            if bar is not None:
+                bar.postfix(dfs="bound", best=int(best[0]))
             if stop_:
                 stopped = True
                 break
@@ -626,11 +690,14 @@ def _run(prep: Prepared, *, listing, omega_only, **params) -> GeilResult:
                         stopped = True
                         break
                     if listing and n_rec > cap:
+                        _room(count + n_rec, omega, gpu)
                         cap = n_rec  # the kernel counted what it needed: run the group again
                         continue
                     break
                 if stopped:
                     break
+                if bar is not None:
+                    bar.postfix(dfs="ties", found=count + n_rec)
                 count += n_rec
                 if listing and n_rec:
                     cliques.append(rec)
@@ -644,6 +711,7 @@ def _run(prep: Prepared, *, listing, omega_only, **params) -> GeilResult:
                            "(internal error; please report)")
     clique_list = None
     if listing and not omega_only:
+        _room(count, omega, False)
         rows = [c for c in cliques if len(c)]
         M = np.concatenate(rows) if rows else np.empty((0, omega), np.int32)
         M = np.sort(prep.order[M], axis=1)
@@ -651,6 +719,22 @@ def _run(prep: Prepared, *, listing, omega_only, **params) -> GeilResult:
     return _finish(prep, ops, p, base, gpu, locals(), omega, count, clique_list,
                    _best(best_clique, found, omega), method, level_sizes, len(wins), peak, omega_hat, True,
                    timings, counters)
+
+
+def _room(n_cliques: int, omega: int, device: bool) -> None:
+    """MemoryError, before any shortage, where ``n_cliques`` maximum cliques would not fit as the
+    Python list returned (and, with ``device``, as the kernel's records in free device memory)."""
+    from ..maxclique_engine import MEMORY_SHARE, available_bytes, bytes_per_clique
+
+    need, have = n_cliques * bytes_per_clique(omega), MEMORY_SHARE * available_bytes()
+    if need > have:
+        raise MemoryError(f"Geil max_cliques: {n_cliques:,} maximum cliques of size {omega} need "
+                          f"{need / 2**30:.2f} GiB as lists; {have / 2**30:.2f} GiB allowed "
+                          f"({MEMORY_SHARE:.0%} of what is available). clique_number(G) gives omega alone")
+    if device and 4 * n_cliques * omega > 0.8 * free_bytes():
+        raise MemoryError(f"Geil max_cliques: {n_cliques:,} maximum cliques of size {omega} need "
+                          f"{4 * n_cliques * omega / 2**30:.2f} GiB of device memory; "
+                          f"{free_bytes() / 2**30:.2f} GiB free")
 
 
 def _best(best_clique, found, size):
@@ -685,18 +769,48 @@ def _finish(prep, ops, p, base, gpu, scope, omega, count, cliques, best_clique, 
         prep_s=prep.prep_s, params=params, timings=timings, counters=counters)
 
 
-def max_cliques(G: Graph, device: str = "gpu", **params) -> tuple[int, list[list[int]]]:
-    """(omega, every maximum clique as sorted vertex ids of ``G``); TimeoutError when stopped early."""
-    res = prepare(G, device).run(listing=True, **params)
-    if not res.exact:
-        raise TimeoutError(f"Geil: bound only: omega >= {res.omega} (clique {res.best_clique}); "
-                           f"stopped at the time budget of {params.get('time_limit_s')} s")
-    return res.omega, res.cliques
+def _bounded(G: Graph):
+    """(bounds of G, the subgraph holding every maximum clique, its vertices' ids in G, the bounds'
+    clique in the subgraph's ids): the (lower - 1)-core of G (mce_kit.bounds)."""
+    b = clique_bounds(G)
+    H, ids = core_subgraph(G, b.core, b.lower - 1)
+    rank = np.full(G.n, -1, dtype=np.int64)
+    rank[ids] = np.arange(len(ids))
+    return b, H, ids, rank[b.clique]
 
 
-def clique_number(G: Graph, device: str = "gpu", **params) -> int:
-    """omega alone (stops as soon as the bound meets the core upper bound)."""
-    res = prepare(G, device).run(omega_only=True, **params)
+def _stopped(res: GeilResult, b, params) -> TimeoutError:
+    return TimeoutError(f"Geil: bound only: omega >= {res.omega} (clique {res.best_clique}), "
+                        f"omega <= {b.upper}; stopped at the time budget of {params.get('time_limit_s')} s")
+
+
+def max_cliques(G: Graph, device: str = "gpu", progress=None, **params) -> tuple[int, list[list[int]]]:
+    """(omega, every maximum clique as sorted vertex ids of ``G``); TimeoutError when stopped early.
+    The search runs on the (lower - 1)-core of the bounds, starting from their clique."""
+    if G.n == 0:
+        return 0, []
+    b, H, ids, start = _bounded(G)
+    prep = prepare(H, device)
+    prep.names = ids
+    res = prep.run(listing=True, lower_clique=start, upper=b.upper, progress=progress, **params)
     if not res.exact:
-        raise TimeoutError(f"Geil: bound only: omega >= {res.omega}; stopped at the time budget")
+        res.best_clique = sorted(ids[res.best_clique].tolist())
+        raise _stopped(res, b, params)
+    if res.omega == 1:  # no edges: every vertex of G is a maximum clique
+        return 1, [[v] for v in range(G.n)]
+    M = np.asarray(res.cliques, dtype=np.int64).reshape(len(res.cliques), res.omega)
+    return res.omega, sorted(np.sort(ids[M], axis=1).tolist())
+
+
+def clique_number(G: Graph, device: str = "gpu", progress=None, **params) -> int:
+    """omega alone: the bounds when they meet (no kernel), else the search on the reduced core."""
+    b, H, ids, start = _bounded(G)
+    if b.exact:
+        return b.lower
+    prep = prepare(H, device)
+    prep.names = ids
+    res = prep.run(omega_only=True, lower_clique=start, upper=b.upper, progress=progress, **params)
+    if not res.exact:
+        res.best_clique = sorted(ids[res.best_clique].tolist())
+        raise _stopped(res, b, params)
     return res.omega
