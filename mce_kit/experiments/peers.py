@@ -648,8 +648,9 @@ def _kept_rows(path: Path, host: str, pairs: list[Pair], sides: set[str]) -> pd.
     old = pd.read_csv(path, dtype=str, keep_default_na=False).reindex(columns=COLUMNS, fill_value="")
     keys = {p.key for p in pairs}
     side = old["role"].map(lambda r: "ours" if r == ROLES["ours"] else "peers")
-    again = (old["host"] == host) & [(p, g, q) in keys for p, g, q in zip(old["problem"], old["graph"],
-                                                                            old["params"], strict=True)]
+    same_pair = pd.Series([k in keys for k in zip(old["problem"], old["graph"], old["params"], strict=True)],
+                          index=old.index, dtype=bool)
+    again = (old["host"] == host) & same_pair
     return old[~(again & side.isin(sides))]
 
 

@@ -40,7 +40,7 @@ def seconds(x) -> str:
 
 
 def _ratio(x) -> str:
-    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.2g}x"
+    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3g}x"
 
 
 def _frame(df):
