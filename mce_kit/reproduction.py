@@ -134,6 +134,7 @@ def scoreboard() -> pd.DataFrame:
     """One row per item of FIGURES.md: paper, item, what, theirs, state, ours, reason, device, date."""
     reports = {paper: paper_status(paper) for paper in PAPERS}
     shared = multigpu_status()
+    shared.update(importlib.import_module("mce_kit.experiments.peers").status())  # the peers, issue 24
     rows = []
     for it in CATALOGUE:
         st = shared.get((it.paper, it.item)) or reports[it.paper].get(
