@@ -779,6 +779,23 @@ def _bounded(G: Graph):
     return b, H, ids, rank[b.clique]
 
 
+def _prepared(G: Graph, device: str, search: bool = True):
+    """(bounds, the prepared reduced core or None, its ids in G, the start clique), kept with ``G``
+    (``mce_kit.prepared``): a warm call goes straight to the search, or for omega to the bounds."""
+    from ..prepared import kept
+
+    b, H, ids, start = kept(G, ("geil-bounds",), lambda: _bounded(G))
+    if not search:
+        return b, None, ids, start
+
+    def build():
+        prep = prepare(H, device)
+        prep.names = ids
+        return prep
+
+    return b, kept(G, ("geil", device), build), ids, start
+
+
 def _stopped(res: GeilResult, b, params) -> TimeoutError:
     return TimeoutError(f"Geil: bound only: omega >= {res.omega} (clique {res.best_clique}), "
                         f"omega <= {b.upper}; stopped at the time budget of {params.get('time_limit_s')} s")
@@ -789,9 +806,7 @@ def max_cliques(G: Graph, device: str = "gpu", progress=None, **params) -> tuple
     The search runs on the (lower - 1)-core of the bounds, starting from their clique."""
     if G.n == 0:
         return 0, []
-    b, H, ids, start = _bounded(G)
-    prep = prepare(H, device)
-    prep.names = ids
+    b, prep, ids, start = _prepared(G, device)
     res = prep.run(listing=True, lower_clique=start, upper=b.upper, progress=progress, **params)
     if not res.exact:
         res.best_clique = sorted(ids[res.best_clique].tolist())
@@ -804,11 +819,10 @@ def max_cliques(G: Graph, device: str = "gpu", progress=None, **params) -> tuple
 
 def clique_number(G: Graph, device: str = "gpu", progress=None, **params) -> int:
     """omega alone: the bounds when they meet (no kernel), else the search on the reduced core."""
-    b, H, ids, start = _bounded(G)
+    b, _, ids, start = _prepared(G, device, search=False)
     if b.exact:
         return b.lower
-    prep = prepare(H, device)
-    prep.names = ids
+    prep = _prepared(G, device)[1]
     res = prep.run(omega_only=True, lower_clique=start, upper=b.upper, progress=progress, **params)
     if not res.exact:
         res.best_clique = sorted(ids[res.best_clique].tolist())
