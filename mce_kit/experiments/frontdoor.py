@@ -27,6 +27,8 @@ from ..measure import provenance, write_rows
 from ..references import RESULTS
 
 KS = (4, 6, 8)
+COLUMNS = ["problem", "graph", "repeats", "kernel_ms", "kernel_ok", "cold_ms", "warm_ms", "warm_min_ms",
+           "warm_max_ms", "call_ok", "answer"]
 
 
 def _with_reference(problem: str, **keys) -> list[str]:
@@ -99,7 +101,7 @@ def measure_all(repeats: int = 5, quick: bool = False, only=None):
                            call_ok={int(a) for a in answers + [first]} == {int(want)})
             row["answer"] = int(want) if want is not None else None
             print(row, flush=True)
-            yield pd.DataFrame([row])
+            yield pd.DataFrame([row]).reindex(columns=COLUMNS)
 
 
 def main(argv=None) -> int:
