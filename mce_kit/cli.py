@@ -102,7 +102,7 @@ def _count(args) -> None:
     else:
         t = time.perf_counter()
         omega, cliques = api.max_cliques(G, **opts)
-        device = api._device(args.device, PROBLEMS["maxclique"])
+        device = api._device(args.device, PROBLEMS["maxclique"], api._geil)
         print(f"omega: {omega}, maximum cliques: {len(cliques)}  ({device}, {time.perf_counter() - t:.2f} s)")
         return
     what = f"{args.k}-cliques" if args.problem == "kclique" else PROBLEMS[args.problem]
