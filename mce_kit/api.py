@@ -542,7 +542,7 @@ def _distributed(call: str, graph, client, gpus, device, **params) -> Count:
 
 
 K_ALGORITHMS = ("auto", "listing", "pivot")
-PIVOT_FROM_K = 6  # GPU: from this k on, the pivot counter answers sooner than listing (frontdoor.csv)
+PIVOT_FROM_K = 8  # GPU: from this k on, pivoting beat listing on most bundled graphs (frontdoor.csv, H100)
 
 
 def k_clique_algorithm(k: int, algorithm: str = "auto") -> str:

@@ -83,9 +83,17 @@ def relabel_arrays(indptr, indices, order, xp=np) -> tuple:
     return csr_from_keys(xp.sort(key), n, xp)
 
 
+def peel(G: Graph) -> tuple[np.ndarray, np.ndarray]:
+    """(degeneracy order, core numbers) of ``G``: ``peel_arrays``' batches, compiled
+    (``order_fast``; the same arrays)."""
+    from .order_fast import peel as compiled
+
+    return compiled(G.indptr, G.indices)
+
+
 def core_numbers(G: Graph) -> np.ndarray:
     """Core number of every vertex (int32): the largest k with v in the k-core."""
-    return peel_arrays(G.indptr, G.indices)[1]
+    return peel(G)[1]
 
 
 def degeneracy_order(G: Graph) -> np.ndarray:
@@ -95,7 +103,7 @@ def degeneracy_order(G: Graph) -> np.ndarray:
     every vertex has at most its core number, so at most ``degeneracy(G)``,
     neighbours later in the order.
     """
-    return peel_arrays(G.indptr, G.indices)[0]
+    return peel(G)[0]
 
 
 def degeneracy(G: Graph) -> int:

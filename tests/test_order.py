@@ -94,3 +94,17 @@ def test_million_edges_ordered_fast():
     elapsed = time.perf_counter() - t
     assert elapsed < 2.0, f"degeneracy order of 10^6 edges took {elapsed:.2f} s"
     assert later_neighbours(G, order).max() <= degeneracy(G)
+
+
+def test_the_compiled_peel_takes_the_same_batches():
+    """order_fast.peel gives peel_arrays' order and core numbers, array for array."""
+    from graph_families import from_networkx, random_nx_graphs
+
+    from mce_kit import datasets
+    from mce_kit.order import peel_arrays
+    from mce_kit.order_fast import peel
+
+    graphs = [from_networkx(H) for H in random_nx_graphs(80, seed=4)] + [datasets.load("CA-GrQc")]
+    for G in graphs:
+        a, b = peel_arrays(G.indptr, G.indices), peel(G.indptr, G.indices)
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]), G.name

@@ -87,3 +87,15 @@ def test_many_calls_over_many_graphs_stay_under_the_budget():
         gmbe.prepared(B)
         peak = max(peak, prepared.kept_bytes())
     assert peak <= 4 << 20
+
+
+def test_the_k_clique_rule_follows_the_committed_measurement():
+    from mce_kit import api
+    from mce_kit.experiments import frontdoor
+
+    assert api.PIVOT_FROM_K == frontdoor.pivot_from_k(frontdoor.load())
+    assert api.k_clique_algorithm(api.PIVOT_FROM_K) == "pivot"
+    assert api.k_clique_algorithm(api.PIVOT_FROM_K - 1) == "listing"
+    assert api.k_clique_algorithm(3, "pivot") == "pivot"
+    with pytest.raises(ValueError, match="algorithm must be"):
+        api.k_clique_algorithm(4, "fast")

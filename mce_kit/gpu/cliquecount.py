@@ -92,7 +92,8 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, **params) -> Result:
     n_leaves = (K + 1) * pc
     run = K >= 3 and len(chosen)
     if run:
-        need = work_words(ori.bound[chosen])
+        need = (work_words(ori.bound[chosen]) if tasks is not None else
+                ori.remember(("pivot work",), lambda: work_words(ori.bound)))
         n_workers = _sms() * int(p["warps_per_sm"])
         budget = int(max_buffer_bytes or 0.4 * free_bytes())
         plan = plan_passes({"work": need}, n_workers, budget, "clique counts",

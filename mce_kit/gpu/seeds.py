@@ -36,15 +36,15 @@ def ordered_csr(G: Graph, device: str = "auto"):
 
 
 def _ordered_csr(G: Graph, device: str):
-    from ..order import peel_arrays
+    from ..order import relabel_arrays
+    from ..order_fast import peel
     from . import prep
 
     if prep.use_gpu(len(G.indices), device):
         order, core, indptr, indices = prep.degeneracy_csr(G.indptr, G.indices)
     else:
-        order, core = peel_arrays(G.indptr, G.indices)
-        H = G.relabel(order)
-        indptr, indices = H.indptr, H.indices
+        order, core = peel(G.indptr, G.indices)
+        indptr, indices = relabel_arrays(G.indptr, G.indices, order)
     indptr = np.ascontiguousarray(indptr, dtype=np.int32)
     indices = np.ascontiguousarray(indices, dtype=np.int32)
     isolated = np.flatnonzero(np.diff(indptr) == 0).astype(np.int32)
