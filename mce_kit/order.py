@@ -85,8 +85,8 @@ def relabel_arrays(indptr, indices, order, xp=np) -> tuple:
 
 def peel(G: Graph) -> tuple[np.ndarray, np.ndarray]:
     """(degeneracy order, core numbers) of ``G``: ``peel_arrays``' batches, compiled
-    (``order_fast``; the same arrays)."""
-    from .order_fast import peel as compiled
+    (``compiled``; the same arrays)."""
+    from .compiled import peel as compiled
 
     return compiled(G.indptr, G.indices)
 

@@ -212,3 +212,20 @@ def test_donation_option_and_its_plans():
     # the donors' 2-hop sets live in the arena: every seed with a tree below its root gets a slot
     assert (slot == ((deg >= 2) & (prep.nw - 1 >= 2))).all()
     assert gmbe.queue_bound(prep, idx, p) == 1 + gmbe.DONATE_QUEUE
+
+
+def test_two_hop_sizes_are_the_rows_of_the_sparse_product():
+    import scipy.sparse as sp
+    from graph_families import random_bipartite
+
+    from mce_kit.compiled import two_hop_sizes
+    from mce_kit.gpu import gmbe
+
+    for seed in range(12):
+        B = random_bipartite(25, 15, (0.05, 0.2, 0.5)[seed % 3], seed=seed)
+        prep = gmbe.prepare(B)
+        A = sp.csr_matrix((np.ones(B.m), prep.u_indices, prep.u_indptr), shape=(B.n_u, B.n_v))
+        want = np.diff((A.T @ A).tocsr().indptr)
+        got = two_hop_sizes(prep.v_indptr, prep.v_indices, prep.u_indptr, prep.u_indices)
+        assert np.array_equal(got, want) and np.array_equal(prep.nw, want[prep.seeds])
+        assert np.array_equal(prep.p2, (A.T @ np.diff(prep.u_indptr))[prep.seeds])

@@ -97,12 +97,12 @@ def test_million_edges_ordered_fast():
 
 
 def test_the_compiled_peel_takes_the_same_batches():
-    """order_fast.peel gives peel_arrays' order and core numbers, array for array."""
+    """compiled.peel gives peel_arrays' order and core numbers, array for array."""
     from graph_families import from_networkx, random_nx_graphs
 
     from mce_kit import datasets
+    from mce_kit.compiled import peel
     from mce_kit.order import peel_arrays
-    from mce_kit.order_fast import peel
 
     graphs = [from_networkx(H) for H in random_nx_graphs(80, seed=4)] + [datasets.load("CA-GrQc")]
     for G in graphs:

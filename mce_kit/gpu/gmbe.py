@@ -158,7 +158,8 @@ def _tw(tau: int) -> int:
 
 def prepare(B: BipartiteGraph) -> Prepared:
     """Number V by (degree, id), build both CSRs and each seed's 2-hop size (not part of the timed phase)."""
-    import scipy.sparse as sp
+    from ..compiled import two_hop_sizes
+    from ..order import _neighbours_of
 
     if not isinstance(B, BipartiteGraph):
         raise TypeError(f"gmbe.prepare needs a BipartiteGraph, got {type(B).__name__}")
@@ -176,15 +177,13 @@ def prepare(B: BipartiteGraph) -> Prepared:
     deg_r = deg_v[order]
     v_indptr = np.zeros(B.n_v + 1, dtype=np.int64)
     np.cumsum(deg_r, out=v_indptr[1:])
-    v_indices = np.concatenate([B.v_neighbors(v) for v in order]).astype(np.int32) if B.m else \
-        np.zeros(0, np.int32)
+    v_indices = _neighbours_of(B.v_indptr, B.v_indices, order).astype(np.int32)
     if B.m >= 2**31:
         raise ValueError(f"gmbe: {B.m} edges; the kernel indexes edges with 32-bit ints")
-    A = sp.csr_matrix((np.ones(B.m, dtype=np.int32), u_indices, u_indptr), shape=(B.n_u, B.n_v))
     deg_u = np.diff(u_indptr)
-    p2_all = A.T @ deg_u  # sum of deg(u) over N(v), by rank
-    two_hop = (A.T @ A).tocsr()
-    nw_all = np.diff(two_hop.indptr)
+    p2_all = np.add.reduceat(deg_u[v_indices], v_indptr[:-1]) if B.m else np.zeros(B.n_v, np.int64)
+    p2_all[deg_r == 0] = 0  # reduceat repeats the next entry for an empty row
+    nw_all = two_hop_sizes(v_indptr, v_indices, u_indptr, u_indices)  # rows of A^T A, not formed
     seeds = np.flatnonzero(deg_r > 0).astype(np.int32)
     return Prepared(B, order, u_indptr.astype(np.int32), u_indices, v_indptr.astype(np.int32), v_indices,
                     seeds, nw_all[seeds].astype(np.int32), np.asarray(p2_all)[seeds].astype(np.int64),

@@ -36,8 +36,8 @@ def ordered_csr(G: Graph, device: str = "auto"):
 
 
 def _ordered_csr(G: Graph, device: str):
+    from ..compiled import peel
     from ..order import relabel_arrays
-    from ..order_fast import peel
     from . import prep
 
     if prep.use_gpu(len(G.indices), device):
