@@ -106,6 +106,14 @@ ax.figure.savefig(figures_dir() / "20_mce_gpu_example_tree.png", dpi=150)
 mk.viz.explore("mce-gpu Figure 1", "mce-gpu", seeds="vertex", induced="IPX", order="degeneracy")
 
 # %% [markdown]
+# The same steps as a table, for a reader without a live kernel: one row per
+# node in visiting order, with the sets the panel shows and `why` a branch was
+# pruned or skipped.
+
+# %%
+mk.viz.step_table("mce-gpu Figure 1", "mce-gpu", seeds="vertex", induced="IPX", order="degeneracy")
+
+# %% [markdown]
 # The same call as RDMCE, with `algorithm="mce-gpu"`: the CUDA kernel on a
 # GPU, the CPU oracle without one; the result says where it ran.
 

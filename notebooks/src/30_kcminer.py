@@ -113,6 +113,14 @@ ax.figure.savefig(figures_dir() / "30_kcminer_example_tree.png", dpi=150)
 mk.viz.explore(G_small, "KCMiner k-cliques", k=4, lam=0.2)
 
 # %% [markdown]
+# The same steps as a table, for a reader without a live kernel: one row per
+# node in visiting order, with the sets the panel shows and `why` a branch was
+# pruned or skipped.
+
+# %%
+mk.viz.step_table(G_small, "KCMiner k-cliques", k=4, lam=0.2)
+
+# %% [markdown]
 # How the edge tasks spread over workers: 4 simulated warps taking seeds from
 # a shared counter, each walking its seed's sub-tree alone (the lanes view of
 # the search-trees notebook).
@@ -122,6 +130,12 @@ G_mid = mk.datasets.load("johnson8-4-4")
 t_mid = mk.sim.kcminer(G_mid, 4, lam=0.25, store_sets=False)
 res = mk.sim.simulate(t_mid, "static", p=4)
 mk.viz.lanes(res)
+
+# %% [markdown]
+# The same run as a table of events (which warp took which edge task, when):
+
+# %%
+mk.viz.step_table(res)
 
 # %% [markdown]
 # ## The library call

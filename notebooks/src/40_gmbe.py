@@ -81,6 +81,14 @@ ax.figure.savefig(figures_dir() / "40_gmbe_example_tree.png", dpi=150)
 mk.viz.explore("GMBE+ G0 (bipartite)", "GMBE+ bicliques", prune=True, tau=32)
 
 # %% [markdown]
+# The same steps as a table, for a reader without a live kernel: one row per
+# node in visiting order, with the sets the panel shows and `why` a branch was
+# pruned or skipped.
+
+# %%
+mk.viz.step_table("GMBE+ G0 (bipartite)", "GMBE+ bicliques", prune=True, tau=32)
+
+# %% [markdown]
 # The node_buf of one seed, depth by depth (the model keeps a copy per node):
 
 # %%

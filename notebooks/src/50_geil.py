@@ -92,6 +92,14 @@ ax.figure.savefig(figures_dir() / "50_geil_example_tree.png", dpi=150)
 mk.viz.explore("random G(16, 0.45)", "Geil maximum cliques", window=0)
 
 # %% [markdown]
+# The same steps as a table, for a reader without a live kernel: one row per
+# node in visiting order, with the sets the panel shows and `why` a branch was
+# pruned or skipped.
+
+# %%
+mk.viz.step_table("random G(16, 0.45)", "Geil maximum cliques", window=0)
+
+# %% [markdown]
 # The library call: on a GPU it runs the kernels above, on a CPU the oracle.
 
 # %%
