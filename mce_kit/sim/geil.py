@@ -189,3 +189,18 @@ def _new_sublists(vid, sid, nbr):
             x += 1
         out.append(c)
     return out
+
+
+def levels(tree: SearchTree) -> list[dict]:
+    """The clique lists level by level: one row per entry (level 1: the source vertices) with its
+    clique, its new sublist and whether the bound cut it (``status`` "pruned", ``reason``)."""
+    rows = []
+    for i in range(len(tree)):
+        if tree.kind[i] == "forest":
+            continue
+        node = tree.node(i)
+        rows.append({"window": node.extra["window"], "level": node.extra["level"],
+                     "clique": "".join(tree.label_set("R", node.sets["R"])),
+                     "sublist": "".join(tree.label_set("P", node.sets["P"])), "status": node.status,
+                     "reason": node.reason or ""})
+    return rows

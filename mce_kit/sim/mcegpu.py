@@ -59,11 +59,14 @@ def mce_gpu(G, *, seeds: str = "vertex", induced: str = "IPX", order="degeneracy
     return tree
 
 
-def worker_list(G, p: int = 8, *, min_donate: int = 10, enabled: bool = True, costs: Costs | None = None,
-                **tree_options) -> tuple[SearchTree, SimResult]:
+PAPER_MIN_DONATE = 10  # mce-gpu Section 3.3: a branch is donated only if its |P| >= 10
+
+
+def worker_list(G, p: int = 8, *, min_donate: int = PAPER_MIN_DONATE, enabled: bool = True,
+                costs: Costs | None = None, **tree_options) -> tuple[SearchTree, SimResult]:
     """mce-gpu's search forest of ``G`` and ``p`` simulated blocks sharing it, with the worker list
-    (``enabled``) or without (each block keeps every sub-tree it takes). ``min_donate``: the paper's
-    |P| >= 10 rule. ``tree_options`` go to :func:`mce_gpu`.
+    (``enabled``) or without (each block keeps every sub-tree it takes). ``min_donate``: the smallest
+    |P| donated (the paper's rule: 10). ``tree_options`` go to :func:`mce_gpu`.
     """
     tree = mce_gpu(G, **tree_options)
     return tree, simulate(tree, "worklist" if enabled else "static", p, min_donate=min_donate, costs=costs)

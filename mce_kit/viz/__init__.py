@@ -16,11 +16,11 @@ from importlib import import_module
 _EXPORTS = {
     "plot_tree": "static", "plot_trees": "static", "plot_graph": "static", "plot_bitgrid": "static",
     "plot_lanes": "static",
-    "tree_view": "layout", "graph_layout": "layout",
+    "tree_view": "layout", "graph_layout": "layout", "step_table": "steps",
     "Explorer": "explorer", "explore": "explorer", "lanes": "explorer", "TreeView": "explorer",
     "LanesView": "explorer", "panel_state": "explorer", "worker_colour": "static",
     "paper_vs_ours": "paper", "mark_paper": "paper", "spread": "paper", "inside_spread": "paper",
-    "errorbars": "paper", "run_times": "paper", "step_table": "steps",
+    "errorbars": "paper", "run_times": "paper",
 }
 
 __all__ = sorted(_EXPORTS)

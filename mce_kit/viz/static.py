@@ -89,20 +89,25 @@ def plot_tree(tree, ax=None, *, focus: int = 0, max_nodes: int = 400, owner=None
     return ax
 
 
-def plot_trees(trees: dict, *, width: float = 5.5, height: float = 3.2, **kw):
+def plot_trees(trees: dict, *, title: str = "", width: float = 5.5, height: float = 3.2, **kw):
     """Several trees side by side, one axis each, titled by their keys (e.g. a switch off and on).
 
-    Each title adds the tree's node count, outputs and failed maximality checks; ``kw`` goes
-    to :func:`plot_tree`. Returns the figure.
+    Each title adds the tree's node count, outputs and (where any failed) maximality checks that
+    failed; ``title`` goes
+    above them all, ``kw`` to :func:`plot_tree`. Returns the figure.
     """
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(trees), figsize=(width * len(trees), height), layout="constrained",
                              squeeze=False)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    summaries = {name: tree.summary() for name, tree in trees.items()}
+    checks = any(s["failed_checks"] for s in summaries.values())
     for ax, (name, tree) in zip(axes[0], trees.items(), strict=True):
-        s = tree.summary()
-        plot_tree(tree, ax=ax, title=f"{name}: {s['nodes']} nodes, {s['outputs']} outputs, "
-                                     f"{s['failed_checks']} failed checks", **kw)
+        s = summaries[name]
+        plot_tree(tree, ax=ax, title=f"{name}: {s['nodes']} nodes, {s['outputs']} outputs"
+                  + (f", {s['failed_checks']} failed checks" if checks else ""), **kw)
     return fig
 
 
