@@ -291,8 +291,11 @@ def simulate(tree, scheme: str = "static", p: int = 8, *, tau: int = 24, min_don
             wk.next, wk.clock = advance(w, t)
             if scheme == "rdmce":
                 expose(w)
-            heapq.heappush(heap, (wk.clock, w))
-            continue
+            if wk.clock != t:  # a donation or an atomic took time: go on then (now, if no event comes first)
+                if heap and heap[0] < (wk.clock, w):
+                    heapq.heappush(heap, (wk.clock, w))
+                    continue
+                t = wk.clock
         if wk.next is None:
             finish_segment(wk, w, t)
             wk.clock = t
@@ -311,9 +314,7 @@ def simulate(tree, scheme: str = "static", p: int = 8, *, tau: int = 24, min_don
         wk.nodes += 1
         if kids[x]:
             wk.stack.append([x, deque(kids[x]), t + c])
-        wk.next, wk.clock = _ADVANCE, t + c
-        if scheme == "rdmce":
-            expose(w)
+        wk.next, wk.clock = _ADVANCE, t + c  # (its children are exposed once it is done, at t + c)
         heapq.heappush(heap, (t + c, w))
         if waiting and (exposed or queue):
             serve(t)

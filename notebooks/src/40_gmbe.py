@@ -77,9 +77,9 @@ on_g0
 
 # %% [markdown]
 # On G0 the two trees are the same: with one task per seed vertex, no candidate
-# keeps its local neighbourhood size after a sibling. (The paper's Example 4.1
-# prunes in the single tree from (U, ∅, V); the search-trees notebook steps
-# through that one.) Give G0 one more vertex, v5, adjacent to u2, u3 and u4, and
+# keeps its local neighbourhood size after a sibling. (The paper's own pruning
+# example prunes in the single tree from (U, ∅, V); the search-trees notebook
+# steps through that one.) Give G0 one more vertex, v5, adjacent to u2, u3 and u4, and
 # the rule fires. Under the seed v1, for instance, the child made by v4 has
 # L = {u2}; v5 meets L = {u1, u2} in u2 alone, the same as it meets the child's L,
 # so all of v5's neighbours in L are neighbours of v4 too. Every node below v5
