@@ -289,3 +289,25 @@ def test_lane_queue_fires_on_k11_and_spans_words():
     q = model.lane_queue(G, 5, order="natural")
     assert max(t["candidates"] for t in q.tasks) > 32
     assert q.count == sum(1 for _ in kclique.k_cliques(G, 5))
+
+
+@SETTINGS
+@given(B=bipartite_graphs(7))
+def test_every_pruned_branch_would_only_have_found_non_maximal_nodes(B):
+    on, off = sim.gmbe_plus(B, prune=True), sim.gmbe_plus(B, prune=False)
+    cuts = sim.gmbe.pruned_branches(on, off)
+    assert len(cuts) == sum(on.summary()["skipped"].values())
+    for row in cuts:
+        assert row["maximal"] is False and row["maximal below it"] == 0
+
+
+def test_geil_levels_list_each_entry_once():
+    G = examples.fringe_graph()
+    for bound in (False, True):
+        t = sim.geil_bfs(G, bound=bound)
+        rows = sim.geil.levels(t)
+        assert len(rows) == t.summary()["nodes"]
+        assert all(len(r["clique"]) == r["level"] for r in rows)
+        assert {r["clique"] for r in rows if r["level"] == 4} == {"ABCD"}
+    cut = {r["clique"] for r in sim.geil.levels(t) if r["status"] == "pruned"}
+    assert {"G", "H", "I", "AC"} <= cut  # dropped vertices, and AC: 2 + |{D}| < 4

@@ -266,7 +266,7 @@ def pruned_branches(on: SearchTree, off: SearchTree) -> list[dict]:
 
     One row per skipped candidate: its parent (L, R, C), the candidate dropped and the sibling whose
     child left |L ∩ N(v)| unchanged, and the node made by that candidate without pruning, with its
-    maximality check (a cut is safe when that node and everything below it are not maximal).
+    maximality check and the maximal bicliques below it (a cut is safe when there are none).
     """
     where = {tuple(sorted(off.sets(i).items())): i for i in range(len(off)) if off.kind[i] != "forest"}
     rows = []
@@ -281,8 +281,9 @@ def pruned_branches(on: SearchTree, off: SearchTree) -> list[dict]:
                "because": on.reason[i]}
         if made:
             c = made[0]
-            sub = off.subtree_sizes(skipped=False)[c]
+            below = [j for j in range(c + 1, len(off)) if c in off.path(j)]
             row.update({"without pruning: node made": off.describe(c).split(" ", 1)[1],
-                        "maximal": off.check[c], "nodes below it": int(sub) - 1})
+                        "maximal": off.check[c], "nodes below it": len(below),
+                        "maximal below it": sum(off.check[j] is True for j in below)})
         rows.append(row)
     return rows

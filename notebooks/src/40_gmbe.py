@@ -104,7 +104,7 @@ pd.DataFrame({k: summary(t) for k, t in trees.items()}).T
 
 # %%
 cuts = pd.DataFrame(mk.sim.gmbe.pruned_branches(on, off))
-assert len(cuts) and not cuts["maximal"].any()
+assert len(cuts) and not cuts["maximal"].any() and (cuts["maximal below it"] == 0).all()
 cuts
 
 # %% [markdown]
