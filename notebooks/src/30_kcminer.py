@@ -171,15 +171,16 @@ rounds, fires = queue.table("rounds", task=first), queue.table("fires", task=fir
 assert (rounds["queued"] < 2 * queue.lanes).all() and (fires["size"] <= queue.lanes).all()
 t0, full, last = tasks.loc[first], fires[~fires["end"]], fires[fires["end"]]
 assert len(full) > 0  # the queue fires on this task
+n_full = int((tasks["full fires"] > 0).sum())
 display(Markdown(  # noqa: F821
-    f"Simulation of one warp ({queue.lanes} lanes, a queue of {2 * queue.lanes} entries), task **{first}**: "
-    f"{t0['candidates']} candidates, so {t0['candidates']} of the {queue.lanes} lanes have a row, and "
-    f"{t0['pairs']} pairs in all. The queue fills for {int(full['round'].iloc[0])} rounds, then "
-    f"{len(full)} full group(s) of {queue.lanes} run, and the last {int(last['size'].sum())} pairs run at the "
-    f"end: {t0['fires']} rounds of sub-trees for the warp. Without the queue each lane runs its own row's "
-    f"pairs one after another, {t0['longest row']} rounds (the longest row), with fewer lanes busy each "
-    f"round. Of the {len(tasks)} edge tasks with candidates enough for a 5-clique, "
-    f"{int((tasks['full fires'] > 0).sum())} fire(s) a full group; "
+    f"Simulation of one warp ({queue.lanes} lanes, a queue of {2 * queue.lanes} entries), "
+    f"task **{first}**: {t0['candidates']} candidates, so {t0['candidates']} of the {queue.lanes} "
+    f"lanes have a row, and {t0['pairs']} pairs in all. The queue fills for "
+    f"{int(full['round'].iloc[0])} rounds, then {len(full)} full group(s) of {queue.lanes} run, and "
+    f"the last {int(last['size'].sum())} pairs run at the end: {t0['fires']} rounds of sub-trees for "
+    f"the warp. Without the queue each lane runs its own row's pairs one after another, "
+    f"{t0['longest row']} rounds (the longest row), with fewer lanes busy each round. Of the "
+    f"{len(tasks)} edge tasks with candidates enough for a 5-clique, {n_full} fire(s) a full group; "
     f"the others run all their pairs in one partial group at the end."))
 display(rounds)  # noqa: F821
 f = fig.plot_lane_queue(rounds, queue.lanes, fires=fires,

@@ -66,7 +66,8 @@ print("quick mode:", QUICK, "| GPU here:", mk.has_gpu())
 # %%
 def summary(tree):
     s = tree.summary()
-    return {"nodes": s["nodes"], "outputs": s["outputs"], "failed checks": s["failed_checks"], "work": s["work"],
+    return {"nodes": s["nodes"], "outputs": s["outputs"], "failed checks": s["failed_checks"],
+            "work": s["work"],
             "branches cut by pruning": sum(s["skipped"].values())}
 
 
