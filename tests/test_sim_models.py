@@ -215,3 +215,99 @@ def test_geil_windowing_holds_fewer_entries():
     full, windowed = sim.geil_bfs(G), sim.geil_bfs(G, window=20)
     assert windowed.meta["peak_entries"] < full.meta["peak_entries"]
     assert sorted(windowed.outputs) == sorted(full.outputs)
+
+
+# ---- the tiny examples' mechanisms -----------------------------------------------
+
+
+def test_g0_plus_v5_pruning_drops_only_non_maximal_branches():
+    B = examples.g0_plus_v5()
+    off, on = sim.gmbe_plus(B, prune=False), sim.gmbe_plus(B, prune=True)
+    assert sorted(off.outputs) == sorted(on.outputs) == bicliques(B)
+    a, b = off.summary(), on.summary()
+    assert b["nodes"] < a["nodes"] and b["failed_checks"] < a["failed_checks"]
+    assert a["nodes"] - b["nodes"] == a["failed_checks"] - b["failed_checks"]  # each cut node was a dead end
+    skipped = [(on.node(c).note, on.reason[c]) for c in range(len(on)) if on.status[c] == "skipped"]
+    assert skipped == [("v5", "|N_L| unchanged after v4"), ("v5", "|N_L| unchanged after v4"),
+                       ("v2", "|N_L| unchanged after v5")]
+
+
+@pytest.mark.parametrize("window", [None, 2])
+@SETTINGS
+@given(G=graphs(10))
+def test_geil_without_the_bound_lists_every_clique(G, window):
+    from graph_families import brute_force_cliques
+
+    t = sim.geil_bfs(G, bound=False, window=window)
+    omega, cliques = maxclique.max_cliques(G)
+    assert t.meta["omega"] == omega and as_set(t.outputs) == as_set(cliques)
+    assert t.summary()["pruned"] == {} and t.meta["dropped"] == []
+    if G.m:  # every clique of two or more vertices is one entry of some level
+        entries = sorted(tuple(sorted(t.sets(i)["R"])) for i in range(len(t)) if t.kind[i] == "node")
+        assert entries == as_set(c for c in brute_force_cliques(G) if len(c) >= 2)
+
+
+def test_geil_bound_removes_entries_on_the_fringe_graph():
+    G = examples.fringe_graph()
+    off, on = sim.geil_bfs(G, bound=False), sim.geil_bfs(G, bound=True)
+    assert off.outputs == on.outputs == [(0, 1, 2, 3)]
+    assert on.meta["omega_hat"] == on.meta["omega"] == 4  # the greedy pass finds ABCD
+    assert on.summary()["nodes"] < off.summary()["nodes"]
+    assert sorted(G.label(v) for v in on.meta["dropped"]) == ["G", "H", "I"]  # degree + 1 < 4
+
+
+@pytest.mark.parametrize("k", [5, 6])
+@pytest.mark.parametrize("lanes", [2, 4, 32])
+@SETTINGS
+@given(G=graphs(13))
+def test_lane_queue_counts_every_k_clique_once(G, k, lanes):
+    from mce_kit.sim import kclique as model
+
+    q = model.lane_queue(G, k, lanes=lanes)
+    assert q.count == sum(1 for _ in kclique.k_cliques(G, k))
+    for task in q.tasks:
+        fires = [f for f in q.fires if f["task"] == task["task"]]
+        assert sum(f["size"] for f in fires) == task["pairs"]  # every pair (i, j) fired once
+        assert all(f["size"] == lanes for f in fires if not f["end"])
+        ends = [f["size"] for f in fires if f["end"]]
+        assert len(ends) <= 1 and all(size < lanes for size in ends)  # one partial group, at the end
+    assert all(r["queued"] < 2 * lanes and r["left"] < lanes for r in q.rounds)  # fits the double buffer
+
+
+def test_lane_queue_fires_on_k11_and_spans_words():
+    from mce_kit.sim import kclique as model
+
+    q = model.lane_queue(examples.complete_graph(11), 5)
+    ab = [f for f in q.fires if f["task"] == "AB"]
+    assert [(f["size"], f["end"]) for f in ab] == [(32, False), (4, True)]  # 36 pairs: 32 + 4
+    assert all(f["end"] for f in q.fires if f["task"] != "AB")  # every other task has under 32 pairs
+    # two hubs joined to all of a sparse G(36, 0.4): the task (hub, hub) has 36 candidates, two words a row
+    H = examples.random_graph(38, 0.4, seed=1)
+    e = H.edges()
+    hubs = [(h, v) for h in (0, 1) for v in range(h + 1, 38)]
+    G = type(H).from_edges(38, list(e[:, 0]) + [a for a, _ in hubs], list(e[:, 1]) + [b for _, b in hubs])
+    q = model.lane_queue(G, 5, order="natural")
+    assert max(t["candidates"] for t in q.tasks) > 32
+    assert q.count == sum(1 for _ in kclique.k_cliques(G, 5))
+
+
+@SETTINGS
+@given(B=bipartite_graphs(7))
+def test_every_pruned_branch_would_only_have_found_non_maximal_nodes(B):
+    on, off = sim.gmbe_plus(B, prune=True), sim.gmbe_plus(B, prune=False)
+    cuts = sim.gmbe.pruned_branches(on, off)
+    assert len(cuts) == sum(on.summary()["skipped"].values())
+    for row in cuts:
+        assert row["maximal"] is False and row["maximal below it"] == 0
+
+
+def test_geil_levels_list_each_entry_once():
+    G = examples.fringe_graph()
+    for bound in (False, True):
+        t = sim.geil_bfs(G, bound=bound)
+        rows = sim.geil.levels(t)
+        assert len(rows) == t.summary()["nodes"]
+        assert all(len(r["clique"]) == r["level"] for r in rows)
+        assert {r["clique"] for r in rows if r["level"] == 4} == {"ABCD"}
+    cut = {r["clique"] for r in sim.geil.levels(t) if r["status"] == "pruned"}
+    assert {"G", "H", "I", "AC"} <= cut  # dropped vertices, and AC: 2 + |{D}| < 4

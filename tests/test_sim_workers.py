@@ -2,11 +2,13 @@
 
 import numpy as np
 import pytest
+from graph_families import graphs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mce_kit import sim
-from mce_kit.sim import examples, workers
+from mce_kit.cpu import mce
+from mce_kit.sim import examples, mcegpu, workers
 
 SCHEMES = workers.SCHEMES
 
@@ -114,3 +116,49 @@ def test_dataframe_helpers(trees):
     runs = {"a": workers.simulate(trees["vertex"], "static", 4)}
     act = workers.active_workers(runs, bins=10)
     assert len(act) == 10 and act["active"].max() <= 4 + 1e-9
+
+
+# ---- mce-gpu's worker list, modelled (sim.mcegpu.worker_list) ----------------------
+
+
+def _check_donations(t, r, min_donate):
+    """Each donation: seeds gone, |P| >= min_donate, the receiver waiting in the list, never itself."""
+    last_seed = max((e[0] for e in r.events if e[2] == "seed"), default=0.0)
+    waiting = set()
+    donations = 0
+    for time, w, ev, x, other in r.events:
+        if ev == "wait":
+            waiting.add(w)
+        elif ev == "donate":
+            donations += 1
+            assert time >= last_seed and t.cand[x] >= min_donate
+            assert other in waiting and other != w
+            waiting.discard(other)
+    assert donations == r.handoffs == len(r.arrows)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(G=graphs(12), p=st.integers(1, 10), min_donate=st.integers(1, 4), enabled=st.booleans(),
+       seeds=st.sampled_from(["vertex", "edge"]))
+def test_worker_list_blocks_find_exactly_the_oracles_cliques(G, p, min_donate, enabled, seeds):
+    t, r = mcegpu.worker_list(G, p, min_donate=min_donate, enabled=enabled, seeds=seeds)
+    found = [c for cs in r.outputs(t).values() for c in cs]
+    assert sorted(found) == sorted(tuple(sorted(int(v) for v in c)) for c in mce.maximal_cliques(G))
+    check_invariants(t, r)
+    _check_donations(t, r, min_donate)
+    if not enabled:
+        assert r.handoffs == 0 and not any(e[2] in ("donate", "wait") for e in r.events)
+
+
+def test_worker_list_donates_on_the_cocktail_party():
+    G = examples.cocktail_party(5)
+    t, on = mcegpu.worker_list(G, 8, min_donate=3)
+    _, off = mcegpu.worker_list(G, 8, min_donate=3, enabled=False)
+    assert on.handoffs > 0 and off.handoffs == 0
+    assert on.makespan < off.makespan
+    _check_donations(t, on, 3)
+    steps = on.steps(t)
+    assert list(steps["time"]) == sorted(steps["time"])
+    assert set(steps["event"]) >= {"takes seed", "joins the worker list", "donates branch to"}
+    # the paper's rule |P| >= 10: no branch of this graph is that large, so nothing is donated
+    assert mcegpu.worker_list(G, 8)[1].handoffs == 0

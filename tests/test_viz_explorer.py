@@ -115,3 +115,40 @@ def test_static_figures(tmp_path):
     r = sim.simulate(t, "worklist", 4, min_donate=1)
     static.plot_lanes(r)
     assert (tmp_path / "t.png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize("graph, algorithm, options", [
+    ("G0 + v5 (bipartite)", "GMBE+ bicliques", {"prune": True}),
+    ("4-clique with a fringe", "Geil maximum cliques", {"bound": False}),
+    ("cocktail party K(2,2,2,2,2)", "mce-gpu", {"seeds": "vertex", "order": "degeneracy"}),
+    ("mce-gpu Figure 1", "KCMiner k-cliques", {"k": 3, "lam": 0.2}),
+])
+def test_step_table_lists_the_explorers_tree(graph, algorithm, options):
+    from mce_kit.viz import steps
+
+    tree = explorer.Explorer(graph, algorithm, **options).tree
+    df = steps.step_table(graph, algorithm, **options)
+    assert list(df.index) == [i for i in range(len(tree)) if tree.kind[i] != "forest"]
+    for i in df.index:
+        for name, verts in tree.sets(i).items():
+            assert df.loc[i, name] == "{" + ",".join(tree.label_set(name, verts)) + "}"
+    assert (df["output"] != "").sum() == len(tree.outputs)
+    assert set(df["status"]) <= set(sim.tree.STATUSES)
+
+
+def test_step_table_needs_no_widget_library():
+    import subprocess
+    import sys
+
+    code = ("import sys; from mce_kit import viz; t = viz.step_table('mce-gpu Figure 1', 'mce-gpu'); "
+            "assert len(t) and 'anywidget' not in sys.modules and 'ipywidgets' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_step_table_of_a_simulation_is_its_event_log():
+    from mce_kit.sim import examples, mcegpu
+    from mce_kit.viz import steps
+
+    t, r = mcegpu.worker_list(examples.cocktail_party(5), 8, min_donate=3)
+    df = steps.step_table(r, tree=t)
+    assert df.equals(r.steps(t)) and len(df) == len(r.events)

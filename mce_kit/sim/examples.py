@@ -8,9 +8,17 @@ maximum degree); the edges of those two cliques are exactly that graph.
 examples give N(v1) = {u1,u2}, N(v2) = L_r = {u1,u2,u3,u4},
 N(v3) = {u1,u2,u4}, N(v4) = {u2,u4,u5}; this graph has the 6 maximal
 bicliques the caption announces.
+
+Made here to show one mechanism each on a graph small enough to trace by hand:
+``g0_plus_v5`` (GMBE+'s pruning fires in the one-task-per-vertex search),
+``fringe_graph`` (Geil's bound cuts most of the levels), ``cocktail_party``
+(deep, evenly branching trees: mce-gpu's worker list donates) and
+``complete_graph`` (one KCMiner edge task with more pairs than a warp has lanes).
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
@@ -37,6 +45,57 @@ def g0_bipartite() -> BipartiteGraph:
         v_labels=np.array([f"v{i}" for i in range(1, 5)]),
         name="GMBE+ G0",
     )
+
+
+def g0_plus_v5() -> BipartiteGraph:
+    """G0 with a fifth V vertex v5 adjacent to u2, u3, u4 (7 maximal bicliques).
+
+    Under the seed v1 (and again under v3) the child made by v4 leaves |L ∩ N(v5)|
+    unchanged, so GMBE+ drops v5 there, and under v4 the child made by v5 drops v2:
+    each dropped branch would only have found a non-maximal biclique.
+    """
+    nbrs = {1: [1, 2], 2: [1, 2, 3, 4], 3: [1, 2, 4], 4: [2, 4, 5], 5: [2, 3, 4]}
+    u = [a - 1 for b in nbrs for a in nbrs[b]]
+    v = [b - 1 for b in nbrs for a in nbrs[b]]
+    return BipartiteGraph.from_edges(
+        5, 5, u, v,
+        u_labels=np.array([f"u{i}" for i in range(1, 6)]),
+        v_labels=np.array([f"v{i}" for i in range(1, 6)]),
+        name="G0 + v5",
+    )
+
+
+def _lettered(edges: list[str], name: str) -> Graph:
+    """A graph from two-letter edges ("AB"), vertices numbered in alphabetical order."""
+    names = sorted({c for e in edges for c in e})
+    u = [names.index(e[0]) for e in edges]
+    v = [names.index(e[1]) for e in edges]
+    return Graph.from_edges(len(names), u, v, labels=np.array(names), name=name)
+
+
+def fringe_graph() -> Graph:
+    """A 4-clique ABCD with a fringe of triangles (ABE, CDF, DFG) and a path E-H-I: omega = 4."""
+    return _lettered("AB AC AD BC BD CD AE BE CF DF DG FG EH HI".split(), "4-clique with a fringe")
+
+
+def cocktail_party(pairs: int = 5) -> Graph:
+    """K(2, ..., 2): vertex pairs A/B, C/D, ...; every vertex adjacent to all but its partner.
+
+    Its 2^pairs maximal cliques take one vertex of each pair, so the search tree
+    branches in two at every level.
+    """
+    n = 2 * pairs
+    e = [(a, b) for a, b in itertools.combinations(range(n), 2) if a // 2 != b // 2]
+    lab = np.array([chr(65 + i) for i in range(n)]) if n <= 26 else None
+    return Graph.from_edges(n, [a for a, _ in e], [b for _, b in e], labels=lab,
+                            name=f"cocktail party K({', '.join(['2'] * pairs)})")
+
+
+def complete_graph(n: int) -> Graph:
+    """K_n with letters as labels when n <= 26."""
+    e = list(itertools.combinations(range(n), 2))
+    lab = np.array([chr(65 + i) for i in range(n)]) if n <= 26 else None
+    return Graph.from_edges(n, [a for a, _ in e], [b for _, b in e], labels=lab, name=f"K_{n}")
 
 
 def random_graph(n: int = 12, p: float = 0.4, seed: int = 0) -> Graph:

@@ -19,6 +19,9 @@ Windowing processes the sublists of level 2 a window at a time (the
 boundary moved to the end of a sublist) and raises w between windows, so
 only one window's levels are held at once.
 
+``bound=False`` switches steps 1-4's pruning off (w = 0): every clique of the
+graph is listed, level by level, which shows what the bound saves.
+
 Tree: sources are seeds, each entry a node with R = its clique and P = its
 new sublist; ids are assigned level by level (breadth first) per window.
 ``tree.meta["windows"]`` keeps each window's levels as (vertexID, sublistID).
@@ -59,7 +62,7 @@ def _score(G, by):
     raise ValueError("by must be 'degree' or 'core'")
 
 
-def geil_bfs(G, *, by: str = "degree", runs: int = 1, window: int | None = None,
+def geil_bfs(G, *, by: str = "degree", runs: int = 1, window: int | None = None, bound: bool = True,
          store_sets: bool = True) -> SearchTree:
     """Record the breadth-first search for all maximum cliques of ``G``.
 
@@ -70,11 +73,13 @@ def geil_bfs(G, *, by: str = "degree", runs: int = 1, window: int | None = None,
     n = G.n
     deg = G.degrees().tolist()
     score = _score(G, by) if n else []
-    w = greedy_bound(G, by=by, runs=runs)
+    w = greedy_bound(G, by=by, runs=runs) if bound else 0
     names = labels(G)
-    tree = SearchTree("geil", {"by": by, "runs": runs, "window": window}, names={"V": names},
+    tree = SearchTree("geil" + ("" if bound else "-nobound"),
+                      {"by": by, "runs": runs, "window": window, "bound": bound}, names={"V": names},
                       store_sets=store_sets)
     tree.meta.update(omega_hat=w, windows=[], entries=[])
+    tree.meta["dropped"] = [v for v in range(n) if score[v] + 1 < w]  # too few neighbours for the bound
     top = tree.add(-1, kind="forest", depth=0)
     nbr = [set(G.neighbors(v).tolist()) for v in range(n)]
     key = [(deg[v], v) for v in range(n)]
@@ -108,10 +113,12 @@ def geil_bfs(G, *, by: str = "degree", runs: int = 1, window: int | None = None,
         # level 2: entries (vertexID = t, sublistID = s) and their tree nodes
         vid, sid, node_of, clique = [], [], [], []
         for s, sub in group:
-            pruned = alive[s] is False or len(sub) + 1 < w
             i = tree.add(top, kind="seed", sets={"R": (s,), "P": tuple(sub)}, work=len(sub),
                          extra={"window": wi, "level": 1})
-            if pruned:
+            if not alive[s]:
+                tree.set(i, status="pruned", reason=f"{by} + 1 < bound {w}")
+                continue
+            if len(sub) + 1 < w:
                 tree.set(i, status="pruned", reason=f"sublist length + 1 < bound {w}")
                 continue
             for t in sub:
@@ -154,7 +161,8 @@ def geil_bfs(G, *, by: str = "degree", runs: int = 1, window: int | None = None,
             best_k, best_nodes = k, []
         if k == best_k and vid:
             best_nodes += list(zip(nodes_k, clique, strict=True))
-        w = max(w, k)  # raise the bound between windows
+        if bound:
+            w = max(w, k)  # raise the bound between windows
     for i, c in best_nodes:
         tree.set(i, check=True)
         tree.emit(i, tuple(sorted(c)))
@@ -181,3 +189,18 @@ def _new_sublists(vid, sid, nbr):
             x += 1
         out.append(c)
     return out
+
+
+def levels(tree: SearchTree) -> list[dict]:
+    """The clique lists level by level: one row per entry (level 1: the source vertices) with its
+    clique, its new sublist and whether the bound cut it (``status`` "pruned", ``reason``)."""
+    rows = []
+    for i in range(len(tree)):
+        if tree.kind[i] == "forest":
+            continue
+        node = tree.node(i)
+        rows.append({"window": node.extra["window"], "level": node.extra["level"],
+                     "clique": "".join(tree.label_set("R", node.sets["R"])),
+                     "sublist": "".join(tree.label_set("P", node.sets["P"])), "status": node.status,
+                     "reason": node.reason or ""})
+    return rows

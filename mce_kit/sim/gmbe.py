@@ -33,6 +33,7 @@ from ._common import bip_labels, bits, words
 from .tree import Grid, SearchTree
 
 INF = float("inf")
+NOT_MAXIMAL = "Γ(L) has a vertex outside R: not maximal"
 
 
 class NodeBuf:
@@ -180,7 +181,11 @@ class _Search:
         self.t.set(i, check=ok)
         if ok:
             self.t.emit(i, (self.U_ids(L), self.V_ids(R)))
+        else:
+            self.t.set(i, reason=NOT_MAXIMAL)
         self.expand(i, L, R, C, 0, bm)
+        if not ok and self.t.status[i] == "leaf":
+            self.t.set(i, status="dead")
 
     def record(self, parent, L, R, C, kind, work, D, bm):
         t, names = self.t, self.names
@@ -238,11 +243,13 @@ class _Search:
             t.set(child, check=ok)
             if ok:
                 t.emit(child, (self.U_ids(L2), self.V_ids(R2)))
-            elif t.store_sets:
-                t.set(child, note="Γ(L) has a vertex outside R: not maximal")
+            else:
+                t.set(child, reason=NOT_MAXIMAL)
             if bm2 is not bm and t.store_sets:
                 t.set(child, note="bitmap mode starts here (|L| <= tau)")
             self.expand(child, L2, R2, C2, D + 1, bm2)
+            if not ok and t.status[child] == "leaf":  # a leaf that failed the check: a dead end
+                t.set(child, status="dead")
             buf.pop(L2, D + 1)
             if self.prune:
                 for c in bits(C):
@@ -252,3 +259,31 @@ class _Search:
                             vn = self.names["V"]
                             t.skip(i, f"|N_L| unchanged after {vn[self.vorder[self.Vl[v]]]}",
                                    note=vn[self.vorder[self.Vl[c]]])
+
+
+def pruned_branches(on: SearchTree, off: SearchTree) -> list[dict]:
+    """Each branch pruning cut in ``on`` beside the node ``off`` (the same graph, pruning off) made there.
+
+    One row per skipped candidate: its parent (L, R, C), the candidate dropped and the sibling whose
+    child left |L ∩ N(v)| unchanged, and the node made by that candidate without pruning, with its
+    maximality check and the maximal bicliques below it (a cut is safe when there are none).
+    """
+    where = {tuple(sorted(off.sets(i).items())): i for i in range(len(off)) if off.kind[i] != "forest"}
+    rows = []
+    for i in range(len(on)):
+        if on.status[i] != "skipped":
+            continue
+        p, dropped = on.parent[i], on.node(i).note
+        q = where[tuple(sorted(on.sets(p).items()))]
+        made = [c for c in off.children[q]
+                if (off.node(c).extra or {}).get("traversed", [None])[-1] == dropped]
+        row = {"parent (L, R, C)": on.describe(p).split(" ", 1)[1], "dropped": dropped,
+               "because": on.reason[i]}
+        if made:
+            c = made[0]
+            below = [j for j in range(c + 1, len(off)) if c in off.path(j)]
+            row.update({"without pruning: node made": off.describe(c).split(" ", 1)[1],
+                        "maximal": off.check[c], "nodes below it": len(below),
+                        "maximal below it": sum(off.check[j] is True for j in below)})
+        rows.append(row)
+    return rows

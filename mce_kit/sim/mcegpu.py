@@ -18,6 +18,14 @@ X is split in two (mce-gpu Section 3.5):
 
 Each node records ``bits`` = {P, X_P} over the seed's columns and ``extra``
 = {X_X: the whole array as it stands, lpX: the level pointers down to it}.
+
+``worker_list`` runs simulated thread blocks over that forest (mce-gpu
+Section 3.3): blocks take sub-trees from a shared counter; once they are
+gone, a block that runs dry joins the worker list, and a busy block about to
+enter a branch with |P| >= ``min_donate`` that still has other branches at
+this level and at an earlier one donates that branch to the first block in
+the list. ``SimResult.steps(tree)`` lists who took, joined and donated what,
+when.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ import math
 from ._common import Positions, adjacency, bits, labels, resolve_order, words
 from .rdmce import _seeds
 from .tree import Grid, SearchTree
+from .workers import Costs, SimResult, simulate
 
 
 def mce_gpu(G, *, seeds: str = "vertex", induced: str = "IPX", order="degeneracy", store_sets: bool = True,
@@ -48,6 +57,19 @@ def mce_gpu(G, *, seeds: str = "vertex", induced: str = "IPX", order="degeneracy
     for R0, P0, X0 in _seeds(N, seeds):
         _Seed(tree, N, pos, induced, record_skipped, R0, P0, X0).run(top)
     return tree
+
+
+PAPER_MIN_DONATE = 10  # mce-gpu Section 3.3: a branch is donated only if its |P| >= 10
+
+
+def worker_list(G, p: int = 8, *, min_donate: int = PAPER_MIN_DONATE, enabled: bool = True,
+                costs: Costs | None = None, **tree_options) -> tuple[SearchTree, SimResult]:
+    """mce-gpu's search forest of ``G`` and ``p`` simulated blocks sharing it, with the worker list
+    (``enabled``) or without (each block keeps every sub-tree it takes). ``min_donate``: the smallest
+    |P| donated (the paper's rule: 10). ``tree_options`` go to :func:`mce_gpu`.
+    """
+    tree = mce_gpu(G, **tree_options)
+    return tree, simulate(tree, "worklist" if enabled else "static", p, min_donate=min_donate, costs=costs)
 
 
 class _Seed:

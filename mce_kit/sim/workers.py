@@ -24,9 +24,13 @@ Schemes, all starting with seeds handed out by a shared counter:
                the root and queues each child as a task; queued tasks go before
                new seeds.
 
+A worker picks its next branch when it has finished the node before (not when
+it starts it), so a donor sees the worker list as it stands at that moment.
+
 Results: per worker busy time (nodes), overhead (hand-offs), idle time, node
-count; the makespan; the number of hand-offs; a timeline of segments and an
-arrow per hand-off.
+count; the makespan; the number of hand-offs; a timeline of segments, an
+arrow per hand-off and a log of events (``SimResult.steps``: who took which
+seed, who joined the worker list, who handed which branch to whom, when).
 """
 
 from __future__ import annotations
@@ -38,6 +42,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 SCHEMES = ("static", "worklist", "rdmce", "tasks")
+EVENTS = {"seed": "takes seed", "task": "takes queued task", "pull": "pulls branch from",
+          "donate": "donates branch to", "wait": "joins the worker list", "idle": "waits for work"}
+_ADVANCE = -1  # a worker's next event picks its next branch
 
 
 @dataclass
@@ -64,6 +71,7 @@ class SimResult:
     segments: list = field(default_factory=list)  # (worker, start, end, root node, how)
     arrows: list = field(default_factory=list)  # (time, from worker, to worker, node)
     params: dict = field(default_factory=dict)
+    events: list = field(default_factory=list)  # (time, worker, event, node or -1, other worker or -1)
 
     @property
     def load_ratio(self) -> float:
@@ -99,6 +107,31 @@ class SimResult:
             lo, hi = np.clip(edges[:-1], s, e), np.clip(edges[1:], s, e)
             act += (hi - lo) / np.diff(edges)
         return pd.DataFrame({"time": edges[:-1], "active": act, "fraction": act / self.p})
+
+    def outputs(self, tree) -> dict:
+        """worker -> the outputs (e.g. maximal cliques) of the nodes it visited, in visiting order."""
+        found: dict = {w: [] for w in range(self.p)}
+        for j, i in enumerate(tree.output_node):
+            if self.owner[i] >= 0:
+                found[int(self.owner[i])].append(tree.outputs[j])
+        return found
+
+    def steps(self, tree=None):
+        """The event log as a table, in time order: time, worker, event, other worker, node (its sets
+        and |P| with ``tree``)."""
+        import pandas as pd
+
+        rows = []
+        for t, w, ev, x, other in self.events:
+            row = {"time": t, "worker": f"w{w}", "event": EVENTS[ev],
+                   "other worker": f"w{other}" if other >= 0 else "", "node": x if x >= 0 else pd.NA}
+            if tree is not None:
+                row["node sets"] = tree.describe(x).split(" ", 1)[1] if x >= 0 else ""
+                row["|P|"] = tree.cand[x] if x >= 0 else pd.NA
+            rows.append(row)
+        cols = ["time", "worker", "event", "other worker", "node"] + (["node sets", "|P|"] if tree else [])
+        df = pd.DataFrame(rows, columns=cols)
+        return df.astype({c: "Int64" for c in ("node", "|P|") if c in df})
 
     def row(self) -> dict:
         return {"scheme": self.scheme, "p": self.p, "makespan": self.makespan, "load_ratio": self.load_ratio,
@@ -142,7 +175,7 @@ def simulate(tree, scheme: str = "static", p: int = 8, *, tau: int = 24, min_don
     waiting: list[int] = []  # idle workers polling (rdmce, tasks)
     W = [_Worker() for _ in range(p)]
     heap = [(0.0, w) for w in range(p)]
-    segments, arrows = [], []
+    segments, arrows, events = [], [], []
     handoffs = 0
     owner = np.full(n, -1, dtype=np.int64)
 
@@ -156,6 +189,8 @@ def simulate(tree, scheme: str = "static", p: int = 8, *, tau: int = 24, min_don
         heapq.heappush(heap, (t, w))
         if src is not None:
             arrows.append((t, src, w, x))
+        if how in ("seed", "task"):
+            events.append((t, w, how, x, -1))
 
     def finish_segment(wk, w, t):
         if wk.seg is not None:
@@ -179,6 +214,7 @@ def simulate(tree, scheme: str = "static", p: int = 8, *, tau: int = 24, min_don
             x, src = got
             handoffs += 1
             wk.over += costs.pull
+            events.append((t, w, "pull", x, src))
             start(w, x, t + costs.pull, "pull", src)
             return True
         else:
@@ -234,6 +270,7 @@ def simulate(tree, scheme: str = "static", p: int = 8, *, tau: int = 24, min_don
             if (scheme == "worklist" and receivers and state["seed"] >= len(seeds) and cand[x] >= min_donate
                     and frame[1] and any(f[1] for f in stack[:-1])):
                 r = receivers.popleft()
+                events.append((t, w, "donate", x, r))
                 t += costs.donate
                 wk.over += costs.donate
                 handoffs += 1
@@ -250,14 +287,25 @@ def simulate(tree, scheme: str = "static", p: int = 8, *, tau: int = 24, min_don
     while heap:
         t, w = heapq.heappop(heap)
         wk = W[w]
+        if wk.next == _ADVANCE:  # the node before is done: pick the next branch now
+            wk.next, wk.clock = advance(w, t)
+            if scheme == "rdmce":
+                expose(w)
+            if wk.clock != t:  # a donation or an atomic took time: go on then (now, if no event comes first)
+                if heap and heap[0] < (wk.clock, w):
+                    heapq.heappush(heap, (wk.clock, w))
+                    continue
+                t = wk.clock
         if wk.next is None:
             finish_segment(wk, w, t)
             wk.clock = t
             if not acquire(w, t):
                 if scheme == "worklist":
                     receivers.append(w)
+                    events.append((t, w, "wait", -1, -1))
                 elif scheme in ("rdmce", "tasks"):
                     waiting.append(w)
+                    events.append((t, w, "idle", -1, -1))
             continue
         x = wk.next
         c = work[x]
@@ -266,21 +314,19 @@ def simulate(tree, scheme: str = "static", p: int = 8, *, tau: int = 24, min_don
         wk.nodes += 1
         if kids[x]:
             wk.stack.append([x, deque(kids[x]), t + c])
-        wk.next, t2 = advance(w, t + c)
-        wk.clock = t2
-        if scheme == "rdmce":
-            expose(w)
-        heapq.heappush(heap, (t2, w))
+        wk.next, wk.clock = _ADVANCE, t + c  # (its children are exposed once it is done, at t + c)
+        heapq.heappush(heap, (t + c, w))
         if waiting and (exposed or queue):
             serve(t)
 
     makespan = max([wk.clock for wk in W] + [s[2] for s in segments] + [0.0])
+    events.sort(key=lambda e: e[0])  # stable: same-time events keep the order they happened in
     busy = np.array([wk.busy for wk in W])
     over = np.array([wk.over for wk in W])
     return SimResult(
         scheme=scheme, p=p, busy=busy, overhead=over, idle=makespan - busy - over,
         nodes=np.array([wk.nodes for wk in W]), makespan=float(makespan), handoffs=handoffs, owner=owner,
-        segments=segments, arrows=arrows,
+        segments=segments, arrows=arrows, events=events,
         params={"tau": tau, "min_donate": min_donate, "bound_height": bound_height,
                 "bound_size": bound_size, "speed": speed, "tree": tree.algorithm},
     )

@@ -6,6 +6,7 @@
     viz.lanes(sim_result)                # simulated workers as lanes over time
     viz.paper_vs_ours(rows)              # paper / ours / ratio table (every reproduction notebook)
     viz.mark_paper(ax, 24, "paper's best tau", axis="x")   # the paper's value on a plot
+    viz.step_table(G, "mce-gpu")         # the explorer's steps as a table (no widget needed)
 
 The widget modules import anywidget and ipywidgets only when first used.
 """
@@ -13,8 +14,9 @@ The widget modules import anywidget and ipywidgets only when first used.
 from importlib import import_module
 
 _EXPORTS = {
-    "plot_tree": "static", "plot_graph": "static", "plot_bitgrid": "static", "plot_lanes": "static",
-    "tree_view": "layout", "graph_layout": "layout",
+    "plot_tree": "static", "plot_trees": "static", "plot_graph": "static", "plot_bitgrid": "static",
+    "plot_lanes": "static",
+    "tree_view": "layout", "graph_layout": "layout", "step_table": "steps",
     "Explorer": "explorer", "explore": "explorer", "lanes": "explorer", "TreeView": "explorer",
     "LanesView": "explorer", "panel_state": "explorer", "worker_colour": "static",
     "paper_vs_ours": "paper", "mark_paper": "paper", "spread": "paper", "inside_spread": "paper",

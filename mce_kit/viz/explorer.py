@@ -19,10 +19,12 @@ import anywidget
 import ipywidgets as W
 import traitlets as T
 
-from .. import sim
 from ..graph import BipartiteGraph
-from ..sim import examples
+from .catalog import ALGORITHMS, DEFAULTS, GRAPHS, build_tree
 from .layout import graph_layout, tree_view
+
+__all__ = ["Explorer", "explore", "lanes", "TreeView", "LanesView", "panel_state", "ALGORITHMS", "DEFAULTS",
+           "GRAPHS", "build_tree"]
 
 MAX_GRID = 40  # larger grids are cut in the panel
 
@@ -130,66 +132,6 @@ def panel_state(tree, i: int) -> dict:
     return out
 
 
-# --------------------------------------------------------------- the catalog
-
-
-def _graphs():
-    from .. import datasets
-    from ..graph import Graph
-
-    def karate():
-        import networkx as nx
-
-        H = nx.karate_club_graph()
-        e = list(H.edges())
-        return Graph.from_edges(H.number_of_nodes(), [a for a, _ in e], [b for _, b in e], name="karate club")
-
-    return {
-        "mce-gpu Figure 1": examples.figure1_graph,
-        "GMBE+ G0 (bipartite)": examples.g0_bipartite,
-        "random G(10, 0.5)": lambda: examples.random_graph(10, 0.5, seed=4),
-        "random G(16, 0.45)": lambda: examples.random_graph(16, 0.45, seed=7),
-        "karate club": karate,
-        "hamming6-4 (DIMACS)": lambda: datasets.load("hamming6-4"),
-        "random bipartite 8x6": lambda: examples.random_bipartite(8, 6, 0.45, seed=3),
-    }
-
-
-GRAPHS = _graphs()
-
-ALGORITHMS = {
-    "Bron–Kerbosch": ("pivot", "order", "seeds", "aggressive"),
-    "RDMCE bitmap": ("order", "seeds", "aggressive"),
-    "mce-gpu": ("order", "seeds", "induced"),
-    "KCMiner k-cliques": ("k", "lam"),
-    "Geil maximum cliques": ("window",),
-    "GMBE+ bicliques": ("prune", "tau", "gseeds"),
-}
-
-DEFAULTS = {"pivot": True, "order": "natural", "seeds": "root", "aggressive": False, "induced": "IPX",
-            "k": 3, "lam": 0.3, "window": 0, "prune": True, "tau": 32, "gseeds": "vertex"}
-
-
-def build_tree(G, algorithm: str, **o):
-    """Run one model with the explorer's option names."""
-    o = {**DEFAULTS, **o}
-    seeds = o["seeds"] if o["seeds"] != "root" else "vertex"
-    if algorithm == "Bron–Kerbosch":
-        return sim.bron_kerbosch(G, pivot=o["pivot"], order=o["order"], seeds=o["seeds"],
-                                 aggressive=o["aggressive"])
-    if algorithm == "RDMCE bitmap":
-        return sim.rdmce_bitmap(G, seeds=seeds, aggressive=o["aggressive"], order=o["order"])
-    if algorithm == "mce-gpu":
-        return sim.mce_gpu(G, seeds=seeds, induced=o["induced"], order=o["order"])
-    if algorithm == "KCMiner k-cliques":
-        return sim.kcminer(G, o["k"], lam=o["lam"])
-    if algorithm == "Geil maximum cliques":
-        return sim.geil_bfs(G, window=o["window"] or None)
-    if algorithm == "GMBE+ bicliques":
-        return sim.gmbe_plus(G, prune=o["prune"], tau=o["tau"], seeds=o["gseeds"])
-    raise ValueError(f"unknown algorithm {algorithm!r}")
-
-
 # -------------------------------------------------------------- the explorer
 
 
@@ -222,6 +164,7 @@ class Explorer(W.VBox):
             "k": W.BoundedIntText(value=opts["k"], min=1, max=12, description="k"),
             "lam": W.FloatSlider(value=opts["lam"], min=0, max=1, step=0.05, description="λ (density)"),
             "window": W.BoundedIntText(value=opts["window"], min=0, max=10_000, description="window"),
+            "bound": W.Checkbox(value=opts["bound"], description="prune by the greedy bound", indent=False),
             "prune": W.Checkbox(value=opts["prune"], description="prune by |N_L|", indent=False),
             "tau": W.BoundedIntText(value=opts["tau"], min=0, max=1024, description="τ (bitmap)"),
             "gseeds": W.Dropdown(options=[("one root", "root"), ("vertex", "vertex")], value=opts["gseeds"],

@@ -145,3 +145,32 @@ def plot_switches(df: pd.DataFrame, k: int = 8):
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def plot_lane_queue(rounds: pd.DataFrame, lanes: int = 32, title: str = "",
+                    fires: pd.DataFrame | None = None):
+    """One edge task's lane queue, round by round (a replay of the kernel's scan, not a GPU run):
+    entries waiting after each push, the fire threshold (``lanes``) and the buffer's size (2 x lanes);
+    with ``fires``, the partial group run when the scan ends."""
+    fig, ax = plt.subplots(figsize=(7.5, 3.4), layout="constrained")
+    r = rounds["round"].to_numpy()
+    before = rounds["queued"] - rounds["pushed"]
+    ax.bar(r, before, color="#bbbbbb", label="waiting from earlier rounds")
+    ax.bar(r, rounds["pushed"], bottom=before, color="#4c78a8",
+           label="pushed this round (popc of the ballot)")
+    fired = rounds[rounds["fired"] > 0]
+    ax.scatter(fired["round"], fired["queued"] + 1.5, marker="v", s=70, color="#e45756", zorder=4,
+               label=f"fire: every lane takes one pair ({lanes})")
+    if fires is not None:
+        for _, f in fires[fires["end"]].iterrows():
+            ax.scatter([f["round"] + 0.45], [f["size"] + 1.5], marker="v", s=70, facecolors="none",
+                       edgecolors="#e45756", zorder=4, label=f"scan over: the last {f['size']} pairs run")
+    ax.axhline(lanes, color="#e45756", ls="--", lw=1, label=f"fire threshold ({lanes} lanes)")
+    ax.axhline(2 * lanes, color="k", lw=1, label=f"buffer size ({2 * lanes} entries)")
+    ax.set_xticks(r)
+    ax.set_xlabel("scan round (each lane takes its next set bit)")
+    ax.set_ylabel("pairs (i, j) in the queue")
+    ax.set_ylim(0, 2 * lanes + 6)
+    ax.set_title(title or "simulation: the lane queue of one edge task", fontsize=9)
+    fig.legend(loc="outside right upper", fontsize=7, frameon=False)
+    return fig

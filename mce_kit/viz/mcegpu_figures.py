@@ -85,3 +85,28 @@ def plot_vs_rdmce(modes: pd.DataFrame, rdmce: pd.DataFrame):
         ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def plot_donations(tree, on, off, graph: str = ""):
+    """The worker list on a toy graph (a CPU simulation): the tree coloured by the block that visited
+    each node, donated branches starred; below, the blocks over time with the list (arrows: donations,
+    ticks: a block joining the list) and without it."""
+    from .static import plot_lanes, plot_tree
+
+    fig, axes = plt.subplots(3, 1, figsize=(11, 9), layout="constrained",
+                             gridspec_kw={"height_ratios": [1.3, 1, 1]})
+    plot_tree(tree, ax=axes[0], owner=on.owner, pulls=on.arrows, handoff="donated", show_skipped=False,
+              title=f"simulation: {tree.algorithm}{' on ' + graph if graph else ''}, nodes coloured by block")
+    for ax, r, name in ((axes[1], on, "worker list on"), (axes[2], off, "worker list off")):
+        plot_lanes(r, ax=ax, title=f"simulation: {name}, {r.p} blocks, makespan {r.makespan:.0f}, "
+                                   f"{r.handoffs} donations")
+        handles = list(ax.get_legend().legend_handles)
+        joins = [(t, w) for t, w, ev, _, _ in r.events if ev == "wait"]
+        if joins:
+            handles.append(ax.scatter([t for t, _ in joins], [w for _, w in joins], marker="|", s=120,
+                                      color="k", zorder=4, label="joins the worker list"))
+        ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    right = max(on.makespan, off.makespan) * 1.02
+    for ax in axes[1:]:
+        ax.set_xlim(0, right)
+    return fig

@@ -20,13 +20,13 @@ def _ax(ax, size=(8, 4)):
 
 
 def plot_tree(tree, ax=None, *, focus: int = 0, max_nodes: int = 400, owner=None, labels: bool | None = None,
-              title: str | None = None, show_skipped: bool = True, pulls=()):
+              title: str | None = None, show_skipped: bool = True, pulls=(), handoff: str = "pulled"):
     """Draw (part of) a search tree: colour = status, ring = output, "+N" = collapsed sub-tree.
 
     ``owner``: an array (e.g. ``SimResult.owner``) to colour nodes by worker instead; the
     legend then names the workers. ``pulls``: hand-offs to mark, as ``SimResult.arrows``
     ((time, from worker, to worker, node)); each taken node gets a star, and "w1→w3" when
-    at most 12 are drawn.
+    at most 12 are drawn; ``handoff`` names them in the legend ("pulled", "donated").
     Legends sit outside the axes, so they never cover a node.
     """
     ax = _ax(ax)
@@ -83,10 +83,32 @@ def plot_tree(tree, ax=None, *, focus: int = 0, max_nodes: int = 400, owner=None
             handles.append(Line2D([], [], ls="", label=f"(+{len(workers) - 20} more, colours repeat)"))
         if pulls:
             handles.append(Line2D([], [], marker="*", ls="", mfc="none", mec="k", ms=9,
-                                  label="pulled branch"))
+                                  label=f"{handoff} branch"))
     ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False,
               ncol=2 if len(handles) > 12 else 1)
     return ax
+
+
+def plot_trees(trees: dict, *, title: str = "", width: float = 5.5, height: float = 3.2, **kw):
+    """Several trees side by side, one axis each, titled by their keys (e.g. a switch off and on).
+
+    Each title adds the tree's node count, outputs and (where any failed) maximality checks that
+    failed; ``title`` goes
+    above them all, ``kw`` to :func:`plot_tree`. Returns the figure.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(trees), figsize=(width * len(trees), height), layout="constrained",
+                             squeeze=False)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    summaries = {name: tree.summary() for name, tree in trees.items()}
+    checks = any(s["failed_checks"] for s in summaries.values())
+    for ax, (name, tree) in zip(axes[0], trees.items(), strict=True):
+        s = summaries[name]
+        plot_tree(tree, ax=ax, title=f"{name}: {s['nodes']} nodes, {s['outputs']} outputs"
+                  + (f", {s['failed_checks']} failed checks" if checks else ""), **kw)
+    return fig
 
 
 def worker_colour(w):

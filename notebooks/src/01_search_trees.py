@@ -53,6 +53,14 @@ G = sim.figure1_graph()
 viz.explore(G, "Bron–Kerbosch", pivot=False, order="natural", seeds="root")
 
 # %% [markdown]
+# The same steps as a table, for a reader without a live kernel: one row per
+# node in visiting order, with the sets the panel shows and `why` a branch was
+# pruned or skipped.
+
+# %%
+viz.step_table(G, "Bron–Kerbosch", pivot=False, order="natural", seeds="root")
+
+# %% [markdown]
 # ## 2. Pivoting
 #
 # Pick a *pivot* `u` in `P ∪ X` and branch only on the vertices of `P` that are
@@ -149,6 +157,12 @@ assert (rel["no pivot"] > 1.4).all() and (split > 1).all().all() and split.max()
 # %%
 viz.explore(G, "RDMCE bitmap", order="natural", seeds="vertex", aggressive=False)
 
+# %% [markdown]
+# The same steps as a table:
+
+# %%
+viz.step_table(G, "RDMCE bitmap", order="natural", seeds="vertex", aggressive=False)
+
 # %%
 t = sim.rdmce_bitmap(G, order="natural", seeds="vertex", aggressive=False)
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.2), gridspec_kw={"width_ratios": [2, 1]})
@@ -194,6 +208,12 @@ pd.DataFrame(rows).set_index("induced sub-graph")
 # %%
 viz.explore(G, "RDMCE bitmap", order="natural", seeds="vertex", aggressive=True)
 
+# %% [markdown]
+# The same steps as a table:
+
+# %%
+viz.step_table(G, "RDMCE bitmap", order="natural", seeds="vertex", aggressive=True)
+
 # %%
 rows = []
 for gname, H in {**graphs, "email-Eu-core": email}.items():
@@ -235,6 +255,12 @@ fig.savefig(FIG / "01_aggressive.png", dpi=120)
 # %%
 B0 = sim.g0_bipartite()
 viz.explore(B0, "GMBE+ bicliques", gseeds="root", prune=True)
+
+# %% [markdown]
+# The same steps as a table:
+
+# %%
+viz.step_table(B0, "GMBE+ bicliques", gseeds="root", prune=True)
 
 # %% [markdown]
 # GMBE+'s Table II counts the non-maximal bicliques the search still generates
@@ -280,6 +306,12 @@ ratio
 
 # %%
 viz.explore(sim.random_graph(16, 0.45, seed=7), "KCMiner k-cliques", k=4, lam=0.3)
+
+# %% [markdown]
+# The same steps as a table:
+
+# %%
+viz.step_table(sim.random_graph(16, 0.45, seed=7), "KCMiner k-cliques", k=4, lam=0.3)
 
 # %%
 H = sim.random_graph(16, 0.45, seed=7)
@@ -330,6 +362,13 @@ small = sim.examples.planted_core(60, 0.05, core=20, q=0.8, seed=1)
 t_small = sim.bron_kerbosch(small, order="degeneracy", seeds="vertex")
 r = sim.simulate(t_small, "rdmce", p=16, tau=2)
 viz.lanes(r)
+
+# %% [markdown]
+# The same run as a table of events (who took which seed, who waited, who pulled
+# which branch from whom, when):
+
+# %%
+viz.step_table(r, tree=t_small)
 
 # %%
 schemes = {"static split": sim.simulate(t_small, "static", p=16),
@@ -459,6 +498,12 @@ fig.savefig(FIG / "01_active_workers.png", dpi=120)
 
 # %%
 viz.explore("random G(16, 0.45)", "mce-gpu", seeds="vertex", order="degeneracy")
+
+# %% [markdown]
+# The same steps as a table:
+
+# %%
+viz.step_table("random G(16, 0.45)", "mce-gpu", seeds="vertex", order="degeneracy")
 
 # %% [markdown]
 # ## References

@@ -119,6 +119,14 @@ ax.figure.savefig(figures_dir() / "10_rdmce_example_tree.png", dpi=150, bbox_inc
 viz.explore(G_small, "RDMCE bitmap", seeds="edge", aggressive=True)
 
 # %% [markdown]
+# The same steps as a table, for a reader without a live kernel: one row per
+# node in visiting order, with the sets the panel shows and `why` a branch was
+# pruned or skipped.
+
+# %%
+viz.step_table(G_small, "RDMCE bitmap", seeds="edge", aggressive=True)
+
+# %% [markdown]
 # **Exposure, step by step.** A GPU has thousands of warps and a small graph
 # has fewer edges than that, so most warps find the seed counter empty at
 # once. The simulator replays the tree with 16 workers (more than the 24

@@ -100,10 +100,89 @@ ax.figure.savefig(figures_dir() / "20_mce_gpu_example_tree.png", dpi=150)
 # | a child | `run_task`: `P ∩ row(v)`, `X_P ∩ row(v)` for all words, one block reduction |
 # | `X_X`, `lpX` | the partition loop in `run_task` writes kept vertices first through `xt`, sets `lp[d]` |
 # | an output / a dead end | a child with empty `P`: `emit` unless `X_P` or the `X_X` prefix sees `v` |
-# | (not modelled) a donation | `worth_donating` + `wl_pop` + `donate` |
+# | a donation (the worker-list simulation below) | `worth_donating` + `wl_pop` + `donate` |
 
 # %%
 mk.viz.explore("mce-gpu Figure 1", "mce-gpu", seeds="vertex", induced="IPX", order="degeneracy")
+
+# %% [markdown]
+# The same steps as a table, for a reader without a live kernel: one row per
+# node in visiting order, with the sets the panel shows and `why` a branch was
+# pruned or skipped.
+
+# %%
+mk.viz.step_table("mce-gpu Figure 1", "mce-gpu", seeds="vertex", induced="IPX", order="degeneracy")
+
+# %% [markdown]
+# ### The worker list, step by step
+#
+# Figure 1's graph has no sub-tree worth sharing, so the worker list gets a
+# graph of its own: the cocktail party `K(2,2,2,2,2)` (pairs A/B, C/D, E/F, G/H,
+# I/J; every vertex adjacent to all but its partner). Its maximal cliques take
+# one vertex of each pair, so a sub-tree branches in two at every level, and
+# in degeneracy order the sub-trees of A and B hold all of them: the other
+# eight are cut at once by a pivot in `X`.
+#
+# `mk.sim.mcegpu.worker_list` runs simulated thread blocks over mce-gpu's
+# forest (L1 sub-trees, IPX): a block takes sub-trees from the shared counter;
+# once they are gone, a block that runs dry joins the worker list; a busy block
+# about to enter a branch whose `|P|` reaches `min_donate`, while it still has
+# other branches at this level and at an earlier one, pops the first block in
+# the list and hands it that branch (the donor pays for copying it). Time is
+# the model's work units, not GPU cycles. The paper donates only branches with
+# `|P| >= 10`; the largest `P` here is the root's, so the toy uses a smaller
+# threshold, and the table below shows the paper's too.
+
+# %%
+from IPython.display import Markdown  # noqa: E402
+
+G_wl = mk.sim.examples.cocktail_party(5)
+BLOCKS, MIN_DONATE = 8, 3
+tree_wl, on = mk.sim.mcegpu.worker_list(G_wl, BLOCKS, min_donate=MIN_DONATE, seeds="vertex", induced="IPX")
+_, off = mk.sim.mcegpu.worker_list(G_wl, BLOCKS, min_donate=MIN_DONATE, enabled=False, seeds="vertex",
+                                   induced="IPX")
+found = sorted(tuple(tree_wl.label_set("R", c)) for cs in on.outputs(tree_wl).values() for c in cs)
+assert found == sorted(tuple(sorted(c)) for c in mk.find_cliques(G_wl, device="cpu"))  # the CPU oracle
+assert on.handoffs > 0 and off.handoffs == 0
+assert max(tree_wl.cand) < mk.sim.mcegpu.PAPER_MIN_DONATE  # no branch reaches the paper's threshold
+steps = on.steps(tree_wl)
+gifts = steps[steps["event"] == "donates branch to"]
+display(Markdown(  # noqa: F821
+    f"Simulation: {BLOCKS} blocks, `min_donate = {MIN_DONATE}` (paper: "
+    f"{mk.sim.mcegpu.PAPER_MIN_DONATE}). The blocks list all {len(found)} maximal cliques, each once. "
+    + " ".join(f"At time {r.time:.0f}, block {r.worker} donates the branch {r['node sets']} "
+               f"(|P| = {r['|P|']}) to block {r['other worker']}." for _, r in gifts.iterrows())
+    + f" With the worker list the last block finishes at {on.makespan:.0f}, without it at "
+    f"{off.makespan:.0f}. Every event:"))
+steps
+
+# %% [markdown]
+# The same run, and the same blocks without the worker list. Top: the tree,
+# each node coloured by the block that visited it, a star on each donated
+# branch. Below: each block over time (blue: a sub-tree from the counter, red:
+# a donated branch; a tick where a block joins the list, an arrow from donor
+# to receiver).
+
+# %%
+f = fig.plot_donations(tree_wl, on, off, graph=G_wl.name)
+f.savefig(figures_dir() / "20_mce_gpu_worker_list_example.png", dpi=150, bbox_inches="tight")
+
+# %% [markdown]
+# Why the paper sets a threshold: a donation costs the donor a copy, so a
+# small branch is not worth it. The same graph and blocks, for several
+# thresholds (simulation; time in work units):
+
+# %%
+rows = []
+for md in (2, MIN_DONATE, 4, mk.sim.mcegpu.PAPER_MIN_DONATE):
+    r = mk.sim.mcegpu.worker_list(G_wl, BLOCKS, min_donate=md, seeds="vertex", induced="IPX")[1]
+    rows.append({"worker list": "on", "min_donate": str(md), "donations": r.handoffs, "makespan": r.makespan,
+                 "max/mean busy": round(r.load_ratio, 2)})
+rows.append({"worker list": "off", "min_donate": "", "donations": off.handoffs, "makespan": off.makespan,
+             "max/mean busy": round(off.load_ratio, 2)})
+thresholds = pd.DataFrame(rows)
+assert thresholds["makespan"].iloc[0] > on.makespan  # donating the smallest branches costs more than it saves
+thresholds
 
 # %% [markdown]
 # The same call as RDMCE, with `algorithm="mce-gpu"`: the CUDA kernel on a

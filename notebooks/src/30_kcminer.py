@@ -88,7 +88,8 @@ exp.comparison()
 
 # %%
 pd.DataFrame(exp.DEVIATIONS, columns=["aspect", "paper", "ours (kclique.cu)"]).set_index("aspect")
-#
+
+# %% [markdown]
 # ## A tiny graph, step by step
 #
 # The model in `mce_kit.sim.kcminer` records the same search as a tree (edge
@@ -113,6 +114,14 @@ ax.figure.savefig(figures_dir() / "30_kcminer_example_tree.png", dpi=150)
 mk.viz.explore(G_small, "KCMiner k-cliques", k=4, lam=0.2)
 
 # %% [markdown]
+# The same steps as a table, for a reader without a live kernel: one row per
+# node in visiting order, with the sets the panel shows and `why` a branch was
+# pruned or skipped.
+
+# %%
+mk.viz.step_table(G_small, "KCMiner k-cliques", k=4, lam=0.2)
+
+# %% [markdown]
 # How the edge tasks spread over workers: 4 simulated warps taking seeds from
 # a shared counter, each walking its seed's sub-tree alone (the lanes view of
 # the search-trees notebook).
@@ -122,6 +131,65 @@ G_mid = mk.datasets.load("johnson8-4-4")
 t_mid = mk.sim.kcminer(G_mid, 4, lam=0.25, store_sets=False)
 res = mk.sim.simulate(t_mid, "static", p=4)
 mk.viz.lanes(res)
+
+# %% [markdown]
+# The same run as a table of events (which warp took which edge task, when):
+
+# %%
+mk.viz.step_table(res)
+
+# %% [markdown]
+# ### The lane queue, step by step
+#
+# The fourth idea above, replayed: the lanes of a warp scan their bitmap rows in step,
+# each taking its next set bit per round. Every lane that found one pushes the
+# pair (i, j) (its first-level vertex, the bit's vertex) into a queue in shared
+# memory, at the slot its rank among those lanes gives: `__ballot_sync` says
+# which lanes push, `__popc` of the ballot below a lane is its offset, and of
+# the whole ballot the number pushed. As soon as a warp's worth of pairs waits,
+# every lane takes one and runs the sub-tree below it; the pairs left over stay
+# for the next round, so the queue never needs more than its two halves. When
+# the scan ends, the last, partial group runs.
+#
+# The queue serves `k >= 5` (for smaller k the kernel counts with popcounts
+# alone), and it only fills when one edge task has more pairs than a warp has
+# lanes, which takes at least nine candidates. So this example is the complete
+# graph `K_11`, small enough to trace: the edge task AB has candidates C to K,
+# and the row of each holds its later candidates (C's row has D to K, K's row is
+# empty). `mk.sim.kclique.lane_queue` replays the kernel's loop (`count_cliques`
+# in `kclique.cu`) for every edge task and counts the cliques below each pair.
+
+# %%
+from IPython.display import Markdown  # noqa: E402
+
+G_k = mk.sim.examples.complete_graph(11)
+queue = mk.sim.kclique.lane_queue(G_k, 5)
+assert queue.count == int(mk.count_k_cliques(G_k, 5, device="cpu"))  # every 5-clique, once
+tasks = queue.table("tasks").set_index("task")
+first = tasks.index[0]
+rounds, fires = queue.table("rounds", task=first), queue.table("fires", task=first)
+assert (rounds["queued"] < 2 * queue.lanes).all() and (fires["size"] <= queue.lanes).all()
+t0, full, last = tasks.loc[first], fires[~fires["end"]], fires[fires["end"]]
+assert len(full) > 0  # the queue fires on this task
+n_full = int((tasks["full fires"] > 0).sum())
+display(Markdown(  # noqa: F821
+    f"Simulation of one warp ({queue.lanes} lanes, a queue of {2 * queue.lanes} entries), "
+    f"task **{first}**: {t0['candidates']} candidates, so {t0['candidates']} of the {queue.lanes} "
+    f"lanes have a row, and {t0['pairs']} pairs in all. The queue fills for "
+    f"{int(full['round'].iloc[0])} rounds, then {len(full)} full group(s) of {queue.lanes} run, and "
+    f"the last {int(last['size'].sum())} pairs run at the end: {t0['fires']} rounds of sub-trees for "
+    f"the warp. Without the queue each lane runs its own row's pairs one after another, "
+    f"{t0['longest row']} rounds (the longest row), with fewer lanes busy each round. Of the "
+    f"{len(tasks)} edge tasks with candidates enough for a 5-clique, {n_full} fire(s) a full group; "
+    f"the others run all their pairs in one partial group at the end."))
+display(rounds)  # noqa: F821
+f = fig.plot_lane_queue(rounds, queue.lanes, fires=fires,
+                        title=f"simulation: the lane queue of edge task {first} of K_11 (k = 5)")
+f.savefig(figures_dir() / "30_kcminer_lane_queue.png", dpi=150, bbox_inches="tight")
+fires[["round", "size", "end", "cliques", "pairs"]]
+
+# %%
+tasks.head(8)
 
 # %% [markdown]
 # ## The library call

@@ -64,12 +64,49 @@ print("quick mode:", QUICK, "| GPU here:", mk.has_gpu())
 # seed vertex, with and without pruning:
 
 # %%
+def summary(tree):
+    s = tree.summary()
+    return {"nodes": s["nodes"], "outputs": s["outputs"], "failed checks": s["failed_checks"],
+            "work": s["work"],
+            "branches cut by pruning": sum(s["skipped"].values())}
+
+
 B0 = mk.sim.g0_bipartite()
-for prune in (False, True):
-    tree = mk.sim.gmbe_plus(B0, prune=prune)
-    print(f"prune={prune}:", tree.summary())
-ax = mk.viz.plot_tree(tree)
-ax.figure.savefig(figures_dir() / "40_gmbe_example_tree.png", dpi=150)
+on_g0 = pd.DataFrame({f"prune={p}": summary(mk.sim.gmbe_plus(B0, prune=p)) for p in (False, True)}).T
+assert on_g0["nodes"].nunique() == 1  # nothing to prune on G0 itself
+on_g0
+
+# %% [markdown]
+# On G0 the two trees are the same: with one task per seed vertex, no candidate
+# keeps its local neighbourhood size after a sibling. (The paper's own pruning
+# example prunes in the single tree from (U, ∅, V); the search-trees notebook
+# steps through that one.) Give G0 one more vertex, v5, adjacent to u2, u3 and u4, and
+# the rule fires. Under the seed v1, for instance, the child made by v4 has
+# L = {u2}; v5 meets L = {u1, u2} in u2 alone, the same as it meets the child's L,
+# so all of v5's neighbours in L are neighbours of v4 too. Every node below v5
+# would have v4, already traversed, covering its L: none could be maximal, and v5
+# is dropped.
+
+# %%
+B5 = mk.sim.examples.g0_plus_v5()
+trees = {f"prune={p}": mk.sim.gmbe_plus(B5, prune=p) for p in (False, True)}
+off, on = trees["prune=False"], trees["prune=True"]
+assert sorted(off.outputs) == sorted(on.outputs) and len(on.outputs) == mk.count_maximal_bicliques(B5)
+assert on.summary()["nodes"] < off.summary()["nodes"]
+assert on.summary()["failed_checks"] < off.summary()["failed_checks"]
+f = mk.viz.plot_trees(trees, width=5.2, title="simulation (CPU model): GMBE+ on G0 + v5, pruning off and on")
+f.savefig(figures_dir() / "40_gmbe_example_tree.png", dpi=150, bbox_inches="tight")
+pd.DataFrame({k: summary(t) for k, t in trees.items()}).T
+
+# %% [markdown]
+# Each cut branch beside the node the search makes there without pruning: the
+# candidate dropped, the sibling whose child left its |L ∩ N(v)| unchanged, and
+# the biclique that node would have checked (never maximal).
+
+# %%
+cuts = pd.DataFrame(mk.sim.gmbe.pruned_branches(on, off))
+assert len(cuts) and not cuts["maximal"].any() and (cuts["maximal below it"] == 0).all()
+cuts
 
 # %% [markdown]
 # Step through it: each node shows its (L, R, C), and under *extra* the `node_buf`
@@ -78,7 +115,15 @@ ax.figure.savefig(figures_dir() / "40_gmbe_example_tree.png", dpi=150)
 # the non-maximal nodes it saves, or lower tau to start bitmap mode earlier.
 
 # %%
-mk.viz.explore("GMBE+ G0 (bipartite)", "GMBE+ bicliques", prune=True, tau=32)
+mk.viz.explore("G0 + v5 (bipartite)", "GMBE+ bicliques", prune=True, tau=32)
+
+# %% [markdown]
+# The same steps as a table, for a reader without a live kernel: one row per
+# node in visiting order, with the sets the panel shows and `why` a branch was
+# pruned or skipped.
+
+# %%
+mk.viz.step_table("G0 + v5 (bipartite)", "GMBE+ bicliques", prune=True, tau=32)
 
 # %% [markdown]
 # The node_buf of one seed, depth by depth (the model keeps a copy per node):

@@ -15,6 +15,7 @@
 
 # %%
 import pandas as pd
+from IPython.display import Markdown, display
 
 import mce_kit as mk
 from mce_kit import reproduction
@@ -71,25 +72,66 @@ board[board["paper"] == "geil"][["item", "what", "theirs", "state", "ours", "rea
 # ## A tiny example, step by step
 #
 # The model in `mce_kit.sim.geil_bfs` records the same search level by level.
-# On a random graph of 16 vertices:
+# The graph is made by hand to be traced on paper: a 4-clique ABCD with a
+# fringe of triangles (ABE, CDF, DFG) and a path E–H–I. The search runs twice:
+# once with the bound switched off (`bound=False`: no vertex dropped, no
+# sublist cut, so every clique of the graph is listed) and once as the paper
+# does it.
 
 # %%
-G_small = mk.sim.examples.random_graph(16, 0.45, seed=7)
-tree = mk.sim.geil_bfs(G_small)
-print("bound from the greedy heuristic:", tree.meta["omega_hat"], "| omega:", tree.meta["omega"])
-for k, (vid, _) in enumerate(tree.meta["windows"][0], start=2):
-    print(f"level {k}: {len(vid):3d} entries")
+G_small = mk.sim.examples.fringe_graph()
+trees = {"without the bound": mk.sim.geil_bfs(G_small, bound=False),
+         "with the bound": mk.sim.geil_bfs(G_small)}
+off, on = trees["without the bound"], trees["with the bound"]
 omega, cliques = mk.max_cliques(G_small, device="cpu")
-print("maximum cliques (CPU oracle):", cliques)
-ax = mk.viz.plot_tree(tree)
-ax.figure.savefig(figures_dir() / "50_geil_example_tree.png", dpi=150)
+assert off.outputs == on.outputs
+assert [on.label_set("R", c) for c in on.outputs] == [sorted(c) for c in cliques]  # the CPU oracle's
+assert on.summary()["nodes"] < off.summary()["nodes"]
+display(Markdown(
+    f"The greedy pass starts at the vertex of highest degree and keeps adding the candidate of highest "
+    f"degree: it finds a clique of **{on.meta['omega_hat']}** vertices, so w = {on.meta['omega_hat']}. "
+    f"Vertices with degree + 1 < w cannot be in a clique of w vertices: "
+    f"**{', '.join(on.label(v) for v in on.meta['dropped'])}** are dropped before level 2. "
+    f"A sublist too short to reach w is dropped with its entry. The answer is the same both ways "
+    f"(omega = {omega}, maximum clique {', '.join(''.join(sorted(c)) for c in cliques)}); the search makes "
+    f"{off.summary()['nodes']} nodes (sources and clique-list entries) without the bound and "
+    f"{on.summary()['nodes']} with it."))
+
+
+def by_level(tree, kept):
+    rows = pd.DataFrame(mk.sim.geil.levels(tree))
+    rows = rows[(rows["status"] != "pruned") == kept]
+    return rows.groupby("level")["clique"].agg(lambda c: " ".join(c))
+
+
+pd.DataFrame({"without the bound": by_level(off, True), "with the bound: kept": by_level(on, True),
+              "with the bound: cut (sublist dropped)": by_level(on, False)}).fillna("")
+
+# %% [markdown]
+# Level 1 lists the source vertices (each with its sublist of later
+# neighbours), level k the k-cliques. Both trees, an entry per node (orange:
+# cut by the bound):
+
+# %%
+f = mk.viz.plot_trees(trees, width=5.5, title="simulation (CPU model): Geil's levels on a 4-clique "
+                      "with a fringe, bound off and on")
+f.savefig(figures_dir() / "50_geil_example_tree.png", dpi=150, bbox_inches="tight")
 
 # %% [markdown]
 # Step through it: each node is a clique-list entry, its `P` the new sublist;
-# set a window to see the bound rise between windows.
+# switch the bound off to see the entries it saves, or set a window to see the
+# bound rise between windows.
 
 # %%
-mk.viz.explore("random G(16, 0.45)", "Geil maximum cliques", window=0)
+mk.viz.explore("4-clique with a fringe", "Geil maximum cliques", window=0)
+
+# %% [markdown]
+# The same steps as a table, for a reader without a live kernel: one row per
+# node in visiting order, with the sets the panel shows and `why` a branch was
+# pruned or skipped.
+
+# %%
+mk.viz.step_table("4-clique with a fringe", "Geil maximum cliques", window=0)
 
 # %% [markdown]
 # The library call: on a GPU it runs the kernels above, on a CPU the oracle.
