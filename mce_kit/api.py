@@ -580,10 +580,17 @@ def count_k_cliques(G, k: int, *, device="auto", progress=False, client=None, gp
     return _timed(lambda: cpu.count_k_cliques(G, k, progress=bar), dev, {"k": k, **params})
 
 
-def clique_counts(G, k_max: int | None = None, *, device="auto", progress=False, **params) -> dict[int, int]:
+def clique_counts(G, k_max: int | None = None, *, device="auto", progress=False, client=None, gpus=None,
+                  **params) -> dict[int, int]:
     """{k: number of k-cliques} for k = 1..k_max (None: up to the clique number), every k at once
-    and without listing (pivoting, as in Pivoter); exact ints."""
+    and without listing (pivoting, as in Pivoter); exact ints. ``client`` (a Dask client) or
+    ``gpus=N`` splits the counter's edge tasks over several GPUs."""
     G = as_graph(G)
+    if client is not None or gpus is not None:
+        from . import distributed
+
+        dev = "cpu" if device == "cpu" else "gpu"
+        return distributed.clique_counts(G, k_max, client=client, gpus=gpus, device=dev, **params)
     if _device(device, "clique counts", _cliquecount) == "gpu":
         return _cliquecount().clique_counts(G, k_max, **params)
     _no_params(params, "clique_counts on the CPU")

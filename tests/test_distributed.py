@@ -244,6 +244,9 @@ def test_public_calls_for_every_kernel_on_a_cpu_cluster(client):
     assert md.count_k_cliques(G, 3, device="cpu", client=client) == cpu.count_k_cliques(G, 3)
     B = random_bipartite(30, 20, 0.3, seed=4)
     assert md.count_maximal_bicliques(B, device="cpu", client=client) == cpu.count_maximal_bicliques(B)
+    import mce_kit as mk
+
+    assert mk.clique_counts(G, 5, device="cpu", client=client) == cpu.clique_counts(G, 5)
     with pytest.raises(ValueError, match="algorithm must be"):
         md.count_maximal_cliques(G, algorithm="geil", client=client)
 
