@@ -12,9 +12,11 @@ KCMiner and the pivot counter, so the second problem asked of a graph reuses the
 
 Bounded: all kept state together stays under ``budget()`` bytes (``MCE_KIT_KEEP_BYTES``, default
 2 GiB; NumPy and CuPy arrays both count); past it the least recently used entries of any graph
-are dropped. State goes with its graph when the graph is garbage collected (the kept objects
-refer back to the graph, so the cycle collector frees them, not the reference count), or at once
-with ``release(G)``, which also returns CuPy's cached device blocks to the driver.
+are dropped. A pickled graph takes its kept state along (a Dask worker's copy needs no
+preparation again); the copy's entries join the budget on first use. State goes with its graph
+when it is collected (the kept objects refer back to the graph, so the cycle collector frees
+them, not the reference count), or at once with ``release(G)``, which also returns CuPy's
+cached device blocks to the driver.
 """
 
 from __future__ import annotations
@@ -78,7 +80,11 @@ def kept(G, key: tuple[Hashable, ...], build: Callable[[], object]):
     store = _store(G)
     with _lock:
         if key in store:
-            _lru.move_to_end((id(G), key))
+            if (id(G), key) in _lru:
+                _lru.move_to_end((id(G), key))
+            else:  # arrived with an unpickled graph (a Dask worker's copy): account for it here
+                _lru[(id(G), key)] = (weakref.ref(G, _forget(id(G))), nbytes(store[key]))
+                _evict(keep=(id(G), key))
             return store[key]
     value = build()  # outside the lock: building can take long and may itself ask for kept state
     with _lock:

@@ -99,3 +99,14 @@ def test_the_k_clique_rule_follows_the_committed_measurement():
     assert api.k_clique_algorithm(3, "pivot") == "pivot"
     with pytest.raises(ValueError, match="algorithm must be"):
         api.k_clique_algorithm(4, "fast")
+
+
+def test_a_pickled_graph_brings_its_state_and_joins_the_budget():
+    import pickle
+
+    G = datasets.load("CA-GrQc")
+    first = kclique.prepared(G).orient("degree")
+    H = pickle.loads(pickle.dumps(G))
+    again = kclique.prepared(H).orient("degree")
+    assert np.array_equal(first.u, again.u) and again is not first
+    assert {row["key"] for row in prepared.kept_state(H)} == {("kclique",), ("oriented", "degree")}
