@@ -10,6 +10,8 @@ init), so ``graph.py`` and the preparation layer can both ask it without an impo
 
 from __future__ import annotations
 
+import sys
+
 GPU_MIN_ENTRIES = 1 << 22  # below this many adjacency entries the host is as fast
 DEVICES = ("auto", "cpu", "gpu")
 POOL_PEAK = 0  # the most bytes CuPy's pool held at the end of a step here (an experiment resets it)
@@ -38,3 +40,13 @@ def to_host(*arrays) -> tuple:
     del arrays
     pool.free_all_blocks()
     return out
+
+
+COMPILED_MIN_ENTRIES = 1 << 22  # below this, a process without Numba loaded is sooner with NumPy
+
+
+def use_compiled(entries: int) -> bool:
+    """Whether a step of ``mce_kit.compiled`` pays for itself: Numba is already loaded, or the input
+    is this long (importing Numba and loading a cached function cost 0.5-2 s on a busy 2-core box,
+    more than NumPy needs to peel soc-Slashdot0902)."""
+    return "numba" in sys.modules or entries >= COMPILED_MIN_ENTRIES

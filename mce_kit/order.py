@@ -84,11 +84,20 @@ def relabel_arrays(indptr, indices, order, xp=np) -> tuple:
 
 
 def peel(G: Graph) -> tuple[np.ndarray, np.ndarray]:
-    """(degeneracy order, core numbers) of ``G``: ``peel_arrays``' batches, compiled
-    (``compiled``; the same arrays)."""
-    from .compiled import peel as compiled
+    """(degeneracy order, core numbers) of ``G``: ``peel_host``."""
+    return peel_host(G.indptr, G.indices)
 
-    return compiled(G.indptr, G.indices)
+
+def peel_host(indptr, indices) -> tuple[np.ndarray, np.ndarray]:
+    """``peel_arrays`` on the host: its Numba twin (``compiled.peel``, the same arrays) for long
+    inputs or once Numba is loaded (``accel.use_compiled``), else NumPy."""
+    from .accel import use_compiled
+
+    if use_compiled(len(indices)):
+        from .compiled import peel as compiled
+
+        return compiled(indptr, indices)
+    return peel_arrays(indptr, indices)
 
 
 def core_numbers(G: Graph) -> np.ndarray:

@@ -158,7 +158,9 @@ def _tw(tau: int) -> int:
 
 def prepare(B: BipartiteGraph) -> Prepared:
     """Number V by (degree, id), build both CSRs and each seed's 2-hop size (not part of the timed phase)."""
-    from ..compiled import two_hop_sizes
+    import scipy.sparse as sp
+
+    from ..accel import use_compiled
     from ..order import _neighbours_of
 
     if not isinstance(B, BipartiteGraph):
@@ -183,7 +185,13 @@ def prepare(B: BipartiteGraph) -> Prepared:
     deg_u = np.diff(u_indptr)
     p2_all = np.add.reduceat(deg_u[v_indices], v_indptr[:-1]) if B.m else np.zeros(B.n_v, np.int64)
     p2_all[deg_r == 0] = 0  # reduceat repeats the next entry for an empty row
-    nw_all = two_hop_sizes(v_indptr, v_indices, u_indptr, u_indices)  # rows of A^T A, not formed
+    if use_compiled(int(p2_all.sum())):  # the rows of A^T A, counted without forming it
+        from ..compiled import two_hop_sizes
+
+        nw_all = two_hop_sizes(v_indptr, v_indices, u_indptr, u_indices)
+    else:
+        A = sp.csr_matrix((np.ones(B.m, dtype=np.int32), u_indices, u_indptr), shape=(B.n_u, B.n_v))
+        nw_all = np.diff((A.T @ A).tocsr().indptr)
     seeds = np.flatnonzero(deg_r > 0).astype(np.int32)
     return Prepared(B, order, u_indptr.astype(np.int32), u_indices, v_indptr.astype(np.int32), v_indices,
                     seeds, nw_all[seeds].astype(np.int32), np.asarray(p2_all)[seeds].astype(np.int64),

@@ -36,14 +36,13 @@ def ordered_csr(G: Graph, device: str = "auto"):
 
 
 def _ordered_csr(G: Graph, device: str):
-    from ..compiled import peel
-    from ..order import relabel_arrays
+    from ..order import peel_host, relabel_arrays
     from . import prep
 
     if prep.use_gpu(len(G.indices), device):
         order, core, indptr, indices = prep.degeneracy_csr(G.indptr, G.indices)
     else:
-        order, core = peel(G.indptr, G.indices)
+        order, core = peel_host(G.indptr, G.indices)
         indptr, indices = relabel_arrays(G.indptr, G.indices, order)
     indptr = np.ascontiguousarray(indptr, dtype=np.int32)
     indices = np.ascontiguousarray(indices, dtype=np.int32)
