@@ -35,14 +35,16 @@ from ..references import RESULTS
 # show scaling, and small ones that show what Dask costs (the single-GPU threshold).
 RMAT = "rmat-15-16"  # R-MAT scale 15, edge factor 16, seed 0 (mce_kit.generators.rmat)
 CHUNG_LU = "chung-lu-60000x20000-m101250-seed1"  # as in gmbe_large.csv (experiments.gmbe)
-NO_REFERENCE = (RMAT, CHUNG_LU, "C125.9")  # beyond the CPU oracles: checked against the one-GPU answer
+CHUNG_LU_BIG = "chung-lu-60000x20000-m151875-seed1"  # the next size of that series
+NO_REFERENCE = (RMAT, CHUNG_LU, CHUNG_LU_BIG, "C125.9")  # beyond the CPU oracles: checked against the one-GPU answer
 WORKLOADS = {
     "rdmce": [("C125.9", {}), (RMAT, {}), ("ego-Facebook", {}), ("soc-Slashdot0902", {}),
               ("socfb-MIT", {}), ("wiki-Vote", {})],
     "mce-gpu": [("ego-Facebook", {"subtree": "L2", "induced": "IPX"}), ("socfb-MIT", {"subtree": "L2"})],
-    "kcminer": [("ego-Facebook", {"k": 8}), ("ego-Facebook", {"k": 7}), ("wiki-Vote", {"k": 8})],
-    "cliquecount": [("ego-Facebook", {"k_max": 8}), ("wiki-Vote", {"k_max": 8})],
-    "gmbe": [(CHUNG_LU, {}), ("MovieLens", {}), ("marvel", {})],
+    "kcminer": [("ego-Facebook", {"k": 8}), ("ego-Facebook", {"k": 7}), (RMAT, {"k": 5}),
+                ("socfb-MIT", {"k": 10}), ("wiki-Vote", {"k": 8})],
+    "cliquecount": [("ego-Facebook", {"k_max": 8}), (RMAT, {"k_max": 6}), ("wiki-Vote", {"k_max": 8})],
+    "gmbe": [(CHUNG_LU_BIG, {}), (CHUNG_LU, {}), ("MovieLens", {}), ("marvel", {})],
 }
 ALGOS = tuple(WORKLOADS)
 QUICK = {"rdmce": [("wiki-Vote", {})], "mce-gpu": [("socfb-MIT", {"subtree": "L2"})],
@@ -65,10 +67,10 @@ def graph(name: str):
 
     if name == RMAT:
         return generators.rmat(15, 16, seed=0)
-    if name == CHUNG_LU:
+    if name in (CHUNG_LU, CHUNG_LU_BIG):
         from .gmbe import _large_graph
 
-        return _large_graph(101_250, seed=1)
+        return _large_graph(int(name.split("-m")[1].split("-")[0]), seed=1)
     return datasets.load(name)
 
 
@@ -235,16 +237,18 @@ def faults(job, want, gpus: int, cpu: bool = False):
                              "seconds": time.perf_counter() - t0, "workers_seen": gpus}])
 
 
-def plan_for(algos=ALGOS, quick: bool = False) -> list:
-    return [(algo, name, params) for algo in algos for name, params in (QUICK if quick else WORKLOADS)[algo]]
+def plan_for(algos=ALGOS, quick: bool = False, only=None) -> list:
+    """(algo, graph, parameters) of each workload; ``only``: just those graph names."""
+    return [(algo, name, params) for algo in algos for name, params in (QUICK if quick else WORKLOADS)[algo]
+            if not only or name in only]
 
 
 def run_all(out_dir: Path, gpu_counts=(1, 2), algos=ALGOS, repeats: int = 5, quick: bool = False,
-            plan=None, cpu: bool = False, fault_graph: str | None = None) -> dict:
+            plan=None, cpu: bool = False, fault_graph: str | None = None, only=None) -> dict:
     prov = provenance() if not cpu else {"gpu": "none (CPU twins on a LocalCluster)", "date": ""}
     out_dir.mkdir(parents=True, exist_ok=True)
     busy = []
-    rows = _scaling(plan or plan_for(algos, quick), gpu_counts, repeats, busy, cpu)
+    rows = _scaling(plan or plan_for(algos, quick, only), gpu_counts, repeats, busy, cpu)
     frames = {"scaling": write_rows(rows, out_dir / "multigpu_scaling.csv", prov)}
     frames["busy"] = write_rows(busy, out_dir / "multigpu_busy.csv", prov)
     if fault_graph:
@@ -315,8 +319,10 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="one small graph per kernel")
     ap.add_argument("--faults", metavar="GRAPH", help="also kill a worker / fail a chunk of RDMCE on GRAPH "
                                                       "(multigpu_faults.csv)")
+    ap.add_argument("--only", nargs="+", metavar="GRAPH", help="only the workloads on these graphs")
     a = ap.parse_args(argv)
-    for name, df in run_all(a.out, a.gpus, a.algo, a.repeats, a.quick, fault_graph=a.faults).items():
+    for name, df in run_all(a.out, a.gpus, a.algo, a.repeats, a.quick, fault_graph=a.faults,
+                            only=a.only).items():
         print(f"multigpu_{name}.csv: {len(df)} rows")
     return 0
 
