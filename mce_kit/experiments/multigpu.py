@@ -170,7 +170,7 @@ def load(name: str, results: Path = RESULTS) -> pd.DataFrame:
 
 def status(results: Path = RESULTS) -> dict:
     """{(paper module, item): reproduction.Status} for each paper's multi-GPU figure we measured."""
-    from ..reproduction import Status
+    from ..reproduction import Status, judge
 
     try:
         df = load("scaling", results)
@@ -185,9 +185,11 @@ def status(results: Path = RESULTS) -> dict:
         ours = (f"{heavy['speedup_vs_single_kernel']:.2f}x on {g} GPUs ({heavy['graph']}, efficiency "
                 f"{heavy['efficiency']:.2f}; Dask overhead included)")
         theirs = f"{p_speedup:.2f}x on {p_gpus}" if p_speedup else note
-        out[(paper_mod, item)] = Status("partial", ours, f"{g} GPUs here, the paper {p_gpus}: {theirs}",
-                                        str(heavy.get("gpu", "")), str(heavy.get("date", ""))[:10])
-    return out
+        out[(paper_mod, item)] = Status(ours, float(heavy["speedup_vs_single_kernel"]), complete=g >= p_gpus,
+                                        reason=f"{g} GPUs here, the paper {p_gpus}: {theirs}",
+                                        device=str(heavy.get("gpu", "")),
+                                        date=str(heavy.get("date", ""))[:10])
+    return judge(out)
 
 
 def main(argv=None) -> int:
