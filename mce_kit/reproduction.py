@@ -66,7 +66,7 @@ def effect(paper, factor: float, why: str, pivot: float = 1.0, name: str = "", u
     lo, hi = (paper, paper) if isinstance(paper, (int, float)) else paper
     ends = sorted([pivot + (lo - pivot) / factor, pivot + (lo - pivot) * factor,
                    pivot + (hi - pivot) / factor, pivot + (hi - pivot) * factor])
-    band = (ends[0], ends[-1])
+    band = (ends[0], min(ends[-1], 100.0) if unit == "%" else ends[-1])  # a share of 100% at most
     above = lo > pivot
     against = (-INF, pivot - 1e-12) if above else (pivot + 1e-12, INF)
     shown = f"{lo:g}{unit}" if lo == hi else f"{lo:g}-{hi:g}{unit}"
@@ -465,7 +465,7 @@ def write_markdown(board: pd.DataFrame, path: Path) -> Path:
              "gives the number the rule compared per claim.", ""]
     for paper, title in PAPERS.items():
         part = board[board["paper"] == paper]
-        lines += [f"## {title}", "",
+        lines += [f"## {title}", "", f"Paper text: `shared/papers/{TEXTS[paper]}` (source: its lines).", "",
                   "| item | what | paper (source) | tolerance | ours | compared | state | device, date "
                   "| note |",
                   "|---|---|---|---|---|---|---|---|---|"]

@@ -447,7 +447,8 @@ def status() -> dict:
             ours = "; ".join(f"{FIG7_STEPS[c][0]} / {FIG7_STEPS[c][1]} {r.min():.2f}-{r.max():.2f}x "
                              f"(geomean {geo[c]:.2f})" for c, r in steps.items())
             why = (f"no per-run times in kcminer_ablation.csv; the noise bound is the {noise:.2f}x spread of "
-                   "configurations that do the same work (kcminer_switches.csv, K = 4)" if noise else
+                   f"configurations that do the same work (kcminer_switches.csv, K = 4, {sw['gpu'].iloc[0]})"
+                   if noise else
                    "no per-run times and no switch runs to bound the noise")
             out[item] = Status(ours, geo, noise=inside, reason=why + bad, **_when(df))
         elif item == "Fig 8":
