@@ -30,7 +30,8 @@ def test_every_kernel_through_the_experiment_on_cpu(tmp_path):
     st = multigpu.status(tmp_path)
     items = {(i.paper, i.item) for i in reproduction.CATALOGUE}
     assert set(st) == {("rdmce", "Fig 14"), ("mcegpu", "Fig 4"), ("kcminer", "Fig 10"), ("gmbe", "Fig 18")}
-    assert set(st) <= items and all(s.state == "partial" for s in st.values())
+    assert set(st) <= items and all(s.state in ("partial", "contradicted") and not s.complete  # 2 GPUs
+                                    for s in st.values())
 
 
 def test_workloads_name_bundled_graphs_with_references():

@@ -36,7 +36,8 @@ from ..references import RESULTS
 RMAT = "rmat-15-16"  # R-MAT scale 15, edge factor 16, seed 0 (mce_kit.generators.rmat)
 CHUNG_LU = "chung-lu-60000x20000-m101250-seed1"  # as in gmbe_large.csv (experiments.gmbe)
 CHUNG_LU_BIG = "chung-lu-60000x20000-m151875-seed1"  # the next size of that series
-NO_REFERENCE = (RMAT, CHUNG_LU, CHUNG_LU_BIG, "C125.9")  # beyond the CPU oracles: checked against the one-GPU answer
+# beyond the CPU oracles: checked against the one-GPU answer
+NO_REFERENCE = (RMAT, CHUNG_LU, CHUNG_LU_BIG, "C125.9")
 WORKLOADS = {
     "rdmce": [("C125.9", {}), (RMAT, {}), ("ego-Facebook", {}), ("soc-Slashdot0902", {}),
               ("socfb-MIT", {}), ("wiki-Vote", {})],
@@ -285,7 +286,7 @@ def threshold(df: pd.DataFrame, algo: str) -> tuple[float, float]:
 
 def status(results: Path = RESULTS) -> dict:
     """{(paper module, item): reproduction.Status} for each paper's multi-GPU figure we measured."""
-    from ..reproduction import Status
+    from ..reproduction import Status, judge
 
     try:
         df = load("scaling", results)
@@ -304,9 +305,11 @@ def status(results: Path = RESULTS) -> dict:
         ours = (f"{heavy['speedup_vs_single_kernel']:.2f}x on {g} GPUs ({heavy['graph']}, efficiency "
                 f"{heavy['efficiency']:.2f}; Dask overhead included)")
         theirs = f"{p_speedup:.2f}x on {p_gpus}" if p_speedup else note
-        out[(paper_mod, item)] = Status("partial", ours, f"{g} GPUs here, the paper {p_gpus}: {theirs}",
-                                        str(heavy.get("gpu", "")), str(heavy.get("date", ""))[:10])
-    return out
+        out[(paper_mod, item)] = Status(ours, float(heavy["speedup_vs_single_kernel"]), complete=g >= p_gpus,
+                                        reason=f"{g} GPUs here, the paper {p_gpus}: {theirs}",
+                                        device=str(heavy.get("gpu", "")),
+                                        date=str(heavy.get("date", ""))[:10])
+    return judge(out)
 
 
 def main(argv=None) -> int:

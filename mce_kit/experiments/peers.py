@@ -758,11 +758,11 @@ def comparison(df: pd.DataFrame, problem: str, host: str) -> pd.DataFrame:
 # ---- the papers' items fed by it ----
 
 # (paper module, item): (problem, the CPU codes standing in, what the paper compared with)
-ITEMS = {
-    ("mcegpu", "Table 1"): ("mce", "HBBMC", "the paper's multi-core CPU code"),
-    ("gmbe", "Fig 9"): ("mbe", "AdaMBE/ParAdaMBE", "the paper's CPU biclique codes"),
-    ("kcminer", "Table 2"): ("kclique", "PivotScale", "the paper's CPU baseline"),
-    ("geil", "Fig 4"): ("maxclique", "MC-BRB", "PMC"),
+ITEMS = {  # (problem, CPU codes, what they stand in for, the column the paper's claim compares)
+    ("mcegpu", "Table 1"): ("mce", "HBBMC", "the paper's multi-core CPU code", "cpu_code_vs_ours"),
+    ("gmbe", "Fig 9"): ("mbe", "AdaMBE/ParAdaMBE", "the paper's CPU biclique codes", "gpu_code_vs_ours"),
+    ("kcminer", "Table 2"): ("kclique", "PivotScale", "the paper's CPU baseline", "gpu_code_vs_ours"),
+    ("geil", "Fig 4"): ("maxclique", "MC-BRB", "PMC", "cpu_code_vs_ours"),
 }
 
 
@@ -774,11 +774,11 @@ def status(results: Path = RESULTS) -> dict:
     """{(paper module, item): reproduction.Status} for the four items the peers feed, each with a
     substitute CPU code; an item appears once a GPU host has measured its problem (until then the
     paper module's own status stands)."""
-    from ..reproduction import Status
+    from ..reproduction import Status, judge
 
     df = load(results)
     out = {}
-    for (paper, item), (problem, cpu_codes, theirs) in ITEMS.items():
+    for (paper, item), (problem, cpu_codes, theirs, claim) in ITEMS.items():
         host = pick_host(df, problem, gpu=True)
         if host is None:
             continue
@@ -794,9 +794,11 @@ def status(results: Path = RESULTS) -> dict:
         wrong = int(rows["answer_ok"].eq(False).sum())
         reason = (f"with a substitute CPU code: {cpu_codes} on the same host in place of {theirs}; "
                   "bundled graphs, not the paper's" + (f"; {wrong} rows with wrong answers" if wrong else ""))
-        out[(paper, item)] = Status("partial", "; ".join(parts) or "no comparable rows", reason,
-                                    str(rows["gpu"].iloc[0]), str(rows["date"].max())[:10])
-    return out
+        r = t[claim].dropna()
+        out[(paper, item)] = Status("; ".join(parts) or "no comparable rows", _geomean(r) if len(r) else None,
+                                    complete=claim == "gpu_code_vs_ours", reason=reason,
+                                    device=str(rows["gpu"].iloc[0]), date=str(rows["date"].max())[:10])
+    return judge(out)
 
 
 # ---- command line ----

@@ -642,64 +642,78 @@ def gpu_table(df: pd.DataFrame | None = None) -> pd.DataFrame:
 def _fig13():
     """Fig 13 from rdmce_gpus.csv: the same runs (graphs, build) on each GPU model measured."""
     from ..reproduction import Status
+    from ..viz.paper import inside_spread
 
     try:
         df = load("gpus")
     except FileNotFoundError:
-        df = pd.DataFrame(columns=["graph", "gpu", "median_ms", "date"])
+        df = pd.DataFrame(columns=["graph", "gpu", "median_ms", "times_ms", "date"])
     t = gpu_table(df)
     if t.shape[1] < 2:
-        return Status("missing", reason="needs the same runs on two GPU models (rdmce_gpus.csv has "
-                      f"{t.shape[1]})")
-    a, b = sorted(t.columns)[:2]
+        return Status(reason=f"needs the same runs on two GPU models (rdmce_gpus.csv has {t.shape[1]})")
+    a, b = sorted(t.columns)[:2]  # H100 before H200: the one with less memory bandwidth first
     r = t[a] / t[b]
-    return Status("reproduced", f"{len(t)} graphs on {t.shape[1]} GPUs; {a} / {b} time "
-                  f"{r.min():.2f}-{r.max():.2f}x (ego-Facebook {r.get('ego-Facebook', float('nan')):.2f}x)",
-                  "H100/H200 instead of the paper's RTX 4090 / A100 / H800", device=", ".join(t.columns),
-                  date=sorted(str(d)[:10] for d in df["date"])[-1])
+    runs = df.set_index(["graph", "gpu"])["times_ms"]
+    apart = [g for g in t.index if not inside_spread(runs[(g, a)], runs[(g, b)])]
+    sep = r[apart]
+    return Status(f"{len(t)} graphs on {t.shape[1]} GPUs; {a} / {b} time {r.min():.2f}-{r.max():.2f}x "
+                  f"(ego-Facebook {r.get('ego-Facebook', float('nan')):.2f}x); runs separate on {len(sep)}",
+                  (sep.min(), sep.max()) if len(sep) else None, noise=not len(sep), complete=False,
+                  reason="H100/H200 (same architecture) instead of the paper's RTX 4090 / A100 / H800",
+                  device=", ".join(t.columns), date=sorted(str(d)[:10] for d in df["date"])[-1])
+
+
+def _best_share(df: pd.DataFrame, param: str, paper) -> tuple[float, str]:
+    """Share of graphs where ``paper`` is best or within the runs' spread of the best; its text."""
+    from ..reproduction import best_share
+
+    best = df.loc[df.groupby("graph")["median_ms"].idxmin()].set_index("graph")
+    hit = best_share(df, df[param] == paper)
+    top = best[param].mode().iloc[0]
+    text = (f"best {param} = {top} on {int((best[param] == top).sum())} of {len(best)} graphs; "
+            f"{paper} within noise of the best on {round((hit or 0) * len(best))}")
+    return hit, text
 
 
 def status() -> dict:
-    """Each RDMCE item of FIGURES.md as reproduced / partial / missing, with the reason, from the
-    committed CSVs. "reproduced": measured and the paper's claim holds here; "partial": measured
-    only in part, or measured and the claim does not hold (the reason says which)."""
-    from ..reproduction import Status
+    """What we measured for each RDMCE item of FIGURES.md, from the committed CSVs; the state follows
+    from ``reproduction.verdict`` (the paper's number and tolerance live in reproduction.CATALOGUE)."""
+    from ..reproduction import Status, judge
 
-    out = {}
-    needs_mcegpu = "needs the mce-gpu kernel (issue 9) to compare with"
-    out["Fig 7"] = Status("missing", reason=needs_mcegpu)
+    out = {"Fig 13": _fig13(),
+           "Fig 14": Status(reason="needs several GPUs and a shared edge counter (experiments.multigpu)")}
     vs = _vs_mcegpu()
     if vs is not None:  # RDMCE beside our mce-gpu-P / -PX, same GPU, same job
-        t = vs["time mce-gpu-PX / RDMCE"]
-        out["Fig 7"] = Status("partial", f"mce-gpu-PX (L1) / RDMCE time {t.min():.2f}-{t.max():.2f}x on "
-                              f"{len(t)} graphs", "the paper's 1.25-5.38x does not hold on the small graphs; "
-                              "no G2-AIMD build", **_when(vs))
-    out["Fig 13"] = _fig13()
-    out["Fig 14"] = Status("missing", reason="needs several GPUs and a shared edge counter (issue 13)")
+        t = vs["time mce-gpu-PX / RDMCE"].dropna()
+        out["Fig 7"] = Status(f"mce-gpu-PX (L1) / RDMCE time {t.min():.2f}-{t.max():.2f}x on {len(t)} graphs",
+                              (t.min(), t.max()), complete=False,
+                              reason="our mce-gpu-PX, not the authors'; no G2-AIMD build", **_when(vs))
+        r = vs["memory RDMCE / mce-gpu-PX"]
+        out["Fig 9"] = Status(f"RDMCE / mce-gpu-PX memory {r.min():.0%}-{r.max():.0%}, mean {r.mean():.0%}",
+                              r.mean(), reason="at 32 warps/SM, not the paper's 12; peak = planned device "
+                              "bytes",
+                              **_when(vs))
+    else:
+        out["Fig 7"] = Status(reason="needs the mce-gpu kernel's committed runs to compare with")
     try:
         t1, var = load("table1"), load("variants")
     except FileNotFoundError:
-        return out
+        return judge(out, "rdmce")
     exact = (t1["count"] == t1["reference"]).all()
     fb = t1[t1["graph"] == "ego-Facebook"]
     ours = f"{len(t1)} graphs, counts {'all' if exact else 'NOT all'} equal the reference"
     if len(fb):
         ours += f"; ego-Facebook {int(fb['count'].iloc[0]):,}"
-    out["Table 1"] = Status("reproduced" if exact else "partial", ours,
-                            "of the paper's 12 graphs only ego-Facebook is bundled; 7 smaller ones added",
+    out["Table 1"] = Status(ours, int(fb["count"].iloc[0]) if len(fb) else None, complete=bool(exact),
+                            reason="of the paper's 12 graphs only ego-Facebook is bundled; 7 smaller ones "
+                            "added",
                             **_when(t1))
     nb, nb_real = _ratio(var, "RDMCE-NB"), _beyond_noise(var, "RDMCE-NB")
-    gain = nb[nb_real & (nb > 1)]
-    out["Fig 8"] = Status("reproduced", f"{nb.min():.2f}-{nb.max():.2f}x; beyond noise on "
-                          + ", ".join(f"{g} {r:.1f}x" for g, r in gain.items()),
-                          "on the millisecond graphs exposure is inside the noise", **_when(var))
-    mem = var[var["variant"] == "RDMCE"]
-    out["Fig 9"] = Status("partial", f"our peak {mem['device_bytes'].max() / 2**20:.0f} MiB", needs_mcegpu,
-                          **_when(var))
-    if vs is not None:
-        r = vs["memory RDMCE / mce-gpu-PX"]
-        out["Fig 9"] = Status("partial", f"RDMCE / mce-gpu-PX memory {r.min():.0%}-{r.max():.0%}",
-                              "at 32 warps/SM, not the paper's 12; peak = planned device bytes", **_when(vs))
+    sep = nb[nb_real.reindex(nb.index, fill_value=False)]
+    out["Fig 8"] = Status(f"{nb.min():.2f}-{nb.max():.2f}x; beyond noise on "
+                          + (", ".join(f"{g} {r:.1f}x" for g, r in sep.items()) or "none"),
+                          (sep.min(), sep.max()) if len(sep) else None, noise=not len(sep),
+                          reason="on the millisecond graphs exposure is inside the noise", **_when(var))
     npg, np_real = _ratio(var, "RDMCE-NP"), _beyond_noise(var, "RDMCE-NP")
     fb_np = var[(var["graph"] == "ego-Facebook") & (var["variant"] == "RDMCE-NP")]
     fb_full = var[(var["graph"] == "ego-Facebook") & (var["variant"] == "RDMCE")]
@@ -708,40 +722,32 @@ def status() -> dict:
         full_s, np_s = fb_full["median_ms"].iloc[0] / 1e3, fb_np["median_ms"].iloc[0] / 1e3
         ours += f"; ego-Facebook {full_s:.3f} s vs {np_s:.3f} s"
     where = _when(var)
-    out["Table 2"] = Status("reproduced", ours, f"{where['device']} vs the paper's RTX 4090", **where)
-    vs, vs_real = _ratio(var, "vertex seeds"), _beyond_noise(var, "vertex seeds")
-    faster = int((vs_real & (vs < 1)).sum())
-    out["Fig 10"] = Status("partial", f"vertex/edge time {vs.mean():.2f}x on average",
-                           f"claim does not hold here: vertex seeds faster beyond noise on {faster} of "
-                           f"{len(vs)} graphs: exposure splits the larger vertex trees, and one bitmap per "
-                           "vertex is cheaper than one per edge", **_when(var))
-    from ..viz.paper import inside_spread
-
+    out["Table 2"] = Status(ours, npg.mean(), noise=2 * int(np_real.sum()) <= len(np_real),
+                            reason=f"{where['device']} vs the paper's RTX 4090", **where)
+    vx, vx_real = _ratio(var, "vertex seeds"), _beyond_noise(var, "vertex seeds")
+    faster = int((vx_real & (vx < 1)).sum())
+    out["Fig 10"] = Status(f"vertex/edge time {vx.mean():.2f}x on average; vertex seeds faster beyond noise "
+                           f"on {faster} of {len(vx)} graphs", vx.mean(),
+                           noise=2 * int(vx_real.sum()) <= len(vx),
+                           reason="exposure splits the larger vertex trees, and one bitmap per vertex is "
+                           "cheaper than one per edge", **_when(var))
     for item, name, param, grid, paper in (("Fig 11", "warps", "warps_per_sm", WARPS_PER_SM, 20),
                                            ("Fig 12", "tau", "tau", TAUS, 24)):
         try:
             df = load(name)
         except FileNotFoundError:
             continue
-        best = df.loc[df.groupby("graph")["median_ms"].idxmin()].set_index("graph")
         full = df.groupby("graph")[param].nunique() == len(grid)
         gaps = ", ".join(g for g, ok in full.items() if not ok)
-        at_paper = df[df[param] == paper].set_index("graph")["times_ms"]
-        ties = sum(inside_spread(best.loc[g, "times_ms"], at_paper[g]) for g in best.index if g in at_paper)
-        top = best[param].mode().iloc[0]
-        wins = int((best[param] == top).sum())
-        ours = (f"best {param} = {top} on {wins} of {len(best)} graphs; "
-                f"{paper} within noise of the best on {ties}")
+        hit, ours = _best_share(df, param, paper)
+        reason = ""
         if item == "Fig 11":
             regs = "/".join(str(r) for r in sorted(df["regs"].unique()))
-            state, reason = "partial", f"no U-shape: {regs} registers at every warp count"
-        else:
-            state = "reproduced" if ties * 2 > len(best) else "partial"
-            reason = ""
+            reason = f"no U-shape: {regs} registers at every warp count"
         if gaps:
-            state, reason = "partial", f"{reason}; not every value on {gaps}".lstrip("; ")
-        out[item] = Status(state, ours, reason, **_when(df))
-    return out
+            reason = f"{reason}; not every value on {gaps}".lstrip("; ")
+        out[item] = Status(ours, hit, complete=not gaps, reason=reason, **_when(df))
+    return judge(out, "rdmce")
 
 
 def main(argv=None) -> int:
