@@ -43,7 +43,7 @@ WORKLOADS = {
               ("socfb-MIT", {}), ("wiki-Vote", {})],
     "mce-gpu": [("ego-Facebook", {"subtree": "L2", "induced": "IPX"}), ("socfb-MIT", {"subtree": "L2"})],
     "kcminer": [("ego-Facebook", {"k": 8}), ("ego-Facebook", {"k": 7}), (RMAT, {"k": 5}),
-                ("socfb-MIT", {"k": 10}), ("wiki-Vote", {"k": 8})],
+                ("wiki-Vote", {"k": 8})],
     "cliquecount": [("ego-Facebook", {"k_max": 8}), (RMAT, {"k_max": 6}), ("wiki-Vote", {"k_max": 8})],
     "gmbe": [(CHUNG_LU_BIG, {}), (CHUNG_LU, {}), ("MovieLens", {}), ("marvel", {})],
 }
