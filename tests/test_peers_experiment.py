@@ -168,7 +168,9 @@ def test_table_and_figure_cpu_host_only(tmp_path):
     assert view.table("mbe", df).empty and "no rows" in view.summary("mbe", df)
 
 
-def test_table_figure_and_status_with_a_gpu_host(tmp_path):
+def test_table_figure_and_status_with_a_gpu_host(tmp_path, monkeypatch):
+    from mce_kit.reproduction import paper_status, scoreboard
+
     rows = tiny_rows(HOST_CPU, False) + tiny_rows(HOST_GPU, True)
     df = exp.load(write(tmp_path, rows))
     assert exp.pick_host(df, "mce") == HOST_GPU["host"]
@@ -178,9 +180,13 @@ def test_table_figure_and_status_with_a_gpu_host(tmp_path):
     assert "NVIDIA H100" in t.attrs["caption"] and "NVIDIA H100" in view.figure("mce", df).axes[0].get_title()
     st = exp.status(tmp_path)
     assert set(st) == {("mcegpu", "Table 1")}
+    monkeypatch.setattr(exp.status, "__defaults__", (tmp_path,))
     table1 = st[("mcegpu", "Table 1")]
-    assert table1.state == "partial" and "substitute CPU code" in table1.reason
-    assert "0.40x" in table1.ours and "1.35x" in table1.ours and table1.device == "NVIDIA H100"
+    assert "substitute CPU code" in table1.reason and "0.40x" in table1.ours and "1.35x" in table1.ours
+    own = paper_status("mcegpu")["Table 1"]  # the paper module's own status: added to, not replaced
+    assert table1.state == own.state and table1.ours.startswith(own.ours) and own.reason in table1.reason
+    with_peers = scoreboard().set_index(["paper", "item"]).loc[("mcegpu", "Table 1")]
+    assert "HBBMC" in with_peers["reason"]
     assert "<caption>" in view.styled("mce", df).to_html()
 
 

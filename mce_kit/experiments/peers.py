@@ -757,12 +757,14 @@ def comparison(df: pd.DataFrame, problem: str, host: str) -> pd.DataFrame:
 
 # ---- the papers' items fed by it ----
 
-# (paper module, item): (problem, the CPU codes standing in, what the paper compared with)
+# (paper module, item): (problem, the CPU codes standing in, what the paper compared with, caveat)
 ITEMS = {
-    ("mcegpu", "Table 1"): ("mce", "HBBMC", "the paper's multi-core CPU code"),
-    ("gmbe", "Fig 9"): ("mbe", "AdaMBE/ParAdaMBE", "the paper's CPU biclique codes"),
-    ("kcminer", "Table 2"): ("kclique", "PivotScale", "the paper's CPU baseline"),
-    ("geil", "Fig 4"): ("maxclique", "MC-BRB", "PMC"),
+    ("mcegpu", "Table 1"): ("mce", "HBBMC", "the paper's multi-core CPU code", "HBBMC runs on one thread"),
+    ("gmbe", "Fig 9"): ("mbe", "AdaMBE/ParAdaMBE", "the paper's other biclique codes", ""),
+    ("kcminer", "Table 2"): ("kclique", "PivotScale", "the paper's CPU baseline",
+                             "k = 8 only; PivotScale counts by pivoting, ours by listing"),
+    ("geil", "Fig 4"): ("maxclique", "MC-BRB", "PMC",
+                        "MC-BRB finds omega and one maximum clique, ours every maximum clique"),
 }
 
 
@@ -771,31 +773,38 @@ def _geomean(r: pd.Series) -> float:
 
 
 def status(results: Path = RESULTS) -> dict:
-    """{(paper module, item): reproduction.Status} for the four items the peers feed, each with a
-    substitute CPU code; an item appears once a GPU host has measured its problem (until then the
-    paper module's own status stands)."""
-    from ..reproduction import Status
+    """{(paper module, item): reproduction.Status} for the four items the peers feed, each marked as
+    measured with a substitute CPU code. An item appears once a GPU host has measured its problem and
+    adds to the paper module's own status (whose state stands unless it is missing)."""
+    from ..reproduction import Status, paper_status
 
     df = load(results)
     out = {}
-    for (paper, item), (problem, cpu_codes, theirs) in ITEMS.items():
+    for (paper, item), (problem, cpu_codes, theirs, caveat) in ITEMS.items():
         host = pick_host(df, problem, gpu=True)
         if host is None:
             continue
         t = comparison(df, problem, host)
+        rows = df[(df["host"] == host) & (df["problem"] == problem)]
+        gpu, date = str(rows["gpu"].iloc[0]), str(rows["date"].max())[:10]
         parts = []
         for col, label in (("cpu_code_vs_ours", f"{cpu_codes} / ours"),
                            ("gpu_code_vs_ours", "authors' GPU code / ours")):
             r = t[col].dropna()
             if len(r):
-                parts.append(f"{label} (warm call): geomean {_geomean(r):.2f}x, {r.min():.2f}-{r.max():.2f}x "
-                             f"over {len(r)} graphs")
-        rows = df[(df["host"] == host) & (df["problem"] == problem)]
+                parts.append(f"{label} (warm call, {gpu}): geomean {_geomean(r):.2f}x, "
+                             f"{r.min():.2f}-{r.max():.2f}x over {len(r)} graphs")
         wrong = int(rows["answer_ok"].eq(False).sum())
-        reason = (f"with a substitute CPU code: {cpu_codes} on the same host in place of {theirs}; "
-                  "bundled graphs, not the paper's" + (f"; {wrong} rows with wrong answers" if wrong else ""))
-        out[(paper, item)] = Status("partial", "; ".join(parts) or "no comparable rows", reason,
-                                    str(rows["gpu"].iloc[0]), str(rows["date"].max())[:10])
+        reason = "; ".join(x for x in (
+            f"with a substitute CPU code: {cpu_codes} on the same host in place of {theirs}", caveat,
+            "bundled graphs, not the paper's", f"{wrong} rows with wrong answers" if wrong else "") if x)
+        own = paper_status(paper).get(item)
+        if own is None or own.state == "missing":
+            out[(paper, item)] = Status("partial", "; ".join(parts) or "no comparable rows", reason, gpu,
+                                        date)
+        else:
+            out[(paper, item)] = Status(own.state, "; ".join([own.ours, *parts]),
+                                        "; ".join(x for x in (own.reason, reason) if x), own.device, own.date)
     return out
 
 

@@ -138,12 +138,17 @@ def figure(problem: str, df: pd.DataFrame | None = None, host: str | None = None
             who = key if key.startswith("ours") else r[f"{key}_code"]
             cell = rows[(rows["graph"] == r["graph"]) & (rows["params"] == r["params"]) & (rows["who"] == who)
                         & rows["clock"].isin(["call", "kernel", "printed"])]
-            if not who or cell.empty or math.isnan(cell["median_s"].iloc[0]):
+            if not who or cell.empty:
+                continue
+            if math.isnan(cell["median_s"].iloc[0]):  # timed out or failed: say so where the bar would be
+                ax.annotate("no answer", (x[j] + (i - 1.5) * width, 0.02), xycoords=("data", "axes fraction"),
+                            rotation=90, fontsize=7, ha="center", va="bottom", color="#555555")
                 continue
             c = cell.iloc[0]
             times = run_times(c["times_s"])
             wrong = bool(c["answer_ok"] == False)  # noqa: E712 (NaN: no answer)
-            err = [[c["median_s"] - times.min()], [times.max() - c["median_s"]]] if len(times) else None
+            err = ([[max(0.0, c["median_s"] - times.min())], [max(0.0, times.max() - c["median_s"])]]
+                   if len(times) else None)  # times_s is rounded to the microsecond
             ax.bar(x[j] + (i - 1.5) * width, c["median_s"], width, color=colour, label=label, yerr=err,
                    hatch="//" if wrong else None, edgecolor="black" if wrong else colour, capsize=2)
             if not key.startswith("ours"):
