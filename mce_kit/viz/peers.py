@@ -77,7 +77,7 @@ def _peer_cell(r, col: str, gpu_host: bool) -> str:
     if not name:
         return "-"
     threads = str(r[col + "_threads"])
-    if threads in ("", "nan"):
+    if col == "gpu_code" or threads in ("", "nan"):  # a GPU code's host threads are not its parallelism
         return f"{name}: {seconds(r[col + '_s'])}"
     n = int(float(threads))
     return f"{name} ({n} thread{'s' if n > 1 else ''}): {seconds(r[col + '_s'])}"
@@ -160,6 +160,7 @@ def figure(problem: str, df: pd.DataFrame | None = None, host: str | None = None
     seen = dict(zip(labels, handles, strict=True))
     fig.legend(seen.values(), seen.keys(), loc="outside right upper", fontsize=8)
     ax.set_yscale("log")
+    ax.set_ylim(top=ax.get_ylim()[1] * 4)  # room for the peers' names above their bars
     ax.set_ylabel("seconds (median, min-max)")
     ax.set_xticks(x, [g + (f"\n{p}" if p else "") for g, p in zip(t["graph"], t["params"], strict=True)],
                   fontsize=8)
