@@ -242,3 +242,22 @@ def test_status_items_are_the_papers():
     from mce_kit.reproduction import CATALOGUE
 
     assert set(exp.ITEMS) <= {(i.paper, i.item) for i in CATALOGUE}
+
+
+def test_gpu_kernel_follows_the_algorithm_the_call_chose(monkeypatch):
+    """Where the public k-clique call counted by pivoting, the kernel row times the pivot counter."""
+    import types
+
+    import mce_kit as mk
+    from mce_kit.gpu import cliquecount
+
+    class Prep:
+        def run(self, k_max):
+            return types.SimpleNamespace(gpu_ms=2.0, answer={k_max: 284600071})
+
+    monkeypatch.setattr(mk, "count_k_cliques", lambda G, k, device: types.SimpleNamespace(
+        params={"k": k, "algorithm": "pivot"}))
+    monkeypatch.setattr(cliquecount, "prepare", lambda G: Prep())
+    runs, note = exp._gpu_kernel(K8, None, repeats=3)
+    assert runs == [(0.002, 284600071)] * 3 and "pivot" in note
+    assert exp.check([a for _, a in runs], exp.expected(K8))[0] is True
