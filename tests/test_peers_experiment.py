@@ -168,7 +168,9 @@ def test_table_and_figure_cpu_host_only(tmp_path):
     assert view.table("mbe", df).empty and "no rows" in view.summary("mbe", df)
 
 
-def test_table_figure_and_status_with_a_gpu_host(tmp_path):
+def test_table_figure_and_status_with_a_gpu_host(tmp_path, monkeypatch):
+    from mce_kit.reproduction import CATALOGUE, paper_status, scoreboard, verdict
+
     rows = tiny_rows(HOST_CPU, False) + tiny_rows(HOST_GPU, True)
     df = exp.load(write(tmp_path, rows))
     assert exp.pick_host(df, "mce") == HOST_GPU["host"]
@@ -178,11 +180,17 @@ def test_table_figure_and_status_with_a_gpu_host(tmp_path):
     assert "NVIDIA H100" in t.attrs["caption"] and "NVIDIA H100" in view.figure("mce", df).axes[0].get_title()
     st = exp.status(tmp_path)
     assert set(st) == {("mcegpu", "Table 1")}
+    monkeypatch.setattr(exp.status, "__defaults__", (tmp_path,))
     table1 = st[("mcegpu", "Table 1")]
-    # the tiny CPU code is faster than ours here (0.40x): the paper's GPU-over-CPU claim goes the other way
-    assert table1.state == "contradicted" and "substitute CPU code" in table1.reason
-    assert table1.value == pytest.approx(0.40, abs=0.01) and not table1.complete
-    assert "0.40x" in table1.ours and "1.35x" in table1.ours and table1.device == "NVIDIA H100"
+    assert "substitute CPU code" in table1.reason and "0.40x" in table1.ours and "1.35x" in table1.ours
+    own = paper_status("mcegpu")["Table 1"]  # the paper module's own status: added to, not replaced
+    assert table1.ours.startswith(own.ours) and own.reason in table1.reason
+    assert table1.state == verdict(next(i for i in CATALOGUE if (i.paper, i.item) == ("mcegpu", "Table 1")),
+                                   table1)
+    if own.value is None:  # then the peers' ratio is what the rule compares: ours slower than HBBMC
+        assert table1.value == pytest.approx(0.40, abs=0.01) and table1.state == "contradicted"
+    with_peers = scoreboard().set_index(["paper", "item"]).loc[("mcegpu", "Table 1")]
+    assert "HBBMC" in with_peers["reason"]
     assert "<caption>" in view.styled("mce", df).to_html()
 
 
@@ -238,3 +246,22 @@ def test_status_items_are_the_papers():
     from mce_kit.reproduction import CATALOGUE
 
     assert set(exp.ITEMS) <= {(i.paper, i.item) for i in CATALOGUE}
+
+
+def test_gpu_kernel_follows_the_algorithm_the_call_chose(monkeypatch):
+    """Where the public k-clique call counted by pivoting, the kernel row times the pivot counter."""
+    import types
+
+    import mce_kit as mk
+    from mce_kit.gpu import cliquecount
+
+    class Prep:
+        def run(self, k_max):
+            return types.SimpleNamespace(gpu_ms=2.0, answer={k_max: 284600071})
+
+    monkeypatch.setattr(mk, "count_k_cliques", lambda G, k, device: types.SimpleNamespace(
+        params={"k": k, "algorithm": "pivot"}))
+    monkeypatch.setattr(cliquecount, "prepare", lambda G: Prep())
+    runs, note = exp._gpu_kernel(K8, None, repeats=3)
+    assert runs == [(0.002, 284600071)] * 3 and "pivot" in note
+    assert exp.check([a for _, a in runs], exp.expected(K8))[0] is True

@@ -77,7 +77,7 @@ def _peer_cell(r, col: str, gpu_host: bool) -> str:
     if not name:
         return "-"
     threads = str(r[col + "_threads"])
-    if threads in ("", "nan"):
+    if col == "gpu_code" or threads in ("", "nan"):  # a GPU code's host threads are not its parallelism
         return f"{name}: {seconds(r[col + '_s'])}"
     n = int(float(threads))
     return f"{name} ({n} thread{'s' if n > 1 else ''}): {seconds(r[col + '_s'])}"
@@ -138,12 +138,17 @@ def figure(problem: str, df: pd.DataFrame | None = None, host: str | None = None
             who = key if key.startswith("ours") else r[f"{key}_code"]
             cell = rows[(rows["graph"] == r["graph"]) & (rows["params"] == r["params"]) & (rows["who"] == who)
                         & rows["clock"].isin(["call", "kernel", "printed"])]
-            if not who or cell.empty or math.isnan(cell["median_s"].iloc[0]):
+            if not who or cell.empty:
+                continue
+            if math.isnan(cell["median_s"].iloc[0]):  # timed out or failed: say so where the bar would be
+                ax.annotate("no answer", (x[j] + (i - 1.5) * width, 0.02), xycoords=("data", "axes fraction"),
+                            rotation=90, fontsize=7, ha="center", va="bottom", color="#555555")
                 continue
             c = cell.iloc[0]
             times = run_times(c["times_s"])
             wrong = bool(c["answer_ok"] == False)  # noqa: E712 (NaN: no answer)
-            err = [[c["median_s"] - times.min()], [times.max() - c["median_s"]]] if len(times) else None
+            err = ([[max(0.0, c["median_s"] - times.min())], [max(0.0, times.max() - c["median_s"])]]
+                   if len(times) else None)  # times_s is rounded to the microsecond
             ax.bar(x[j] + (i - 1.5) * width, c["median_s"], width, color=colour, label=label, yerr=err,
                    hatch="//" if wrong else None, edgecolor="black" if wrong else colour, capsize=2)
             if not key.startswith("ours"):
@@ -155,6 +160,7 @@ def figure(problem: str, df: pd.DataFrame | None = None, host: str | None = None
     seen = dict(zip(labels, handles, strict=True))
     fig.legend(seen.values(), seen.keys(), loc="outside right upper", fontsize=8)
     ax.set_yscale("log")
+    ax.set_ylim(top=ax.get_ylim()[1] * 4)  # room for the peers' names above their bars
     ax.set_ylabel("seconds (median, min-max)")
     ax.set_xticks(x, [g + (f"\n{p}" if p else "") for g, p in zip(t["graph"], t["params"], strict=True)],
                   fontsize=8)
