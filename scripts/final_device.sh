@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The session's last device call on the 2-GPU host (about 4 minutes): GPU tests of what changed,
+# the added long multi-GPU workloads, and where the whole `mce-kit count` process spends its time.
+#   MCE_KIT_COMMIT=<sha> bash scripts/final_device.sh OUT_DIR      (carry .whl: Dask and igraph wheels)
+set -uo pipefail
+out=${1:?usage: scripts/final_device.sh OUT_DIR}
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 MCE_KIT_COMMIT=${MCE_KIT_COMMIT:-unknown}
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
+    .whl/*.whl || exit 1
+export PYTHONPATH=/tmp/site
+timeout 100 python3 -m pytest -q -x -m gpu -p no:cacheprovider tests/test_gpu_prepared.py \
+    tests/test_gpu_geil.py tests/test_gpu_subsets.py -k "not bundled_graphs_split" 2>&1 | tail -8 \
+    | tee "$out/gpu_tests.log"
+echo "tests exit: ${PIPESTATUS[0]}"
+timeout 120 python3 -m mce_kit.experiments.multigpu --out "$out" --gpus 1 2 --algo mce-gpu gmbe kcminer \
+    cliquecount --only ego-Facebook rmat-15-16 chung-lu-60000x20000-m151875-seed1 2>&1 \
+    | grep -v "^20..-..-.. \|^INFO\|distributed\." | tail -20
+f=data/snap/soc-Slashdot0902.txt.gz
+python3 -m mce_kit count $f --device gpu 2>&1 | tail -1      # compiles the kernel into CuPy's cache
+python3 -X importtime -m mce_kit count $f --device gpu 2> "$out/importtime.txt" | tail -1
+python3 -m cProfile -s cumtime -m mce_kit count $f --device gpu 2>&1 | head -45 > "$out/count_profile.txt"
+( time python3 -m mce_kit count $f --device gpu ) 2>&1 | tail -4
