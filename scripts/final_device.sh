@@ -13,9 +13,11 @@ timeout 100 python3 -m pytest -q -x -m gpu -p no:cacheprovider tests/test_gpu_pr
     tests/test_gpu_geil.py tests/test_gpu_subsets.py -k "not bundled_graphs_split" 2>&1 | tail -8 \
     | tee "$out/gpu_tests.log"
 echo "tests exit: ${PIPESTATUS[0]}"
-timeout 120 python3 -m mce_kit.experiments.multigpu --out "$out" --gpus 1 2 --algo mce-gpu gmbe kcminer \
-    cliquecount --only ego-Facebook rmat-15-16 chung-lu-60000x20000-m151875-seed1 2>&1 \
-    | grep -v "^20..-..-.. \|^INFO\|distributed\." | tail -20
+timeout 45 python3 -m mce_kit.experiments.multigpu --out "$out/a" --gpus 1 2 --algo mce-gpu \
+    --only ego-Facebook 2>&1 | grep -v "^20..-..-.. \|^INFO\|distributed\." | tail -6
+timeout 90 python3 -m mce_kit.experiments.multigpu --out "$out/b" --gpus 1 2 --algo gmbe kcminer cliquecount \
+    --only rmat-15-16 chung-lu-60000x20000-m151875-seed1 2>&1 | grep -v "^20..-..-.. \|^INFO\|distributed\." \
+    | tail -12
 f=data/snap/soc-Slashdot0902.txt.gz
 python3 -m mce_kit count $f --device gpu 2>&1 | tail -1      # compiles the kernel into CuPy's cache
 python3 -X importtime -m mce_kit count $f --device gpu 2> "$out/importtime.txt" | tail -1
