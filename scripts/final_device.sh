@@ -15,9 +15,11 @@ timeout 100 python3 -m pytest -q -x -m gpu -p no:cacheprovider tests/test_gpu_pr
 echo "tests exit: ${PIPESTATUS[0]}"
 timeout 45 python3 -m mce_kit.experiments.multigpu --out "$out/a" --gpus 1 2 --algo mce-gpu \
     --only ego-Facebook 2>&1 | grep -v "^20..-..-.. \|^INFO\|distributed\." | tail -6
-timeout 90 python3 -m mce_kit.experiments.multigpu --out "$out/b" --gpus 1 2 --algo gmbe kcminer cliquecount \
-    --only rmat-15-16 chung-lu-60000x20000-m151875-seed1 2>&1 | grep -v "^20..-..-.. \|^INFO\|distributed\." \
-    | tail -12
+for a in "kcminer rmat-15-16 40" "cliquecount rmat-15-16 40" "gmbe chung-lu-60000x20000-m151875-seed1 60"; do
+    set -- $a
+    timeout $3 python3 -m mce_kit.experiments.multigpu --out "$out/$1" --gpus 1 2 --algo $1 --only $2 2>&1 \
+        | grep -v "^20..-..-.. \|^INFO\|distributed\." | tail -4
+done
 f=data/snap/soc-Slashdot0902.txt.gz
 python3 -m mce_kit count $f --device gpu 2>&1 | tail -1      # compiles the kernel into CuPy's cache
 python3 -X importtime -m mce_kit count $f --device gpu 2> "$out/importtime.txt" | tail -1
