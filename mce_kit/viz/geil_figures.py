@@ -5,11 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-
-def where_measured(df: pd.DataFrame) -> str:
-    """'GPU (SMs), date, commit' of a results table."""
-    r = df.iloc[0]
-    return f"{r['gpu']} ({r['sms']} SMs), {str(r['date'])[:10]}, commit {r['commit']}"
+from ..measure import where_measured  # noqa: F401  (notebook 50 calls fig.where_measured)
 
 
 def plot_targets(targets: pd.DataFrame):
