@@ -170,7 +170,8 @@ def fig9_table(ours_ms: pd.Series, gmbe_ms: dict, pmbe_s: dict, cpu: pd.DataFram
 
 def plot_fig9(table: pd.DataFrame):
     """Seconds per graph (log scale) of each code in ``fig9_table``."""
-    cols = [("ours ms", 1e-3, "ours (GPU, fastest level)"), ("GMBE (H200) ms", 1e-3, "GMBE (authors' code), H200"),
+    cols = [("ours ms", 1e-3, "ours (GPU, fastest level)"),
+            ("GMBE (H200) ms", 1e-3, "GMBE (authors' code), H200"),
             ("PMBE (1 CPU thread) s", 1.0, "PMBE, 1 CPU thread"),
             ("our CPU oracle s", 1.0, "our CPU oracle, 1 thread")]
     cols = [c for c in cols if c[0] in table]

@@ -32,7 +32,8 @@ def plot_table2(df: pd.DataFrame):
     for graph, g in df.groupby("graph", sort=False):
         ax.plot(g["k"], g["gpu_ms"], marker="o", label=graph)
     kc = df.dropna(subset=["kcgpu_h200_ms"])
-    ax.scatter(kc["k"], kc["kcgpu_h200_ms"], marker="x", color="k", zorder=5, label="KCGPU (authors' code, H200)")
+    ax.scatter(kc["k"], kc["kcgpu_h200_ms"], marker="x", color="k", zorder=5,
+               label="KCGPU (authors' code, H200)")
     ax.set_yscale("log")
     ax.set_xlabel("K")
     ax.set_ylabel("ms (graph on host -> count back)")
