@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from .colours import PAPER_COLOR, colour
 from .paper import mark_paper
 from .rdmce_figures import where_measured
 
@@ -61,10 +62,10 @@ def plot_ablation(df: pd.DataFrame, paper: dict):
     x = np.arange(len(cols))
     w = 0.8 / max(1, len(red))
     for i, (graph, row) in enumerate(red.iterrows()):
-        ax.bar(x + (i - len(red) / 2) * w, row.values * 100, width=w, label=graph)
+        ax.bar(x + (i - len(red) / 2) * w, row.values * 100, width=w, label=graph, color=colour(graph, i))
     for j, c in enumerate(cols):
         if c in paper:
-            ax.scatter([j], [paper[c] * 100], marker="*", s=120, color="k", zorder=5,
+            ax.scatter([j], [paper[c] * 100], marker="*", s=120, color=PAPER_COLOR, zorder=5,
                        label="paper (V100)" if j == 1 else None)
     ax.axhline(0, color="k", lw=0.8)
     ax.set_xticks(x, cols, rotation=20, ha="right")

@@ -6,7 +6,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-PHASE_COLOURS = {"build": "tab:blue", "pivot": "tab:orange", "set_ops": "tab:green", "worker_list": "tab:red"}
+from .colours import PAPER_COLOR
+
+# red is kept for the paper's values
+PHASE_COLOURS = {"build": "tab:blue", "pivot": "tab:orange", "set_ops": "tab:green",
+                 "worker_list": "tab:purple"}
+
 
 
 def plot_modes(modes: pd.DataFrame):
@@ -38,7 +43,7 @@ def plot_sm_load(wl: pd.DataFrame, paper: dict):
     labels = [f"{s} {'+ WL' if w else 'no WL'}" for s, w in keys]
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.bar(labels, ours, color="tab:blue", label="ours (mean over graphs)")
-    ax.scatter(labels, [paper[k] for k in keys], color="tab:red", marker="D", zorder=3, label="paper")
+    ax.scatter(labels, [paper[k] for k in keys], color=PAPER_COLOR, marker="D", zorder=3, label="paper")
     ax.axhline(1.0, color="grey", lw=0.8)
     ax.set_ylabel("max / mean busy cycles across SMs")
     ax.set_title("Fig 3: load across SMs")
