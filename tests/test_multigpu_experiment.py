@@ -27,6 +27,16 @@ def test_every_kernel_through_the_experiment_on_cpu(tmp_path):
     items = {(i.paper, i.item) for i in reproduction.CATALOGUE}
     assert set(st) == {("rdmce", "Fig 14"), ("mcegpu", "Fig 4"), ("kcminer", "Fig 10"), ("gmbe", "Fig 18")}
     assert set(st) <= items and all(s.state == "partial" for s in st.values())
+    # notebook 90 renders these tables when they exist, and says what is missing
+    note = multigpu.measured_note(tmp_path)
+    assert note.startswith("Measured on") and "1, 2 GPUs" in note and "more than 2 GPUs" in note
+    assert "Not measured yet" in multigpu.measured_note(tmp_path / "nothing")
+    table = multigpu.scaling_table(sc)
+    assert len(table) == len(sc) and table["ratio_efficiency"].notna().any()
+    from mce_kit.viz import scale_figures
+
+    assert len(scale_figures.plot_scaling(sc).axes) == len(multigpu.ALGOS)
+    assert scale_figures.plot_busy(busy).axes[0].patches
 
 
 def test_workloads_name_bundled_graphs_with_references():
