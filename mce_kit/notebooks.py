@@ -219,8 +219,9 @@ _REF = r"(?:\d+(?:\.\d+)*[a-z]?|[IVX]+)(?:\s*(?:,|and|or|to|-|–)\s*(?:\d+(?:\.
 # Forms whose digits name something rather than measure it (the short allow list):
 _ALLOWED = [
     # a figure, table, section ... of a paper or a notebook: "Fig 12", "Tables 1 and 3", "§4.2", "level 3"
-    re.compile(rf"\b(?:figs?|figures?|tables?|sections?|lemmas?|algorithms?|theorems?|eqs?|equations?|notebooks?"
-               rf"|cells?|steps?|levels?|items?|lines?|rounds?|chapters?)\.?\s*{_REF}|§\s*{_REF}", re.I),
+    re.compile(rf"\b(?:figs?|figures?|tables?|sections?|lemmas?|algorithms?|theorems?|examples?|eqs?"
+               rf"|equations?|notebooks?|cells?|steps?|levels?|items?|lines?|rounds?|chapters?)\.?\s*{_REF}"
+               rf"|§\s*{_REF}", re.I),
     # a parameter setting: "K=8", "tau = 24", "warps_per_sm=12", "K = 4..8"
     re.compile(rf"\b(?:k|tau|τ|warps_per_sm|warpPerSM|block_min|window|seed|repeats|h|λ|lambda|bound_height"
                rf"|bound_size)\s*(?:=|≤|≥|<=|>=|<|>)\s*{_NUM}(?:\s*(?:\.\.|–|-|,)\s*{_NUM})*", re.I),

@@ -160,7 +160,7 @@ def test_digit_rule_flags_typed_numbers(text):
     [
         "the paper's best tau is 24 and 4.83x on 8 GPUs",  # the paper's own numbers
         "ego-Facebook: 869,325,383 maximal cliques (Table 1)",
-        "Fig 12, Tables 1 and 3, §4.2, notebook 10, level 3, step 5",  # references
+        "Fig 12, Tables 1 and 3, §4.2, Example 4.1, notebook 10, level 3, step 5",  # references
         "run with K=8, tau = 24, warps_per_sm=12 and K = 4..8",  # parameter settings
         "H100 and H200, L1+WL, G0, soc-Slashdot0902, a 2-hop union, 64-bit words",  # names
         "[10_rdmce](10_rdmce.ipynb) and <https://example.org/v1.2>",  # links

@@ -3,7 +3,7 @@
 # %% [markdown]
 # # How much of the five papers stands
 #
-# Every figure and table listed in `shared/papers/FIGURES.md` (38 items from
+# Every figure and table listed in `shared/papers/FIGURES.md` (the items of
 # RDMCE, mce-gpu, KCMiner, GMBE+ and Geil et al.) with its state:
 #
 # - **reproduced**: measured by us, on our GPU, with every answer checked
