@@ -224,7 +224,6 @@ if MEASURED["modes"]:
           "| paper:", exp.PAPER["heuristic_geomean_slowdown"])
     display(t3.round(2))
     f = fig.plot_modes(modes)
-    mk.viz.stamp_device(f, modes)
     f.savefig(figures_dir() / "20_mce_gpu_modes.png", dpi=150)
     ratio = t3["delta_over_d"]
     display(Markdown(
@@ -252,7 +251,6 @@ if MEASURED["wl"]:
             "donations"]
     display(wl[cols].round(3))
     f = fig.plot_sm_load(wl, exp.PAPER["fig3_max_over_mean"])
-    mk.viz.stamp_device(f, wl)
     f.savefig(figures_dir() / "20_mce_gpu_sm_load.png", dpi=150)
     load = wl.groupby(["subtree", "worker_list"])["sm_cycles_max_over_mean"].mean()
     assert load[("L1", True)] > 1.25 * exp.PAPER["fig3_max_over_mean"][("L1", True)]  # the claim below
@@ -285,7 +283,6 @@ else:
 if MEASURED["profile"]:
     prof = exp.load("profile")
     f = fig.plot_breakdown(prof)
-    mk.viz.stamp_device(f, prof)
     f.savefig(figures_dir() / "20_mce_gpu_breakdown.png", dpi=150)
     display(prof[["graph", "subtree", "induced_mode"] + [c for c in prof if c.startswith("frac_")]].round(3))
 else:
@@ -322,7 +319,6 @@ t1.round(3)
 if MEASURED["rdmce"] and MEASURED["modes"]:
     rd = exp.load("rdmce")
     f = fig.plot_vs_rdmce(modes, rd)
-    mk.viz.stamp_device(f, rd)
     f.savefig(figures_dir() / "20_mce_gpu_vs_rdmce.png", dpi=150)
     vs = exp.vs_rdmce(modes, rd)
     display(vs.round(3))
