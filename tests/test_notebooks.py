@@ -187,3 +187,27 @@ def test_check_flags_a_typed_number_in_markdown(tmp_path):
     nbt.build([("md", "# T\n\nThe paper: 1.03-69.61x (Fig 8)."),
                ("code", "from IPython.display import Markdown\nMarkdown(f'ours: {1.21}x')")], path)
     assert nbt.check(path) == []
+
+
+FIGURES_MD = Path(__file__).resolve().parents[2] / "shared" / "papers" / "FIGURES.md"
+
+
+@pytest.mark.skipif(not FIGURES_MD.is_file(), reason="FIGURES.md is beside the checkout only")
+def test_paper_numbers_come_from_figures_md():
+    """Every number the data file credits to FIGURES.md is written there, in that paper's section."""
+    import csv
+    import re
+
+    text = FIGURES_MD.read_text(encoding="utf-8")
+    sections = dict(zip(["rdmce", "mcegpu", "kcminer", "gmbe", "geil"], re.split(r"\n## \d\. ", text)[1:],
+                        strict=True))
+    with nbt.PAPER_NUMBERS.open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    assert rows
+    for r in rows:
+        if r["source"] == "FIGURES.md":
+            sec = sections[r["paper"]]  # "4,039" is one number, "8,16,32,64,128" five: read both ways
+            numbers = re.findall(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?", sec)
+            numbers += re.findall(r"\d+(?:\.\d+)?", sec)
+            found = {float(n.replace(",", "")) for n in numbers}
+            assert float(r["number"]) in found, r
