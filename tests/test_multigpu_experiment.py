@@ -52,3 +52,12 @@ def test_workloads_name_bundled_graphs_with_references():
             problem = md.KERNELS[algo].problem
             keys = {"k": params["k"]} if problem == "kclique" else {}
             assert references.expected(problem, name, **keys) is not None, (algo, name, params)
+
+
+def test_default_chunking_keeps_each_kernels_fewest_chunks():
+    import pandas as pd
+
+    df = pd.DataFrame({"algo": ["rdmce", "rdmce", "gmbe", "gmbe"], "chunks_per_worker": [8, 1, 4, 4],
+                       "median_s": [1.0, 2.0, 3.0, 4.0]})
+    assert multigpu.default_chunking(df)["median_s"].tolist() == [2.0, 3.0, 4.0]
+    assert multigpu.default_chunking(df.drop(columns="chunks_per_worker")).shape[0] == 4

@@ -176,11 +176,20 @@ def load_or_none(name: str, results: Path = RESULTS) -> pd.DataFrame | None:
         return None
 
 
+def default_chunking(df: pd.DataFrame) -> pd.DataFrame:
+    """Each kernel's rows with the fewest chunks per worker (the default); all rows of a table that
+    has only one chunking."""
+    if "chunks_per_worker" not in df.columns:
+        return df
+    return df[df["chunks_per_worker"] == df.groupby("algo")["chunks_per_worker"].transform("min")]
+
+
 def scaling_table(scaling: pd.DataFrame) -> pd.DataFrame:
     """The measured rows beside the paper's multi-GPU number: speed-up, efficiency (speed-up / GPUs),
-    and ours over the paper's efficiency."""
+    and ours over the paper's efficiency (every chunking measured, where there are several)."""
     table = scaling.assign(ratio_efficiency=scaling["efficiency"] / scaling["paper_efficiency"])
-    cols = ["algo", "graph", "params", "gpus", "single_gpu_kernel_s", "median_s", "speedup_vs_single_kernel",
+    cols = ["algo", "chunking", "graph", "params", "gpus", "single_gpu_kernel_s", "median_s",
+            "speedup_vs_single_kernel",
             "efficiency", "paper_item", "paper_gpus", "paper_speedup", "paper_efficiency", "ratio_efficiency",
             "busy_max_over_mean", "est_cost", "gpu", "date"]
     return table[[c for c in cols if c in table.columns]]
