@@ -54,9 +54,9 @@ def plot_scaling(scaling: pd.DataFrame):
 def plot_busy(busy: pd.DataFrame):
     """Busy seconds of each worker in the last timed run at the largest GPU count (numbers: chunks)."""
     top = busy[busy["gpus"] == busy["gpus"].max()]
-    fig, ax = plt.subplots(figsize=(7, 3))
     groups = list(top.groupby(["algo", "graph", "params"], sort=False))
-    labels = [f"{a}\n{g}" + ("" if prm == "{}" else f"\n{prm}") for (a, g, prm), _ in groups]
+    labels = [f"{a}: {g}" + ("" if prm == "{}" else f" {prm}") for (a, g, prm), _ in groups]
+    fig, ax = plt.subplots(figsize=(max(7.0, 0.6 * len(groups)), 4.2))
     width = 0.8 / max(1, int(top.groupby(["algo", "graph", "params"]).size().max()))
     for i, (_, sub) in enumerate(groups):
         for j, r in enumerate(sub.itertuples()):
@@ -64,7 +64,7 @@ def plot_busy(busy: pd.DataFrame):
             ax.bar(x, r.busy_s, width=width * 0.95, color=colour("", j),
                    label=f"worker {j}" if i == 0 else None)
             ax.text(x, r.busy_s, f"{r.chunks}", ha="center", va="bottom", fontsize=6)
-    ax.set_xticks(range(len(labels)), labels, fontsize=6)
+    ax.set_xticks(range(len(labels)), labels, fontsize=6, rotation=45, ha="right")
     ax.set_ylabel("busy seconds (numbers: chunks)")
     ax.legend(fontsize=7, frameon=False)
     stamp_device(fig, busy)
