@@ -87,7 +87,8 @@ def plot_lanes(df: pd.DataFrame, paper_ratio: float):
     ax.set_xlabel("K")
     ax.set_ylabel("mean active lanes per warp")
     ax.set_title(f"Fig 8: active lanes (paper: {paper_ratio}x more with scheduling at K = 7)", fontsize=10)
-    ax.legend(fontsize=7)
+    ax.set_xticks(sorted(df["k"].unique()))
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))  # outside the data
     stamp_device(fig, df)
     fig.tight_layout()
     return fig

@@ -274,7 +274,7 @@ for name in ("lanes", "bitmap"):
         df = exp.load(name)
         paper = exp.PAPER["fig8_active_ratio_k7"]
         f = fig.plot_lanes(df, paper) if name == "lanes" else fig.plot_bitmap(df)
-        f.savefig(figures_dir() / f"30_kcminer_{name}.png", dpi=150)
+        f.savefig(figures_dir() / f"30_kcminer_{name}.png", dpi=150, bbox_inches="tight")
     except FileNotFoundError as e:
         print(e)
 
