@@ -44,9 +44,9 @@ PROBLEMS = {  # problem -> (name, the mk. calls)
 }
 NOTEBOOK = {"rdmce": "10_rdmce", "mce-gpu": "20_mce_gpu", "kcminer": "30_kcminer", "gmbe": "40_gmbe",
             "geil": "50_geil"}
-pd.DataFrame([{"problem": name, "mk. calls": calls,
-               "GPU kernels (mce_kit.bench)": ", ".join(a.name for a in ALGORITHMS.values() if a.problem == p),
-               "paper notebooks": ", ".join(NOTEBOOK[a.name] for a in ALGORITHMS.values() if a.problem == p)}
+kernels = {p: [a.name for a in ALGORITHMS.values() if a.problem == p] for p in PROBLEMS}
+pd.DataFrame([{"problem": name, "mk. calls": calls, "GPU kernels (mce_kit.bench)": ", ".join(kernels[p]),
+               "paper notebooks": ", ".join(NOTEBOOK[k] for k in kernels[p])}
               for p, (name, calls) in PROBLEMS.items()]).set_index("problem")
 
 # %% [markdown]

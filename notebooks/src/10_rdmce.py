@@ -11,11 +11,12 @@
 # **Where the numbers come from.** Every table and plot below is read from
 # `data/results/rdmce_*.csv`, written by `python -m mce_kit.experiments.rdmce`
 # on lent GPUs; each row names the GPU, its SM count, the driver, the commit
-# and the date (the table below the imports lists them per table), and keeps the time of every timed run (`times_ms`, warm-up
-# excluded), so the spread is shown, not only the median. The paper ran on an
-# RTX 4090 and on larger graphs: only ego-Facebook is common to both, so most
-# comparisons are of ratios and of the best parameter, not of seconds. On a
-# machine with a GPU the last section re-measures a quick subset live.
+# and the date (the table below the imports lists them per table), and keeps
+# the time of every timed run (`times_ms`, warm-up excluded), so the spread is
+# shown, not only the median. The paper ran on an RTX 4090 and on larger graphs:
+# only ego-Facebook is common to both, so most comparisons are of ratios and of
+# the best parameter, not of seconds. On a machine with a GPU the last section
+# re-measures a quick subset live.
 
 # %%
 import networkx as nx
@@ -32,8 +33,8 @@ from mce_kit.viz import rdmce_figures as fig
 QUICK = mk.quick_mode()
 print("quick mode:", QUICK, "| GPU here:", mk.has_gpu())
 mk.measure.provenance_table([f"rdmce_{t}" for t in (
-    "table1", "exactness", "variants", "warps", "tau", "gpus", "load", "stream", "stream_parts", "stream_builds",
-    "cli", "local", "ncu", "scale", "rmat_host", "rmat_oracle", "load_text")])
+    "table1", "exactness", "variants", "warps", "tau", "gpus", "load", "stream", "stream_parts",
+    "stream_builds", "cli", "local", "ncu", "scale", "rmat_host", "rmat_oracle", "load_text")])
 
 # %% [markdown]
 # ## At a glance: each of the paper's items
@@ -278,7 +279,8 @@ display(Markdown("\n".join([
     f"- **Exposure (Fig 8)** makes the dense graph feasible: without it ego-Facebook takes "
     f"{fb_ms['RDMCE-NB'] / 1e3:.1f} s instead of {fb_ms['RDMCE'] / 1e3:.3f} s ({fb_r['exposure']:.1f}x; the "
     f"paper's range {lo}-{hi}x), because a handful of warps own the giant subtrees: without exposure the "
-    f"busiest warp works {skew.loc['ego-Facebook', 'RDMCE-NB']:.0f} times the mean (`load_max_over_mean`; the "
+    f"busiest warp works {skew.loc['ego-Facebook', 'RDMCE-NB']:.0f} times the mean "
+    "(`load_max_over_mean`; the "
     f"load plot below shows soc-Slashdot0902). On the other graphs exposure is inside the noise on "
     f"{len(inside)} of {len(ratios) - 1} (ratios " + ", ".join(f"{g} {ratios.loc[g, 'exposure']:.2f}x"
                                                            for g in inside) + ").",
@@ -294,7 +296,8 @@ display(Markdown("\n".join([
     f"seed builds one bit grid where edge seeds build one per edge ({epv.min():.1f}-{epv.max():.0f} edges "
     f"per vertex here), and the bigger vertex trees are split by exposure ("
     f"{counters['vertex seeds'].min():,.0f}-{counters['vertex seeds'].max():,.0f} pulls per run against "
-    f"{counters['RDMCE'].min():,.0f}-{counters['RDMCE'].max():,.0f}), so edge seeds' extra parallelism is not "
+    f"{counters['RDMCE'].min():,.0f}-{counters['RDMCE'].max():,.0f}), so edge seeds' extra "
+    "parallelism is not "
     "needed. The paper argues parallelism on graphs far larger than ours.",
     "- **Memory (Fig 9)**: `device MiB` is everything RDMCE allocates (graph, seeds, per-warp bitmaps and "
     "stacks); notebook [20_mce_gpu](20_mce_gpu.ipynb) sets it beside our mce-gpu-PX on the same GPU."])))
@@ -326,8 +329,10 @@ w_fb = warps[warps["graph"] == "ego-Facebook"].set_index("warps_per_sm")["median
 display(w_best.round(3))
 Markdown(
     f"**No U-shape.** The paper's time first falls and then rises with more warps per SM, its best at "
-    f"{exp.PAPER['best_warps_per_sm']}, because more warps leave each fewer registers and less shared memory. "
-    f"Our build is compiled for the same registers per thread at every warp count (the `regs` printed above), "
+    f"{exp.PAPER['best_warps_per_sm']}, because more warps leave each fewer registers and less "
+    "shared memory. "
+    "Our build is compiled for the same registers per thread at every warp count (the `regs` "
+    "printed above), "
     f"so more warps per SM cost nothing per warp and the time keeps falling: ego-Facebook goes from "
     f"{w_fb.iloc[0] / 1e3:.1f} s at {w_fb.index[0]} to {w_fb.iloc[-1] / 1e3:.1f} s at {w_fb.index[-1]}. Best "
     "value per graph: " + ", ".join(f"{g} {v}" for g, v in w_best["our best warps_per_sm"].items()) + ".")
@@ -344,8 +349,10 @@ t_gpu = tau[tau["graph"] == "ego-Facebook"].set_index("tau")["gpu"]
 best24 = int((tau_best["our best tau"] == exp.PAPER["best_tau"]).sum())
 tie24 = int(tau_best["tie (runs overlap)"].sum())
 Markdown(
-    f"**tau.** The paper picks {exp.PAPER['best_tau']} because it is best on more than half of its graphs. Here "
-    f"it is the best median on {best24} of {len(tau_best)} graphs and within the noise of the best on {tie24}. "
+    f"**tau.** The paper picks {exp.PAPER['best_tau']} because it is best on more than half of its "
+    "graphs. Here "
+    f"it is the best median on {best24} of {len(tau_best)} graphs and within the noise of the best "
+    f"on {tie24}. "
     f"Large tau is costly where work must be shared (time over the best tau): "
     + ", ".join(f"{g} {t_ms.loc[g].max() / t_ms.loc[g].min():.1f}x at tau = {t_ms.loc[g].idxmax()}"
                 for g in t_ms.index if t_ms.loc[g].max() > 2 * t_ms.loc[g].min())

@@ -176,9 +176,11 @@ tgt.round(2)
 
 # %%
 Markdown(
-    f"Every target is met: KCMiner is {tgt['ratio_vs_kcgpu'].min():.1f}x to {tgt['ratio_vs_kcgpu'].max():.1f}x "
+    f"Every target is met: KCMiner is {tgt['ratio_vs_kcgpu'].min():.1f}x to "
+    f"{tgt['ratio_vs_kcgpu'].max():.1f}x "
     f"faster than KCGPU in the {len(tgt)} cells where KCGPU has a time: "
-    + "; ".join(f"{r.graph} K = {r.k} {r.gpu_ms:.2g} ms (KCGPU {r.kcgpu_h200_ms:g} ms)" for r in tgt.itertuples())
+    + "; ".join(f"{r.graph} K = {r.k} {r.gpu_ms:.2g} ms (KCGPU {r.kcgpu_h200_ms:g} ms)"
+                for r in tgt.itertuples())
     + ".")
 
 # %% [markdown]
@@ -285,9 +287,11 @@ gain = k7[True] / k7[False]
 lv = exp.load("bitmap").groupby(["graph", "k", "level"])["cycles"].sum().unstack("level")
 l3 = (lv[3] / lv[2]).unstack("k")  # cycles at level 3 over level 2, summed over all tasks
 Markdown(
-    f"Ours at K = 7: scheduling raises the mean active lanes from {k7[False].min():.1f}-{k7[False].max():.1f} to "
+    "Ours at K = 7: scheduling raises the mean active lanes from "
+    f"{k7[False].min():.1f}-{k7[False].max():.1f} to "
     f"{k7[True].min():.1f}-{k7[True].max():.1f} ({gain.min():.1f}-{gain.max():.1f}x; the paper "
-    f"{exp.PAPER['fig8_active_ratio_k7']}x). Level 3's cycles over level 2's, summed over all tasks: at K = 6 "
+    f"{exp.PAPER['fig8_active_ratio_k7']}x). Level 3's cycles over level 2's, summed over all "
+    "tasks: at K = 6 "
     + ", ".join(f"{g} {v:.2f}" for g, v in l3[6].items()) + "; at K = 7 "
     + ", ".join(f"{g} {v:.2f}" for g, v in l3[7].items())
     + f". So level 3 wins at K = 7 on {int((l3[7] < 1).sum())} of {len(l3)} graphs, where the paper has it "

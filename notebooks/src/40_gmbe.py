@@ -242,7 +242,7 @@ display(Markdown(
     + "\n".join(f"- {name}: " + ", ".join(f"{g} {v + 0:.0f}%" for g, v in saved[part].items())
                  for part, name in [("w/o PRUNE", "pruning"), ("w/o BITMAP", "bitmaps"),
                                     ("w/o UNION", "warp-wide union")])
-    + f"\n\nThe paper's merge-path union over our scatter union, time ratio: "
+    + "\n\nThe paper's merge-path union over our scatter union, time ratio: "
     + ", ".join(f"{g} {v:.2f}" for g, v in (piv["merge UNION"] / piv["GMBE+"]).items())
     + f". BLOCK is faster than GMBE+ on {int((piv['BLOCK'] < piv['GMBE+']).sum())} of {len(piv)} graphs "
     "(the paper: GMBE+ faster than BLOCK on average)."))
@@ -302,7 +302,8 @@ f.savefig(figures_dir() / "40_gmbe_tau.png", dpi=150)
 display(tau.pivot(index=["graph", "level"], columns="tau_value", values="median_ms").round(2))
 best_tau = tau.loc[tau.groupby("graph")["median_ms"].idxmin()].set_index("graph")["tau_value"]
 Markdown("Best tau per graph (level GMBE+, an older build: see the provenance table): "
-         + ", ".join(f"{g} {v}" for g, v in best_tau.items()) + f"; the paper's best is {exp.PAPER['best_tau']}.")
+         + ", ".join(f"{g} {v}" for g, v in best_tau.items())
+         + f"; the paper's best is {exp.PAPER['best_tau']}.")
 
 # %% [markdown]
 # The bounds grid ran under a time budget, so graphs got different numbers of points

@@ -15,7 +15,6 @@
 # GPUs, so compare shapes and ratios.
 
 # %%
-import pandas as pd
 from IPython.display import Markdown, display
 
 import mce_kit as mk
