@@ -123,3 +123,55 @@ def load_results(paper: str, name: str, results: Path = RESULTS) -> pd.DataFrame
         raise FileNotFoundError(f"{path}: no committed {paper} results; run "
                                 f"`python -m mce_kit.experiments.{paper} --out data/results` on a GPU")
     return pd.read_csv(path)
+
+
+# --------------------------------------------------------------- provenance of committed tables
+
+
+def _dates(df: pd.DataFrame) -> str:
+    dates = sorted({str(d)[:10] for d in df.get("date", pd.Series(dtype=str)).dropna()})
+    return "" if not dates else dates[0] if len(dates) == 1 else f"{dates[0]}..{dates[-1]}"
+
+
+def device_of(df: pd.DataFrame) -> str:
+    """The device(s) a results table was measured on, from its provenance columns: the GPU name (with
+    its SMs), else the CPU; "unknown" for a table without them."""
+    if "gpu" in df and df["gpu"].notna().any():
+        gpus = df[df["gpu"].notna()]
+        sms = gpus["sms"].astype("Int64").astype(str) if "sms" in gpus else pd.Series("", index=gpus.index)
+        names = [g if s in ("", "<NA>") else f"{g} ({s} SMs)" for g, s in zip(gpus["gpu"], sms, strict=True)]
+        return ", ".join(dict.fromkeys(str(n) for n in names))
+    for col in ("cpu", "host", "device"):
+        if col in df and df[col].notna().any():
+            return ", ".join(dict.fromkeys(str(x) for x in df[col].dropna()))
+    return "unknown"
+
+
+def where_measured(df: pd.DataFrame) -> str:
+    """'device, date(s), commit(s)' of a results table, from the provenance columns every row carries."""
+    if df.empty:
+        return "no rows"
+    commits = ", ".join(dict.fromkeys(str(c) for c in df.get("commit", pd.Series(dtype=str)).dropna()))
+    parts = [device_of(df), _dates(df), f"commit {commits}" if commits else ""]
+    return ", ".join(p for p in parts if p)
+
+
+def provenance_table(tables, results: Path = RESULTS) -> pd.DataFrame:
+    """One row per committed results table: its rows, device, commit(s) and date(s).
+
+    ``tables`` holds file stems such as ``"gmbe_ablations"`` (read from ``results``) or maps a label to
+    a DataFrame already loaded. A table not committed yet says so instead of failing."""
+    items = tables.items() if isinstance(tables, dict) else ((t, None) for t in tables)
+    rows = []
+    for label, df in items:
+        if df is None:
+            path = results / f"{label}.csv"
+            if not path.exists():
+                rows.append({"table": f"{label}.csv", "rows": 0, "device": "not measured yet", "commit": "",
+                             "date": ""})
+                continue
+            df, label = pd.read_csv(path), f"{label}.csv"
+        commits = ", ".join(dict.fromkeys(str(c) for c in df.get("commit", pd.Series(dtype=str)).dropna()))
+        rows.append({"table": label, "rows": len(df), "device": device_of(df), "commit": commits,
+                     "date": _dates(df)})
+    return pd.DataFrame(rows, columns=["table", "rows", "device", "commit", "date"]).set_index("table")

@@ -13,6 +13,12 @@ the percent format (``# %%`` starts a code cell, ``# %% [markdown]`` a
 markdown cell whose lines are ``#`` comments). ``build`` turns the script
 into ``notebooks/NN_name.ipynb``; the checker fails when the two disagree.
 
+Markdown carries no measured number: a digit in a markdown cell must be one of
+the papers' own numbers (``paper_numbers.csv``, copied from FIGURES.md and the
+paper texts) or one of a few forms that are names, not measurements (see
+``digit_problems``). A number computed from the data is rendered by a code cell
+(``IPython.display.Markdown``), so it changes when the CSVs do.
+
 Only the standard library is imported at module level, so ``figures_dir``
 works without the notebook packages (nbformat) installed.
 """
@@ -20,6 +26,8 @@ works without the notebook packages (nbformat) installed.
 from __future__ import annotations
 
 import ast
+import csv
+import functools
 import hashlib
 import json
 import os
@@ -199,6 +207,82 @@ def _code_problems(source: str) -> list[str]:
     return problems
 
 
+# ------------------------------------------------------------- digits in prose
+
+PAPER_NUMBERS = Path(__file__).with_name("paper_numbers.csv")
+PAPER_OF_BLOCK = {"1": "rdmce", "2": "mcegpu", "3": "kcminer", "4": "gmbe", "5": "geil"}  # NN's first digit
+
+_NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+_NUMBER = re.compile(rf"(?<![\w.]){_NUM}")
+_UNIT = re.compile(r"(?:x|×|%|ms|us|µs|s|h|min|[KMGT]i?B|[kMG])(?![A-Za-z])")  # a quantity, not a name
+_REF = r"(?:\d+(?:\.\d+)*[a-z]?|[IVX]+)(?:\s*(?:,|and|or|to|-|–)\s*(?:\d+(?:\.\d+)*[a-z]?|[IVX]+))*"
+# Forms whose digits name something rather than measure it (the short allow list):
+_ALLOWED = [
+    # a figure, table, section ... of a paper or a notebook: "Fig 12", "Tables 1 and 3", "§4.2", "level 3"
+    re.compile(rf"\b(?:figs?|figures?|tables?|sections?|lemmas?|algorithms?|theorems?|examples?|eqs?"
+               rf"|equations?|notebooks?|cells?|steps?|levels?|items?|lines?|rounds?|chapters?)\.?\s*{_REF}"
+               rf"|§\s*{_REF}", re.I),
+    # a parameter setting: "K=8", "tau = 24", "warps_per_sm=12", "K = 4..8"
+    re.compile(rf"\b(?:k|tau|τ|warps_per_sm|warpPerSM|block_min|window|seed|repeats|h|λ|lambda|bound_height"
+               rf"|bound_size)\s*(?:=|≤|≥|<=|>=|<|>)\s*{_NUM}(?:\s*(?:\.\.|–|-|,)\s*{_NUM})*", re.I),
+    re.compile(r"\(\s*(?:19|20)\d\d[a-z]?\s*\)"),  # a citation's year: "(2023)"
+    re.compile(r"^\s*(?:#{1,6}\s+)?\d+(?:\.\d+)*[.)]\s", re.M),  # heading and list numbering
+]
+_SPAN = re.compile(r"```.*?```|`[^`\n]*`|\$[^$\n]+\$", re.S)  # code and math spans
+_LINK = re.compile(r"\]\([^)]*\)|<?https?://[^\s>)]+>?")
+_REFERENCES = re.compile(r"^#{1,6}\s+(?:references|further reading)\b", re.I)
+
+
+@functools.cache
+def paper_numbers(paper: str | None = None) -> frozenset[float]:
+    """The numbers a paper's notebook may quote in prose (all papers' when ``paper`` is None)."""
+    with PAPER_NUMBERS.open(encoding="utf-8") as f:
+        rows = csv.DictReader(line for line in f if not line.startswith("#"))
+        return frozenset(float(r["number"]) for r in rows if paper in (None, r["paper"]))
+
+
+def _drop_references(source: str) -> str:
+    """Markdown without its References sections (bibliographic numbers: volumes, pages, years)."""
+    keep, skipping = [], False
+    for line in source.splitlines():
+        if line.lstrip().startswith("#"):
+            skipping = bool(_REFERENCES.match(line.strip()))
+        if not skipping:
+            keep.append(line)
+    return "\n".join(keep)
+
+
+def _span_text(match: re.Match) -> str:
+    """Inside a code or math span, only a measured-looking number counts: a decimal or a ratio/percent."""
+    body = match.group(0)
+    hits = [m.group(0) for m in _NUMBER.finditer(body) if "." in m.group(0) or _UNIT.match(body, m.end())
+            and body[m.end():m.end() + 1] in "x×%"]
+    return " " + " ".join(hits) + " "
+
+
+def digit_problems(source: str, allowed: frozenset[float]) -> list[str]:
+    """Numbers in one markdown cell that are neither in ``allowed`` (the paper's numbers) nor an allowed form.
+
+    Allowed without a paper: digits inside a name ("H100", "10_rdmce", "2-hop"), a reference to a
+    figure, table, section, notebook or level ("Fig 12", "§3"), a parameter setting ("K=8",
+    "tau = 24"), a citation year "(2023)", heading and list numbering, link targets, code and math
+    spans (except a decimal or a ratio inside one), and References sections.
+    """
+    text = _drop_references(source)
+    text = _LINK.sub("]", text)
+    text = _SPAN.sub(_span_text, text)
+    for form in _ALLOWED:
+        text = form.sub(" ", text)
+    found = []
+    for m in _NUMBER.finditer(text):
+        rest = text[m.end():]
+        if (re.match(r"[A-Za-z_]|-[A-Za-z]", rest) and not _UNIT.match(rest)) or re.match(r"\.\w", rest):
+            continue  # part of a name: "10_rdmce", "2-hop", "64-bit", "3rd"
+        if float(m.group(0).replace(",", "")) not in allowed:
+            found.append(m.group(0))
+    return found
+
+
 def check(path) -> list[str]:
     """Problems with one notebook, each as ``"name: message"``; empty when it is fine."""
     import nbformat
@@ -239,9 +323,16 @@ def check(path) -> list[str]:
         problems += layout or ["not in canonical form"]
         problems[-1] += " (run: python -m mce_kit.notebooks fix)"
 
+    allowed = paper_numbers(PAPER_OF_BLOCK.get(name[:1]))
     for i, cell in enumerate(nb.cells):
         if cell.cell_type == "markdown" and (cell.get("attachments") or "data:image" in cell.source):
             problems.append(f"cell {i}: image pasted into markdown; save it under figures/ instead")
+        if cell.cell_type == "markdown":
+            numbers = digit_problems(cell.source, allowed)
+            if numbers:
+                typed = ", ".join(dict.fromkeys(numbers))
+                problems.append(f"cell {i}: number(s) {typed} typed into markdown; quote only the paper's "
+                                "numbers, render measured ones from a code cell")
         if cell.cell_type == "code":
             problems += [f"cell {i}: {p}" for p in _code_problems(cell.source)]
     first = nb.cells[0] if nb.cells else None

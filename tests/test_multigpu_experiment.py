@@ -32,6 +32,16 @@ def test_every_kernel_through_the_experiment_on_cpu(tmp_path):
     assert set(st) == {("rdmce", "Fig 14"), ("mcegpu", "Fig 4"), ("kcminer", "Fig 10"), ("gmbe", "Fig 18")}
     assert set(st) <= items and all(s.state in ("partial", "contradicted") and not s.complete  # 2 GPUs
                                     for s in st.values())
+    # notebook 90 renders these tables when they exist, and says what is missing
+    note = multigpu.measured_note(tmp_path)
+    assert note.startswith("Measured on") and "1, 2 GPUs" in note and "more than 2 GPUs" in note
+    assert "Not measured yet" in multigpu.measured_note(tmp_path / "nothing")
+    table = multigpu.scaling_table(sc)
+    assert len(table) == len(sc) and table["ratio_efficiency"].notna().any()
+    from mce_kit.viz import scale_figures
+
+    assert len(scale_figures.plot_scaling(sc).axes) == len(multigpu.ALGOS)
+    assert scale_figures.plot_busy(busy).axes[0].patches
 
 
 def test_workloads_name_bundled_graphs_with_references():
@@ -70,3 +80,12 @@ def test_single_gpu_thresholds_follow_the_committed_measurements():
         lo, hi = multigpu.threshold(df, algo)
         assert lo < md.KERNELS[algo].single_gpu_below, algo
         assert hi == float("inf") or md.KERNELS[algo].single_gpu_below <= hi, algo
+
+
+def test_default_chunking_keeps_each_kernels_fewest_chunks():
+    import pandas as pd
+
+    df = pd.DataFrame({"algo": ["rdmce", "rdmce", "gmbe", "gmbe"], "chunks_per_worker": [8, 1, 4, 4],
+                       "median_s": [1.0, 2.0, 3.0, 4.0]})
+    assert multigpu.default_chunking(df)["median_s"].tolist() == [2.0, 3.0, 4.0]
+    assert multigpu.default_chunking(df.drop(columns="chunks_per_worker")).shape[0] == 4

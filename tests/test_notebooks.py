@@ -133,3 +133,81 @@ def test_reproduce_runs_and_summarises(tmp_path):
     assert (build / "98_ok.ipynb").is_file()
     assert reproduce.main(argv + ["--only", "98_*"]) == 0
     assert reproduce.main(argv + ["--only", "nothing-matches"]) == 2
+
+
+# ------------------------------------------------------------ digits in prose
+
+RDMCE = nbt.paper_numbers("rdmce")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ours took 16.3 ms",  # a measured time
+        "the load is 1.82 here",  # a measured ratio
+        "about 1.5x faster",  # a ratio written with x
+        "saves 13%",  # a percentage
+        "see `1.82` in the table",  # a bare number in a code span still counts
+        "ego-Facebook has 869,325,384 cliques",  # close to the paper's number is not the paper's number
+    ],
+)
+def test_digit_rule_flags_typed_numbers(text):
+    assert nbt.digit_problems(text, RDMCE)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the paper's best tau is 24 and 4.83x on 8 GPUs",  # the paper's own numbers
+        "ego-Facebook: 869,325,383 maximal cliques (Table 1)",
+        "Fig 12, Tables 1 and 3, §4.2, Example 4.1, notebook 10, level 3, step 5",  # references
+        "run with K=8, tau = 24, warps_per_sm=12 and K = 4..8",  # parameter settings
+        "H100 and H200, L1+WL, G0, soc-Slashdot0902, a 2-hop union, 64-bit words",  # names
+        "[10_rdmce](10_rdmce.ipynb) and <https://example.org/v1.2>",  # links
+        "`python -m mce_kit.bench --repeats 7` on `{0, 1, 2}`; $O(d^2)$",  # code and math spans
+        "## 3. Method\n\n1. first\n2. second",  # heading and list numbering
+        "as shown by Tomita et al. (2006)",  # a citation year
+        "## References\n\n- Bron, Kerbosch. CACM 16(9), 1973.",  # bibliography
+    ],
+)
+def test_digit_rule_allows_names_references_and_paper_numbers(text):
+    assert nbt.digit_problems(text, RDMCE) == []
+
+
+def test_digit_rule_paper_numbers_are_per_paper():
+    assert nbt.digit_problems("4.83x on 8 GPUs", nbt.paper_numbers("rdmce")) == []
+    assert nbt.digit_problems("4.83x on 8 GPUs", nbt.paper_numbers("kcminer")) == ["4.83"]
+    assert nbt.paper_numbers("kcminer") <= nbt.paper_numbers()
+
+
+def test_check_flags_a_typed_number_in_markdown(tmp_path):
+    path = tmp_path / "10_typed.ipynb"
+    nbt.build([("md", "# T\n\nOurs runs 1.21x faster than the paper."), ("code", "1 + 1")], path)
+    assert any("1.21" in p and "markdown" in p for p in nbt.check(path))
+    nbt.build([("md", "# T\n\nThe paper: 1.03-69.61x (Fig 8)."),
+               ("code", "from IPython.display import Markdown\nMarkdown(f'ours: {1.21}x')")], path)
+    assert nbt.check(path) == []
+
+
+FIGURES_MD = Path(__file__).resolve().parents[2] / "shared" / "papers" / "FIGURES.md"
+
+
+@pytest.mark.skipif(not FIGURES_MD.is_file(), reason="FIGURES.md is beside the checkout only")
+def test_paper_numbers_come_from_figures_md():
+    """Every number the data file credits to FIGURES.md is written there, in that paper's section."""
+    import csv
+    import re
+
+    text = FIGURES_MD.read_text(encoding="utf-8")
+    sections = dict(zip(["rdmce", "mcegpu", "kcminer", "gmbe", "geil"], re.split(r"\n## \d\. ", text)[1:],
+                        strict=True))
+    with nbt.PAPER_NUMBERS.open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    assert rows
+    for r in rows:
+        if r["source"] == "FIGURES.md":
+            sec = sections[r["paper"]]  # "4,039" is one number, "8,16,32,64,128" five: read both ways
+            numbers = re.findall(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?", sec)
+            numbers += re.findall(r"\d+(?:\.\d+)?", sec)
+            found = {float(n.replace(",", "")) for n in numbers}
+            assert float(r["number"]) in found, r

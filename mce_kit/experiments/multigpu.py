@@ -284,6 +284,55 @@ def threshold(df: pd.DataFrame, algo: str) -> tuple[float, float]:
     return (float(loses.max()) if len(loses) else 0.0), hi
 
 
+def load_or_none(name: str, results: Path = RESULTS) -> pd.DataFrame | None:
+    """Like ``load``, but None when the table is not committed yet."""
+    try:
+        return load(name, results)
+    except FileNotFoundError:
+        return None
+
+
+def default_chunking(df: pd.DataFrame) -> pd.DataFrame:
+    """Each kernel's rows with the fewest chunks per worker (the default); all rows of a table that
+    has only one chunking."""
+    if "chunks_per_worker" not in df.columns:
+        return df
+    return df[df["chunks_per_worker"] == df.groupby("algo")["chunks_per_worker"].transform("min")]
+
+
+def scaling_table(scaling: pd.DataFrame) -> pd.DataFrame:
+    """The measured rows beside the paper's multi-GPU number: speed-up, efficiency (speed-up / GPUs),
+    and ours over the paper's efficiency (every chunking measured, where there are several)."""
+    table = scaling.assign(ratio_efficiency=scaling["efficiency"] / scaling["paper_efficiency"])
+    cols = ["algo", "chunking", "graph", "params", "gpus", "single_gpu_kernel_s", "median_s",
+            "speedup_vs_single_kernel",
+            "efficiency", "paper_item", "paper_gpus", "paper_speedup", "paper_efficiency", "ratio_efficiency",
+            "busy_max_over_mean", "est_cost", "gpu", "date"]
+    return table[[c for c in cols if c in table.columns]]
+
+
+def measured_note(results: Path = RESULTS) -> str:
+    """What the committed tables measure and what they do not, in a sentence or two (Markdown)."""
+    scaling = load_or_none("scaling", results)
+    if scaling is None:
+        return ("**Not measured yet:** no `multigpu_scaling.csv` is committed, so no kernel has been timed "
+                "on more than one GPU here; none of the papers' multi-GPU figures (" +
+                ", ".join(f"{m} {item}" for m, item, *_ in PAPER.values()) + ") has a number of ours.")
+    from ..measure import device_of
+
+    done = scaling.groupby("algo")["gpus"].agg(lambda g: sorted(set(g)))
+    said = "; ".join(f"{a} on {', '.join(map(str, g))} GPUs" for a, g in done.items())
+    missing = [a for a in PAPER if a not in done.index]
+    top = max(p_gpus for _, _, p_gpus, *_ in PAPER.values())
+    lines = [f"Measured on {device_of(scaling)}: {said}."]
+    if missing:
+        lines.append(f"Not measured yet: {', '.join(missing)}.")
+    if int(scaling["gpus"].max()) < top:
+        most = int(scaling["gpus"].max())
+        lines.append(f"Not measured: more than {most} GPUs (the papers go up to {top}).")
+    return " ".join(lines)
+
+
 def status(results: Path = RESULTS) -> dict:
     """{(paper module, item): reproduction.Status} for each paper's multi-GPU figure we measured."""
     from ..reproduction import Status, judge

@@ -21,6 +21,7 @@ _EXPORTS = {
     "LanesView": "explorer", "panel_state": "explorer", "worker_colour": "static",
     "paper_vs_ours": "paper", "mark_paper": "paper", "spread": "paper", "inside_spread": "paper",
     "errorbars": "paper", "run_times": "paper",
+    "colour": "colours", "colours": "colours", "stamp_device": "colours",
 }
 
 __all__ = sorted(_EXPORTS)

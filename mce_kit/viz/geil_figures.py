@@ -5,11 +5,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-
-def where_measured(df: pd.DataFrame) -> str:
-    """'GPU (SMs), date, commit' of a results table."""
-    r = df.iloc[0]
-    return f"{r['gpu']} ({r['sms']} SMs), {str(r['date'])[:10]}, commit {r['commit']}"
+from ..measure import where_measured  # noqa: F401  (notebook 50 calls fig.where_measured)
+from .colours import PAPER_COLOR, colour, colours, stamp_device
 
 
 def plot_targets(targets: pd.DataFrame):
@@ -18,12 +15,13 @@ def plot_targets(targets: pd.DataFrame):
     fig, ax = plt.subplots(figsize=(8, 3.5))
     x = range(len(d))
     ax.bar([i - 0.2 for i in x], d["paper_ms"], width=0.4, label="Geil et al., H200 (their code)",
-           color="0.7")
-    ax.bar([i + 0.2 for i in x], d["ms"], width=0.4, label="mce_kit (ours)", color="C0")
-    ax.scatter(list(x), d["target_ms"], marker="_", s=400, color="C3", label="target 0.8x", zorder=3)
+           color=colour("authors"))
+    ax.bar([i + 0.2 for i in x], d["ms"], width=0.4, label="mce_kit (ours)", color=colour("ours"))
+    ax.scatter(list(x), d["target_ms"], marker="_", s=400, color="k", label="target 0.8x", zorder=3)
     ax.set_xticks(list(x), d["graph"], rotation=20)
     ax.set_ylabel("time (ms)")
     ax.legend(fontsize=8)
+    stamp_device(fig, targets)
     fig.tight_layout()
     return fig
 
@@ -33,14 +31,16 @@ def plot_throughput(rows: pd.DataFrame):
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     for mode, marker in (("bfs", "o"), ("windowed", "s")):
         d = rows[rows["mode"] == mode]
-        axes[0].scatter(d["avg_degree"], d["edges_per_s"], marker=marker, label=mode, alpha=0.7)
-        axes[1].scatter(d["m"], d["edges_per_s"], marker=marker, label=mode, alpha=0.7)
+        c = colour(mode, 0 if mode == "bfs" else 1)
+        axes[0].scatter(d["avg_degree"], d["edges_per_s"], marker=marker, label=mode, alpha=0.7, color=c)
+        axes[1].scatter(d["m"], d["edges_per_s"], marker=marker, label=mode, alpha=0.7, color=c)
     for ax, xl in zip(axes, ("average degree (Fig 2)", "|E| (Fig 3)"), strict=True):
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(xl)
         ax.set_ylabel("edges / s")
         ax.legend(fontsize=8)
+    stamp_device(fig, rows)
     fig.tight_layout()
     return fig
 
@@ -58,19 +58,21 @@ def plot_windows(windows: pd.DataFrame, paper: dict):
     """Fig 6: memory and time of windowed runs relative to full BFS, the paper's range marked."""
     t = window_table(windows)
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    for g, d in t.groupby("graph", sort=False):
-        axes[0].plot(d["window"], d["memory_vs_full"], marker="o", label=g)
-        axes[1].plot(d["window"], d["time_vs_full"], marker="o", label=g)
+    for i, (g, d) in enumerate(t.groupby("graph", sort=False)):
+        axes[0].plot(d["window"], d["memory_vs_full"], marker="o", label=g, color=colour(g, i))
+        axes[1].plot(d["window"], d["time_vs_full"], marker="o", label=g, color=colour(g, i))
     lo, hi = paper["memory_saving"]
-    axes[0].axhspan(1 - hi, 1 - lo, color="C3", alpha=0.15, label="paper: 85-94% less")
-    axes[1].scatter([1024, 32768], [paper["runtime_1024"], paper["runtime_32768"]], color="C3", marker="*",
-                    s=120, zorder=3, label="paper")
+    axes[0].axhspan(1 - hi, 1 - lo, color=PAPER_COLOR, alpha=0.15,
+                    label=f"paper: {1 - hi:.0%}-{1 - lo:.0%} of full")
+    axes[1].scatter([1024, 32768], [paper["runtime_1024"], paper["runtime_32768"]], color=PAPER_COLOR,
+                    marker="*", s=120, zorder=3, label="paper")
     for ax, yl in zip(axes, ("peak memory / full BFS", "time / full BFS"), strict=True):
         ax.set_xscale("log", base=2)
         ax.set_xlabel("window (level-2 entries)")
         ax.set_ylabel(yl)
     axes[0].legend(fontsize=7)
     axes[1].legend(fontsize=7)
+    stamp_device(fig, windows)
     fig.tight_layout()
     return fig
 
@@ -80,11 +82,12 @@ def plot_heuristics(h: pd.DataFrame):
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     piv_t = h.pivot_table(index="graph", columns="heuristic", values="heuristic_ms", sort=False)
     piv_e = h.pivot_table(index="graph", columns="heuristic", values="entries", sort=False)
-    piv_t.plot.bar(ax=axes[0], rot=20)
-    piv_e.plot.bar(ax=axes[1], rot=20, logy=True)
+    piv_t.plot.bar(ax=axes[0], rot=20, color=colours(piv_t.columns))
+    piv_e.plot.bar(ax=axes[1], rot=20, logy=True, color=colours(piv_e.columns))
     axes[0].set_ylabel("heuristic time (ms)")
     axes[1].set_ylabel("clique-list entries (less = more pruning)")
     for ax in axes:
         ax.legend(fontsize=7)
+    stamp_device(fig, h)
     fig.tight_layout()
     return fig

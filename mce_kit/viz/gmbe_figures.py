@@ -7,15 +7,9 @@ import numpy as np
 import pandas as pd
 
 from ..experiments.gmbe import LEVEL_VARIANTS
+from ..measure import where_measured  # noqa: F401  (notebook 40 calls fig.where_measured)
+from .colours import colour, colours, stamp_device
 from .paper import mark_paper
-
-
-def where_measured(df: pd.DataFrame) -> str:
-    """'GPU, SMs, date' of the first row (every row carries its provenance)."""
-    if df.empty:
-        return "no rows"
-    row = df.iloc[0]
-    return f"{row['gpu']}, {row['sms']} SMs, {str(row['date'])[:10]}, commit {row['commit']}"
 
 
 def speed_table(table1: pd.DataFrame) -> pd.DataFrame:
@@ -39,12 +33,14 @@ def ablation_table(ab: pd.DataFrame) -> pd.DataFrame:
 def plot_ablations(ab: pd.DataFrame, paper: dict):
     rel = ablation_table(ab)
     fig, ax = plt.subplots(figsize=(8, 3.6))
-    rel.plot.bar(ax=ax, logy=True, rot=0)
+    rel.plot.bar(ax=ax, logy=True, rot=0, color=colours(rel.columns))
     ax.axhline(1, color="k", lw=0.8)
-    mark_paper(ax, paper["over_warp"], "paper: WARP", text=False)
-    mark_paper(ax, paper["over_block"], "paper: BLOCK", color="tab:brown", text=False)
+    # each paper line in its variant's colour (red would read as a variant)
+    mark_paper(ax, paper["over_warp"], "paper: WARP", color=colour("WARP"), text=False)
+    mark_paper(ax, paper["over_block"], "paper: BLOCK", color=colour("BLOCK"), text=False)
     ax.set_ylabel("time / GMBE+ time")
-    ax.set_title("Fig 10: ablations (ours; dashed: the paper's mean slow-downs)")
+    ax.set_title("Fig 10: ablations (bars: ours; dashed: the paper's mean slow-downs)", fontsize=10)
+    stamp_device(fig, ab)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     return fig
@@ -70,8 +66,9 @@ def plot_memory(mem: pd.DataFrame, paper: dict):
     ax.set_yscale("log")
     ax.set_ylabel("KiB per worker (largest seed)")
     lo, hi = paper["reuse_saving"]
-    ax.set_title(f"Fig 12: memory per worker (paper: {lo}-{hi:,}x less with reuse)")
+    ax.set_title(f"Fig 12: memory per worker (paper: {lo}-{hi:,}x less with reuse)", fontsize=10)
     ax.legend(fontsize=8)
+    stamp_device(fig, mem)
     fig.tight_layout()
     return fig
 
@@ -93,11 +90,12 @@ def plot_sm_activity(act: pd.DataFrame):
         for variant, d in act[act["graph"] == g].groupby("variant", sort=False):
             t = np.sort(d["end_ns"].to_numpy()) / 1e6
             ax.step(np.concatenate([[0], t]), np.concatenate([[len(t)], len(t) - np.arange(1, len(t) + 1)]),
-                    where="post", label=variant)
+                    where="post", label=variant, color=colour(variant))
         ax.set_xlabel("ms since the kernel's first worker started")
         ax.set_ylabel("active SMs")
         ax.set_title(f"Fig 13: active SMs over time ({g})")
         ax.legend(fontsize=8)
+    stamp_device(fig, act)
     fig.tight_layout()
     return fig
 
@@ -118,6 +116,7 @@ def plot_sweep(df: pd.DataFrame, param: str, paper_best=None, logx: bool = False
     ax.set_ylabel("median ms")
     ax.set_yscale("log")
     ax.legend(fontsize=8)
+    stamp_device(fig, df, prefix=f"{param} sweep, measured on")
     fig.tight_layout()
     return fig
 
@@ -136,6 +135,7 @@ def plot_bounds(df: pd.DataFrame, paper_best):
             ax.plot(list(piv.columns).index(paper_best[1]), list(piv.index).index(paper_best[0]), "r*", ms=12)
         ax.set_title(f"{g} (ms; red star: paper's best)", fontsize=9)
         fig.colorbar(im, ax=ax, shrink=0.8)
+    stamp_device(fig, df, prefix="Fig 15: bounds, measured on")
     fig.tight_layout()
     return fig
 
@@ -155,8 +155,8 @@ def levels_table(ab: pd.DataFrame, gmbe_ms: dict, target_ms: dict) -> pd.DataFra
 
 
 def fig9_table(ours_ms: pd.Series, gmbe_ms: dict, pmbe_s: dict, cpu: pd.DataFrame | None) -> pd.DataFrame:
-    """Fig 9 as far as it can be run here: ours, the authors' GMBE (H200, from the issue), PMBE (one
-    CPU thread, from the issue) and our CPU oracle (one thread, where it was timed)."""
+    """Fig 9 as far as it can be run here: ours, the authors' GMBE (H200, timed by us), PMBE (one
+    CPU thread, timed by us) and our CPU oracle (one thread, where it was timed)."""
     out = pd.DataFrame({"ours ms": ours_ms.round(2), "GMBE (H200) ms": pd.Series(gmbe_ms)})
     out["ours vs GMBE"] = (out["GMBE (H200) ms"] / out["ours ms"]).round(2)
     out["PMBE (1 CPU thread) s"] = pd.Series(pmbe_s)
@@ -170,8 +170,9 @@ def fig9_table(ours_ms: pd.Series, gmbe_ms: dict, pmbe_s: dict, cpu: pd.DataFram
 
 def plot_fig9(table: pd.DataFrame):
     """Seconds per graph (log scale) of each code in ``fig9_table``."""
-    cols = [("ours ms", 1e-3, "ours (GPU, fastest level)"), ("GMBE (H200) ms", 1e-3, "GMBE, H200 (issue)"),
-            ("PMBE (1 CPU thread) s", 1.0, "PMBE, 1 thread (issue)"),
+    cols = [("ours ms", 1e-3, "ours (GPU, fastest level)"),
+            ("GMBE (H200) ms", 1e-3, "GMBE (authors' code), H200"),
+            ("PMBE (1 CPU thread) s", 1.0, "PMBE, 1 CPU thread"),
             ("our CPU oracle s", 1.0, "our CPU oracle, 1 thread")]
     cols = [c for c in cols if c[0] in table]
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
@@ -182,6 +183,7 @@ def plot_fig9(table: pd.DataFrame):
     ax.set_xticks(x, table.index)
     ax.set_yscale("log")
     ax.set_ylabel("seconds")
+    ax.set_title("Fig 9: ours (GPU) beside the authors' GMBE and the CPU codes", fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig

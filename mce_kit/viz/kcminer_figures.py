@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from .colours import PAPER_COLOR, colour, stamp_device
 from .paper import mark_paper
 from .rdmce_figures import where_measured
 
@@ -32,7 +33,8 @@ def plot_table2(df: pd.DataFrame):
     for graph, g in df.groupby("graph", sort=False):
         ax.plot(g["k"], g["gpu_ms"], marker="o", label=graph)
     kc = df.dropna(subset=["kcgpu_h200_ms"])
-    ax.scatter(kc["k"], kc["kcgpu_h200_ms"], marker="x", color="k", zorder=5, label="KCGPU (H200, issue #10)")
+    ax.scatter(kc["k"], kc["kcgpu_h200_ms"], marker="x", color="k", zorder=5,
+               label="KCGPU (authors' code, H200)")
     ax.set_yscale("log")
     ax.set_xlabel("K")
     ax.set_ylabel("ms (graph on host -> count back)")
@@ -60,10 +62,10 @@ def plot_ablation(df: pd.DataFrame, paper: dict):
     x = np.arange(len(cols))
     w = 0.8 / max(1, len(red))
     for i, (graph, row) in enumerate(red.iterrows()):
-        ax.bar(x + (i - len(red) / 2) * w, row.values * 100, width=w, label=graph)
+        ax.bar(x + (i - len(red) / 2) * w, row.values * 100, width=w, label=graph, color=colour(graph, i))
     for j, c in enumerate(cols):
         if c in paper:
-            ax.scatter([j], [paper[c] * 100], marker="*", s=120, color="k", zorder=5,
+            ax.scatter([j], [paper[c] * 100], marker="*", s=120, color=PAPER_COLOR, zorder=5,
                        label="paper (V100)" if j == 1 else None)
     ax.axhline(0, color="k", lw=0.8)
     ax.set_xticks(x, cols, rotation=20, ha="right")
@@ -76,14 +78,18 @@ def plot_ablation(df: pd.DataFrame, paper: dict):
 
 def plot_lanes(df: pd.DataFrame, paper_ratio: float):
     fig, ax = plt.subplots(figsize=(7, 3.6))
+    graphs = list(dict.fromkeys(df["graph"]))
     for (graph, sched), g in df.groupby(["graph", "scheduling"], sort=False):
         ax.plot(g["k"], g["active_lanes"], marker="o" if sched else "s", ls="-" if sched else "--",
-                label=f"{graph}, {'with' if sched else 'without'} scheduling")
+                label=f"{graph}, {'with' if sched else 'without'} scheduling",
+                color=colour(graph, graphs.index(graph)))
     ax.axhline(32, color="gray", lw=0.8)
     ax.set_xlabel("K")
     ax.set_ylabel("mean active lanes per warp")
     ax.set_title(f"Fig 8: active lanes (paper: {paper_ratio}x more with scheduling at K = 7)", fontsize=10)
-    ax.legend(fontsize=7)
+    ax.set_xticks(sorted(df["k"].unique()))
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))  # outside the data
+    stamp_device(fig, df)
     fig.tight_layout()
     return fig
 
@@ -103,9 +109,10 @@ def plot_bitmap(df: pd.DataFrame):
     ks = sorted(t["k"].unique())
     fig, axes = plt.subplots(1, len(ks), figsize=(4.2 * len(ks), 3.4), squeeze=False)
     for ax, k in zip(axes[0], ks, strict=True):
-        for graph, g in t[t["k"] == k].groupby("graph", sort=False):
+        for i, (graph, g) in enumerate(t[t["k"] == k].groupby("graph", sort=False)):
             if "level 3 / level 2" in g:
-                ax.plot(g["gamma_lo"] * 100, g["level 3 / level 2"], marker="o", label=graph)
+                ax.plot(g["gamma_lo"] * 100, g["level 3 / level 2"], marker="o", label=graph,
+                        color=colour(graph, i))
         ax.axhline(1, color="k", lw=0.8)
         if k == 6:
             mark_paper(ax, 25, "paper: level 3 wins below", axis="x", text=False)
@@ -114,6 +121,7 @@ def plot_bitmap(df: pd.DataFrame):
         ax.set_ylabel("time at level 3 / level 2")
         ax.set_title(f"Fig 9, K = {k}", fontsize=10)
         ax.legend(fontsize=7)
+    stamp_device(fig, df)
     fig.tight_layout()
     return fig
 

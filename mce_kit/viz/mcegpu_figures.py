@@ -6,7 +6,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-PHASE_COLOURS = {"build": "tab:blue", "pivot": "tab:orange", "set_ops": "tab:green", "worker_list": "tab:red"}
+from .colours import PAPER_COLOR, stamp_device
+
+# red is kept for the paper's values
+PHASE_COLOURS = {"build": "tab:blue", "pivot": "tab:orange", "set_ops": "tab:green",
+                 "worker_list": "tab:purple"}
+
 
 
 def plot_modes(modes: pd.DataFrame):
@@ -26,6 +31,7 @@ def plot_modes(modes: pd.DataFrame):
     ax.set_ylabel("GPU time (ms, log)")
     ax.set_title("Table 3: the four modes (hatched: the Δ/d heuristic's pick)")
     ax.legend(fontsize=8)
+    stamp_device(fig, modes)
     fig.tight_layout()
     return fig
 
@@ -38,11 +44,12 @@ def plot_sm_load(wl: pd.DataFrame, paper: dict):
     labels = [f"{s} {'+ WL' if w else 'no WL'}" for s, w in keys]
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.bar(labels, ours, color="tab:blue", label="ours (mean over graphs)")
-    ax.scatter(labels, [paper[k] for k in keys], color="tab:red", marker="D", zorder=3, label="paper")
+    ax.scatter(labels, [paper[k] for k in keys], color=PAPER_COLOR, marker="D", zorder=3, label="paper")
     ax.axhline(1.0, color="grey", lw=0.8)
     ax.set_ylabel("max / mean busy cycles across SMs")
     ax.set_title("Fig 3: load across SMs")
     ax.legend(fontsize=8)
+    stamp_device(fig, wl)
     fig.tight_layout()
     return fig
 
@@ -60,6 +67,7 @@ def plot_breakdown(profile: pd.DataFrame):
     ax.set_xlabel("share of measured block cycles")
     ax.set_title("Fig 5: where the time goes (profile build)")
     ax.legend(fontsize=8, ncol=4, loc="lower right")
+    stamp_device(fig, profile)
     fig.tight_layout()
     return fig
 
@@ -83,6 +91,7 @@ def plot_vs_rdmce(modes: pd.DataFrame, rdmce: pd.DataFrame):
         ax.set_yscale("log")
         ax.set_title(title)
         ax.legend(fontsize=8)
+    stamp_device(fig, modes)
     fig.tight_layout()
     return fig
 

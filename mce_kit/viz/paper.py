@@ -22,7 +22,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-PAPER_COLOR = "#d62728"
+from .colours import PAPER_COLOR
 
 
 def _is_num(x) -> bool:

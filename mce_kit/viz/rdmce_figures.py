@@ -13,6 +13,7 @@ import matplotlib.ticker as mticker
 import numpy as np
 import pandas as pd
 
+from .colours import stamp_device
 from .paper import PAPER_COLOR, errorbars, inside_spread, mark_paper, paper_vs_ours, run_times, spread
 
 ABLATIONS = {  # column -> (variant, what the ratio means, the paper's value, its item)
@@ -167,6 +168,7 @@ def plot_facebook(variants: pd.DataFrame, paper: dict):
     ax.set_title("Table 2 on ego-Facebook: paper vs ours", fontsize=9)
     ax.set_ylim(0, max(theirs) * 1.4)
     ax.legend(fontsize=8, loc="upper right")
+    stamp_device(fig, fb.reset_index())
     return fig
 
 
@@ -337,4 +339,5 @@ def plot_local(local: pd.DataFrame, paper_s: float, target_s: float):
     ax.set_yticks(y, local["change"])
     ax.set_xlabel("seconds (CUDA events, median of the timed runs)")
     ax.set_title("ego-Facebook: sub-trees in registers", fontsize=9)
+    stamp_device(fig, local)
     return fig

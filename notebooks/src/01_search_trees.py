@@ -23,6 +23,7 @@
 # %%
 import matplotlib.pyplot as plt
 import pandas as pd
+from IPython.display import Markdown
 
 import mce_kit as mk
 from mce_kit import sim, viz
@@ -91,9 +92,9 @@ fig.tight_layout()
 fig.savefig(FIG / "01_bk_variants.png", dpi=120)
 
 # %% [markdown]
-# On this graph the per-vertex sub-trees cost 5 more nodes than the single
-# pivoted tree (11 against 8), but each is independent work, the unit a GPU
-# worker takes. The table below repeats the count on bigger graphs, then
+# On this graph the per-vertex sub-trees cost more nodes than the single
+# pivoted tree (the node counts in the titles), but each is independent work,
+# the unit a GPU worker takes. The table below repeats the count on bigger graphs, then
 # divides every column by the pivoted single tree.
 
 # %%
@@ -118,15 +119,16 @@ display(table)  # noqa: F821
 rel = table.div(table["Tomita pivot"], axis=0)
 rel.round(2)
 
-# %% [markdown]
-# Relative to the pivoted single tree, no pivot costs 1.45-2.75x the nodes.
-# Splitting is not free either: one sub-tree per vertex costs 4-38% more
-# nodes, and one per edge 19-50% more (42% on G(40, 0.3)) — the price of
-# independent work units, which the GPU papers pay back in parallelism.
-
 # %%
 split = rel.iloc[:, 2:]
 assert (rel["no pivot"] > 1.4).all() and (split > 1).all().all() and split.max().max() < 1.55
+per_vertex, per_edge = split.iloc[:, 0] - 1, split.iloc[:, 1] - 1
+Markdown(
+    f"Relative to the pivoted single tree, no pivot costs {rel['no pivot'].min():.2f}-"
+    f"{rel['no pivot'].max():.2f}x the nodes. Splitting is not free either: one sub-tree per vertex costs "
+    f"{per_vertex.min():.0%}-{per_vertex.max():.0%} more nodes, and one per edge {per_edge.min():.0%}-"
+    f"{per_edge.max():.0%} more: the price of independent work units, which the GPU papers pay back in "
+    "parallelism.")
 
 # %% [markdown]
 # ## 3. Bitmaps: what a worker actually stores (RDMCE)
@@ -397,7 +399,7 @@ fig.savefig(FIG / "01_tree_by_worker.png", dpi=120, bbox_inches="tight")
 # %% [markdown]
 # ### The papers' load-balance plots, from the simulator
 #
-# The same questions on a real graph (email-Eu-core, 1,005 vertices). Its
+# The same questions on a real graph (email-Eu-core). Its
 # seeds are few and uneven, so we take `p` in the hundreds, about as many
 # workers per seed as a GPU has on the papers' graphs.
 #
@@ -431,9 +433,9 @@ assert all(lr[(t, True)] < lr[(t, False)] for t in bk_trees)
 # %% [markdown]
 # *RDMCE Figures 8 and 12*: exposure on and off, and the threshold `tau`.
 # The paper sweeps `tau` over 16-96 and picks 24. Our graph's candidate sets
-# are small (its degeneracy is 34, and edge seeds shrink `P` further: few
-# nodes have `|P| > 16`), so we sweep 0-24 instead; at the paper's values
-# almost nothing is exposed. In this model a pull costs a constant and the
+# are small (bounded by its degeneracy, and edge seeds shrink `P` further: few
+# nodes have `|P| > 16`), so we sweep smaller values of `tau` (`taus` below);
+# at the paper's values almost nothing is exposed. In this model a pull costs a constant and the
 # owner pays one atomic per branch of its exposed level.
 
 # %%

@@ -11,26 +11,28 @@
 # **Where the numbers come from.** Tables and plots read
 # `data/results/mcegpu_*.csv`, written by `python -m mce_kit.experiments.mcegpu`
 # on a lent GPU (each row names the GPU, SM count, driver, commit and date).
-# The CPU baselines (`mcegpu_cpu.csv`) were timed on the CPU host that wrote
-# this notebook, not on the GPU machine, and say so in their own columns.
+# The CPU baselines (`mcegpu_cpu.csv`) were timed on a CPU host, not on the GPU
+# machine, and say so in their own columns. Devices and builds differ between
+# tables: the table below the imports names the device, commit and date of each.
 # With a GPU, the last section re-measures a quick subset live.
 
 # %%
 import pandas as pd
+from IPython.display import Markdown, display
 
 import mce_kit as mk
 from mce_kit import reproduction
 from mce_kit.experiments import mcegpu as exp
 from mce_kit.experiments import ncu
+from mce_kit.experiments import rdmce as rdmce_exp
 from mce_kit.notebooks import figures_dir
 from mce_kit.viz import mcegpu_figures as fig
-from mce_kit.viz import rdmce_figures
 
 QUICK = mk.quick_mode()
 print("quick mode:", QUICK, "| GPU here:", mk.has_gpu())
 TABLES = ("modes", "wl", "profile", "rdmce", "exactness", "agree", "cpu")
 MEASURED = {name: exp.available(name) for name in TABLES}
-print("committed result tables:", {k: v for k, v in MEASURED.items()})
+display(mk.measure.provenance_table([f"mcegpu_{t}" for t in (*TABLES, "variants", "blocks")]))
 
 
 def not_measured(name):
@@ -54,7 +56,7 @@ def not_measured(name):
 #    the pivot may come from `X` too. The paper's rule (`induced="auto"`):
 #    IP when `Δ/d > 200`, else IPX.
 # 2. **Sub-warp partitioning.** A group of `g` lanes takes one pivot
-#    candidate and ANDs its row with `P`, so 32/g candidates run side by side
+#    candidate and ANDs its row with `P`, so `32/g` candidates run side by side
 #    in a warp. With `lane_words=1` (the k-clique work's choice) `g` is the
 #    next power of two ≥ `W`, one word per lane; our default `lane_words=4`
 #    lets a lane take up to four words (`g` ≥ `W/4`), four times as many
@@ -134,7 +136,6 @@ mk.viz.step_table("mce-gpu Figure 1", "mce-gpu", seeds="vertex", induced="IPX", 
 # threshold, and the table below shows the paper's too.
 
 # %%
-from IPython.display import Markdown  # noqa: E402
 
 G_wl = mk.sim.examples.cocktail_party(5)
 BLOCKS, MIN_DONATE = 8, 3
@@ -198,25 +199,24 @@ print(f"{G.name}: {int(count):,} maximal cliques (device: {count.device})")
 #
 # Every bundled graph counted ten times in a row with the default settings
 # (L1, `induced="auto"`, worker list on): the count must equal the reference
-# every time. The GPU tests also list the cliques of 300 random graphs per
+# every time. The GPU tests also list the cliques of random graphs for every
 # switch set (L1/L2 × IP/IPX × worker list on/off) and compare with networkx,
 # and `agree` compares every mode's count with RDMCE's.
 #
 # Without a GPU, `tests/test_mcegpu_emulated.py` compiles the same CUDA source
 # with g++ against a small emulation of CUDA (`tests/cuda_emu/emu.h`: one OS
 # thread per CUDA thread, every block running at once, warp collectives
-# through barriers) and lists the cliques of 30+ random graphs per switch set
+# through barriers) and lists the cliques of random graphs for every switch set
 # against networkx, including runs where idle blocks receive donated branches.
 # That checks the kernel's logic, not its speed or the GPU's memory model.
 
 # %%
 if MEASURED["exactness"]:
     runs = exp.load("exactness")
-    print("measured on", rdmce_figures.where_measured(runs))
     summary = runs.groupby("graph", sort=False).agg(runs=("run", "size"), exact=("exact", "sum"),
                                                      count=("count", "first"))
     assert (summary["runs"] == summary["exact"]).all()
-    display(summary)  # noqa: F821
+    display(summary)
 else:
     not_measured("exactness")
 
@@ -224,16 +224,17 @@ else:
 if MEASURED["agree"]:
     agree = exp.load("agree")
     assert agree["equal"].all()
-    display(agree.pivot_table(index="graph", columns=["subtree", "induced"], values="count", sort=False))  # noqa: F821
+    display(agree.pivot_table(index="graph", columns=["subtree", "induced"], values="count", sort=False))
 else:
     not_measured("agree")
 
 # %% [markdown]
 # The DIMACS graphs not in that table are dense, and a dense graph can have
 # more maximal cliques than any run can count. The expected count of a random
-# graph with the same size and density (a sum over clique sizes k of
-# C(n, k) p^(k(k-1)/2) (1 − p^k)^(n−k); it gives 7.5·10^7 for hamming8-4,
-# whose real count is 4.5·10^7) says how far out of reach each one is:
+# graph with the same size and density (a sum over clique sizes `k` of
+# `C(n, k) p^(k(k-1)/2) (1 − p^k)^(n−k)`; on the DIMACS graphs with a known count
+# it lands within a small factor of the real one) says how far out of reach each
+# one is:
 
 # %%
 exp.not_agreed(exp.load("agree")) if MEASURED["agree"] else None
@@ -241,10 +242,10 @@ exp.not_agreed(exp.load("agree")) if MEASURED["agree"] else None
 # %% [markdown]
 # ## Speed: against the authors' code in the same mode
 #
-# The issue timed the authors' mce-gpu on one H200 in two modes; the target
-# is 1.25× faster in the same mode. Our times are CUDA events from the graph
-# on the host to the count back, median of 5 (ordering excluded, as the
-# authors' printed phase excludes it).
+# We timed the authors' mce-gpu on one H200 in two modes (`exp.AUTHORS_MS`); the
+# target is `exp.TARGET_SPEEDUP` times their speed in the same mode. Our times are
+# CUDA events from the graph on the host to the count back, the median of the
+# runs in `repeats` (ordering excluded, as the authors' printed phase excludes it).
 
 # %%
 targets = pd.DataFrame([{"graph": g, "subtree": s, "induced": i, "authors_ms": ms,
@@ -255,34 +256,32 @@ if MEASURED["modes"]:
     speed = targets.merge(modes[["graph", "subtree", "induced", "median_ms"]], how="left")
     speed["speed-up vs authors"] = speed["authors_ms"] / speed["median_ms"]
     speed["met"] = speed["median_ms"] <= speed["target_ms"]
-    display(speed.round(2))  # noqa: F821
+    display(speed.round(2))
 else:
     not_measured("modes")
-    display(targets)  # noqa: F821
+    display(targets)
 
 # %% [markdown]
 # ### What made it fast
 #
-# The first version (2026-11-23 morning, H200) took 3.52 s (L2 + IPX) and
-# 6.65 s (L1 + IP) on ego-Facebook, 1.19× and 1.05× the authors' speed. An
-# ncu profile (`data/results/ncu_profile.csv`) showed issue slots used 35%
-# of the time against RDMCE's 80%, with *sleeping* and *long scoreboard* the
-# largest stalls: blocks waiting in the worker list. Donors popped a sleeper
-# with a compare-and-swap on the queue head; thousands of donors raced for it
-# and most lost, so sleepers stayed asleep. With a reservation counter (one
-# atomic decrement that always succeeds), plus the smaller changes named in
-# `VARIANTS`, the same GPU spends its issue slots on the search. Each row
-# below turns one change back (median of the runs shown, answers checked):
+# An ncu profile of the first version (`data/results/ncu_profile.csv`, second
+# table below) showed few issue slots used, with *sleeping* and *long scoreboard*
+# the largest stalls: blocks waiting in the worker list. Donors popped a sleeper
+# with a compare-and-swap on the queue head; thousands of donors raced for it and
+# most lost, so sleepers stayed asleep. With a reservation counter (one atomic
+# decrement that always succeeds), plus the smaller changes named in `VARIANTS`,
+# the GPU spends its issue slots on the search. Each column of the first table
+# turns one change back (median of the runs, answers checked):
 
 # %%
 if exp.available("variants"):
     var = exp.load("variants")
-    display(var.pivot_table(index=["graph", "subtree", "induced"], columns="variant",  # noqa: F821
+    display(var.pivot_table(index=["graph", "subtree", "induced"], columns="variant",
                             values="median_ms", sort=False).round(2))
     prof = ncu.bounds()
     prof = prof[(prof["algorithm"] == "mce-gpu") | ((prof["algorithm"] == "rdmce")
                                                    & (prof["graph"] == "ego-Facebook"))]
-    display(prof[["algorithm", "graph", "params", "duration_ms", "warp_inst_per_result",  # noqa: F821
+    display(prof[["algorithm", "graph", "params", "duration_ms", "warp_inst_per_result",
                   "issue_active_pct", "top_stalls", "gpu", "date"]].round(1))
 else:
     not_measured("variants")
@@ -292,7 +291,8 @@ else:
 #
 # All four modes with the worker list on. The paper's heuristic (L1, IP iff
 # Δ/d > 200) costs a geometric-mean slowdown of 1.02× (at most 1.10×) against
-# the best mode on its graphs.
+# the best mode on its graphs. `heuristic_slowdown` is the heuristic's mode's time
+# over the best mode's; a graph where a mode is missing has none.
 
 # %%
 if MEASURED["modes"]:
@@ -300,8 +300,18 @@ if MEASURED["modes"]:
     slow = t3["heuristic_slowdown"].dropna()
     print("heuristic slowdown, geometric mean:", round(float(slow.prod() ** (1 / max(len(slow), 1))), 3),
           "| paper:", exp.PAPER["heuristic_geomean_slowdown"])
-    display(t3.round(2))  # noqa: F821
-    fig.plot_modes(modes).savefig(figures_dir() / "20_mce_gpu_modes.png", dpi=150)
+    display(t3.round(2))
+    f = fig.plot_modes(modes)
+    f.savefig(figures_dir() / "20_mce_gpu_modes.png", dpi=150)
+    ratio = t3["delta_over_d"]
+    display(Markdown(
+        f"The slowdown is measured on {len(slow)} of {len(t3)} graphs (missing where a mode was not "
+        f"measured: {', '.join(t3.index[t3['heuristic_slowdown'].isna()]) or 'none'}). Δ/d is at most "
+        f"{ratio.max():.0f} here (on {ratio.idxmax()}), so the rule always picks IPX: its IP half (Δ/d > "
+        f"{exp.PAPER['auto_ratio']}) is never exercised by these graphs, and where IP is the best mode "
+        f"({', '.join(t3.index[t3['best'].str.endswith('+ IP')]) or 'nowhere'}) the rule cannot pick it. "
+        f"L2 is the best mode on {int(t3['best'].str.startswith('L2').sum())} graphs, against the paper's "
+        "advice to always take L1."))
 else:
     not_measured("modes")
 
@@ -317,11 +327,24 @@ if MEASURED["wl"]:
     wl = exp.load("wl")
     cols = ["graph", "subtree", "worker_list", "median_ms", "sm_cycles_max_over_mean", "paper_max_over_mean",
             "donations"]
-    display(wl[cols].round(3))  # noqa: F821
-    fig.plot_sm_load(wl, exp.PAPER["fig3_max_over_mean"]).savefig(figures_dir() / "20_mce_gpu_sm_load.png",
-                                                                  dpi=150)
+    display(wl[cols].round(3))
+    f = fig.plot_sm_load(wl, exp.PAPER["fig3_max_over_mean"])
+    f.savefig(figures_dir() / "20_mce_gpu_sm_load.png", dpi=150)
+    load = wl.groupby(["subtree", "worker_list"])["sm_cycles_max_over_mean"].mean()
+    assert load[("L1", True)] > 1.25 * exp.PAPER["fig3_max_over_mean"][("L1", True)]  # the claim below
+    t_wl = wl.pivot_table(index=["graph", "subtree"], columns="worker_list", values="median_ms")
+    slower = (t_wl[True] / t_wl[False]).sort_values(ascending=False)
+    g, st = slower.index[0]
+    display(Markdown(
+        "Mean max/avg load over our graphs against the paper's: "
+        + ", ".join(f"{st}{' + WL' if w else ''} {load[(st, w)]:.2f} (paper "
+                    f"{exp.PAPER['fig3_max_over_mean'][(st, w)]})" for st, w in load.index)
+        + ". With L1 the worker list evens the load out far less here than in the paper. "
+        f"The worker list can also cost time: on {g} {st} takes "
+        f"{t_wl.loc[(g, st), True]:.1f} ms with it against {t_wl.loc[(g, st), False]:.2f} ms without "
+        f"({slower.iloc[0]:.1f}x), the largest such case; the run's counters do not show why yet."))
     # Table 2: donations with the worker list on
-    display(wl[wl["worker_list"]].pivot_table(index="graph", columns="subtree", values="donations",  # noqa: F821
+    display(wl[wl["worker_list"]].pivot_table(index="graph", columns="subtree", values="donations",
                                               sort=False))
 else:
     not_measured("wl")
@@ -337,8 +360,9 @@ else:
 # %%
 if MEASURED["profile"]:
     prof = exp.load("profile")
-    fig.plot_breakdown(prof).savefig(figures_dir() / "20_mce_gpu_breakdown.png", dpi=150)
-    display(prof[["graph", "subtree", "induced_mode"] + [c for c in prof if c.startswith("frac_")]].round(3))  # noqa: F821
+    f = fig.plot_breakdown(prof)
+    f.savefig(figures_dir() / "20_mce_gpu_breakdown.png", dpi=150)
+    display(prof[["graph", "subtree", "induced_mode"] + [c for c in prof if c.startswith("frac_")]].round(3))
 else:
     not_measured("profile")
 
@@ -347,7 +371,7 @@ else:
 #
 # The paper compares with a 96-thread CPU code (geometric-mean speed-up 4.9×
 # on an A100). We compare with igraph's C maximal-clique search and with our
-# Python oracle, both timed single-threaded on this notebook's CPU host
+# Python oracle, both timed single-threaded on a CPU host (`host`, `cores`)
 # (igraph is not installed on the GPU machine; its time includes building
 # the Python list of cliques).
 
@@ -366,14 +390,23 @@ t1.round(3)
 # ## RDMCE's Fig 7 and Fig 9, on one GPU
 #
 # The RDMCE paper compares itself with mce-gpu-P and mce-gpu-PX (the authors'
-# code) and reports peak-memory ratios of 0.568-0.973 (RDMCE over
-# mce-gpu-PX). Here both are ours, on the same GPU, in the same run.
+# code) and reports RDMCE's peak memory below mce-gpu-PX's (its Fig 9). Here both
+# are ours, on the same GPU, in the same run.
 
 # %%
 if MEASURED["rdmce"] and MEASURED["modes"]:
     rd = exp.load("rdmce")
-    fig.plot_vs_rdmce(modes, rd).savefig(figures_dir() / "20_mce_gpu_vs_rdmce.png", dpi=150)
-    display(exp.vs_rdmce(modes, rd).round(3))  # noqa: F821
+    f = fig.plot_vs_rdmce(modes, rd)
+    f.savefig(figures_dir() / "20_mce_gpu_vs_rdmce.png", dpi=150)
+    vs = exp.vs_rdmce(modes, rd)
+    display(vs.round(3))
+    mem = vs["memory RDMCE / mce-gpu-PX"].dropna()
+    paper_lo, paper_hi = rdmce_exp.PAPER["memory_vs_mcegpu_px"]
+    display(Markdown(
+        f"Here RDMCE needs {mem.min():.2f}-{mem.max():.2f} times mce-gpu-PX's device memory, against the "
+        f"paper's {paper_lo}-{paper_hi} times: on {int((mem > paper_hi).sum())} of {len(mem)} graphs ours is "
+        "above the paper's range. `device_bytes` is what each of our kernels allocated; both size their "
+        "buffers their own way, and which buffer makes the difference is not measured yet."))
 else:
     not_measured("rdmce")
 
@@ -381,11 +414,8 @@ else:
 # ## Status of the paper's items
 #
 # One row per item (from `mce_kit.reproduction`, computed from the committed
-# CSVs by `exp.status()`). Devices differ between tables: `mcegpu_modes.csv`
-# and `mcegpu_rdmce.csv` were measured in one job on an H200 after the speed work
-# (commit 3da1cd1), `mcegpu_variants.csv` on an H100; `wl`, `profile`, `blocks`,
-# `exactness` and most of `agree` on an H200 with the first version of the kernel
-# (each row names its GPU and commit).
+# CSVs by `exp.status()`; the provenance table at the top names each table's
+# device and commit).
 
 # %%
 board = reproduction.scoreboard()
@@ -402,7 +432,7 @@ if mk.has_gpu():
     from pathlib import Path
 
     fresh = exp.run_all(Path("../build/mcegpu_quick"), quick=True, only=["modes", "exactness"])
-    display(fresh["modes"][["graph", "subtree", "induced", "median_ms", "count"]])  # noqa: F821
+    display(fresh["modes"][["graph", "subtree", "induced", "median_ms", "count"]])
 else:
     print("No GPU here: the tables above are the committed measurements.")
 

@@ -45,14 +45,15 @@
 # (from `pip install 'mce_kit[dist]'`).
 
 # %%
-import matplotlib.pyplot as plt
 import pandas as pd
 from distributed import Client, LocalCluster
+from IPython.display import Markdown, display
 
 import mce_kit as mk
 from mce_kit import distributed as md
+from mce_kit.experiments import multigpu
 from mce_kit.notebooks import figures_dir
-from mce_kit.viz.paper import mark_paper
+from mce_kit.viz import scale_figures
 
 QUICK = mk.quick_mode()
 print("quick mode:", QUICK, "| GPU here:", mk.has_gpu())
@@ -101,108 +102,49 @@ pd.DataFrame(rows)
 # simply takes more of them.
 
 # %%
-fig, ax = plt.subplots(figsize=(6, 2.8))
-for w, part in res.chunks.groupby("worker"):
-    ax.barh([f"worker {w}"] * len(part), part["seconds"], left=part["started"] - res.chunks["started"].min(),
-            edgecolor="white")
-ax.set_xlabel("seconds since the first chunk started")
-ax.set_title(f"{name}: chunks per worker (CPU oracle)")
-fig.tight_layout()
+fig = scale_figures.plot_chunks(res.chunks, f"{name}: chunks per worker (CPU oracle, this machine)")
 fig.savefig(figures_dir() / "90_chunks_cpu.png", dpi=120)
 
 # %% [markdown]
 # ## Measured on GPUs
 #
-# `bash scripts/multigpu_device.sh OUT` on a host with two H200s runs
+# `bash scripts/multigpu_device.sh OUT` on a host with several GPUs runs
 # `python -m mce_kit.experiments.multigpu --gpus 1 2 --algo rdmce mce-gpu kcminer gmbe`:
 # one Dask cluster per GPU count (one worker per GPU), per kernel and graph a
-# warm-up, then the median of 5 end-to-end runs (from the prepared graph on the
-# host: scatter, chunks, reduction), every answer checked against the
-# reference. The speed-up is taken against **one GPU without Dask** (the plain
-# kernel), so the Dask overhead counts against us. The papers measured up to
-# 8 GPUs; beside ours stand their speed-up and parallel efficiency
-# (speed-up / GPUs) at their largest count.
+# warm-up, then the median of `--repeats` end-to-end runs (from the prepared
+# graph on the host: scatter, chunks, reduction), every answer checked against
+# the reference. The speed-up is taken against **one GPU without Dask** (the
+# plain kernel), so the Dask overhead counts against us. The papers measured up
+# to 8 GPUs; beside ours stand their speed-up and parallel efficiency (speed-up /
+# GPUs) at their largest count. Only measured rows are shown (the plots: each
+# kernel's default chunking, the fewest chunks per worker); what is not measured
+# is said here:
 
 # %%
-try:
-    from mce_kit.experiments import multigpu
-
-    scaling = multigpu.load("scaling")
-    busy = multigpu.load("busy")
-except FileNotFoundError as e:
-    scaling = busy = None
-    print(e)
+scaling, busy = multigpu.load_or_none("scaling"), multigpu.load_or_none("busy")
+display(Markdown(multigpu.measured_note()))
 if scaling is not None:
-    if "paper_speedup" not in scaling.columns:  # rows of the first, RDMCE-only runs
-        scaling = scaling.assign(params="{}", paper_item="rdmce Fig 14", paper_gpus=8, paper_speedup=4.83,
-                                 paper_efficiency=4.83 / 8, efficiency=scaling["speedup_vs_single_kernel"]
-                                 / scaling["gpus"])
-    table = scaling.assign(ratio_efficiency=scaling["efficiency"] / scaling["paper_efficiency"])
-    cols = ["algo", "graph", "params", "gpus", "single_gpu_kernel_s", "median_s", "speedup_vs_single_kernel",
-            "efficiency", "paper_item", "paper_gpus", "paper_speedup", "paper_efficiency", "ratio_efficiency",
-            "busy_max_over_mean", "gpu", "date"]
-    display(table[[c for c in cols if c in table.columns]].round(3))  # noqa: F821 (IPython's display)
-
-# %%
-if scaling is not None:
-    algos = list(dict.fromkeys(scaling["algo"]))
-    fig, axes = plt.subplots(1, len(algos), figsize=(3.6 * len(algos), 3.4), squeeze=False)
-    for ax, algo in zip(axes[0], algos, strict=True):
-        part = scaling[scaling["algo"] == algo]
-        for (g, prm), sub in part.groupby(["graph", "params"]):
-            label = g if prm in ("{}", "") else f"{g} {prm}"
-            ax.plot(sub["gpus"], sub["speedup_vs_single_kernel"], "o-", label=label)
-        p_gpus, p_speed = part["paper_gpus"].iloc[0], part["paper_speedup"].iloc[0]
-        top = int(max(part["gpus"].max(), p_gpus))
-        ax.plot([1, top], [1, top], ":", color="grey", label="linear")
-        if pd.notna(p_speed):
-            ax.plot([p_gpus], [p_speed], "*", ms=12, color="tab:red", label=f"paper: {p_speed}x on {p_gpus}")
-            mark_paper(ax, p_speed, f"{part['paper_item'].iloc[0]}", text=False)
-        else:
-            ax.set_title(f"{algo}\n(paper {part['paper_item'].iloc[0]}: no number, WL scales)", fontsize=9)
-        if pd.notna(p_speed):
-            ax.set_title(algo, fontsize=9)
-        ax.axhline(1.85, color="tab:green", lw=0.7, ls="--")
-        ax.set_xscale("log", base=2)
-        ax.set_xticks([1, 2, 4, 8])
-        ax.set_xticklabels(["1", "2", "4", "8"])
-        ax.set_xlabel("GPUs (Dask workers)")
-        ax.legend(fontsize=6, frameon=False)
-    axes[0][0].set_ylabel("speed-up over one GPU without Dask")
-    fig.suptitle("Strong scaling of every kernel (green: the issue's 1.85x target on 2 GPUs)", fontsize=10)
-    fig.tight_layout()
+    display(mk.measure.provenance_table(["multigpu_scaling", "multigpu_busy"]))
+    display(multigpu.scaling_table(scaling).round(3))
+    fig = scale_figures.plot_scaling(multigpu.default_chunking(scaling))
     fig.savefig(figures_dir() / "90_scaling.png", dpi=120)
-
-# %% [markdown]
-# Per-GPU busy time and chunks taken in the last timed run: a ratio of busiest
-# to mean near 1 means late binding kept both GPUs busy to the end.
-
-# %%
-if busy is not None and "algo" in busy.columns:
-    two = busy[busy["gpus"] == busy["gpus"].max()]
-    fig, ax = plt.subplots(figsize=(7, 3))
-    groups = list(two.groupby(["algo", "graph", "params"], sort=False))
-    labels = [f"{a}\n{g}" + ("" if prm == "{}" else f"\n{prm}") for (a, g, prm), _ in groups]
-    for i, (_, sub) in enumerate(groups):
-        for j, r in enumerate(sub.itertuples()):
-            ax.bar(i + 0.4 * j - 0.2, r.busy_s, width=0.38, color=f"C{j}",
-                   label=f"worker {r.worker}" if i == 0 else None)
-            ax.text(i + 0.4 * j - 0.2, r.busy_s, f"{r.chunks}", ha="center", va="bottom", fontsize=6)
-    ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels(labels, fontsize=6)
-    ax.set_ylabel("busy seconds (numbers: chunks)")
-    ax.legend(fontsize=7, frameon=False)
-    fig.tight_layout()
+if busy is not None:
+    display(Markdown("Per-GPU busy time and chunks taken in the last timed run at the largest GPU count "
+                     "(the default chunking): a busiest-to-mean ratio near one means late binding kept "
+                     "every GPU busy to the end."))
+    fig = scale_figures.plot_busy(multigpu.default_chunking(busy))
     fig.savefig(figures_dir() / "90_busy.png", dpi=120)
 
 # %% [markdown]
 # **When not to distribute.** Handing out chunks costs tens of milliseconds,
 # so for a graph one GPU answers in milliseconds a cluster only adds time.
-# `gpus=N` therefore answers on one GPU when the estimated cost is below
-# the kernel's `single_gpu_below` (for RDMCE about half a second of one GPU's
-# work; the other kernels' thresholds are 0, i.e. always distribute, until
-# their measured overheads set one); the table has the estimate (`est_cost`)
-# beside each measured time.
+# `gpus=N` therefore answers on one GPU when the estimated cost is below the
+# kernel's `single_gpu_below` (printed below; a kernel whose measured overhead
+# has not set one always distributes). The scaling table, where measured, has
+# the estimate (`est_cost`) beside each measured time.
+
+# %%
+print({name: k.single_gpu_below for name, k in md.KERNELS.items() if name in md.CPU_TWIN})
 
 # %% [markdown]
 # ## Status of the papers' multi-GPU figures
@@ -218,11 +160,6 @@ from mce_kit import reproduction  # noqa: E402
 board = reproduction.scoreboard()
 keys = {("rdmce", "Fig 14"), ("mcegpu", "Fig 4"), ("kcminer", "Fig 10"), ("gmbe", "Fig 18")}
 board[[(p, i) in keys for p, i in zip(board["paper"], board["item"], strict=True)]]
-
-# %%
-print({name: k.single_gpu_below for name, k in md.KERNELS.items() if name in md.CPU_TWIN})
-if scaling is not None:
-    display(scaling[["algo", "graph", "gpus", "est_cost", "single_gpu_kernel_s", "median_s"]])  # noqa: F821
 
 # %% [markdown]
 # ## References

@@ -97,7 +97,7 @@ board[board["state"] == "contradicted"][["paper", "item", "theirs", "compared", 
 # %% [markdown]
 # ## What bounds each kernel
 #
-# One run of each kernel on the graphs its issue sets targets for, profiled
+# One run of each kernel on the graphs our speed targets name, profiled
 # with Nsight Compute (`python -m mce_kit.experiments.ncu`, committed in
 # `data/results/ncu_profile.csv`); only the longest kernel of each run is
 # shown. Read it as: *warp instructions per result* (per maximal clique,
