@@ -790,6 +790,8 @@ def max_cliques(G: Graph, device: str = "gpu", progress=None, **params) -> tuple
     if G.n == 0:
         return 0, []
     b, H, ids, start = _bounded(G)
+    if b.exact and H.n == b.lower:  # the reduced core is the bounds' clique itself: the only one
+        return b.lower, [sorted(ids.tolist())]
     prep = prepare(H, device)
     prep.names = ids
     res = prep.run(listing=True, lower_clique=start, upper=b.upper, progress=progress, **params)
