@@ -21,7 +21,6 @@ of size t keeps only the vertices with core >= t - 1.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 
 import numba
@@ -222,26 +221,14 @@ def greedy_colours(indptr, indices, order):
     return most
 
 
-_KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def clique_bounds(G: Graph, swap_rounds: int = SWAP_ROUNDS) -> CliqueBounds:
     """Lower and upper bounds on omega (and the clique behind the lower one); see the module doc.
-    Kept per Graph (graphs are immutable) until the graph is collected or ``release(G)``."""
-    b = _KEPT.get(G)
-    if b is None or swap_rounds != SWAP_ROUNDS:
-        b = _clique_bounds(G, swap_rounds)
-        if swap_rounds == SWAP_ROUNDS:
-            _KEPT[G] = b
-    return b
+    Kept with G (``mce_kit.prepared``: graphs are immutable) until it is collected or released."""
+    if swap_rounds != SWAP_ROUNDS:
+        return _clique_bounds(G, swap_rounds)
+    from .prepared import kept
 
-
-def release(G: Graph | None = None) -> None:
-    """Forget the bounds kept for G (every graph's when None)."""
-    if G is None:
-        _KEPT.clear()
-    else:
-        _KEPT.pop(G, None)
+    return kept(G, ("clique_bounds",), lambda: _clique_bounds(G, swap_rounds))
 
 
 def _clique_bounds(G: Graph, swap_rounds: int) -> CliqueBounds:

@@ -16,6 +16,7 @@ from graph_families import (
     moon_moser,
     planted_cliques,
     powerlaw_cluster,
+    star,
 )
 from hypothesis import given, settings
 
@@ -254,3 +255,9 @@ def test_ctrl_c_in_the_public_call_names_vertices_of_g(monkeypatch):
     assert seen["prep"].G.n < G.n and len(clique) >= 2  # the search ran on a reduced core
     assert all(b in G.neighbors(a) for a, b in itertools.combinations(clique, 2))  # ids of G
     assert min(clique) >= 30  # the clique lies in the planted part
+
+
+def test_a_core_that_is_the_clique_needs_no_kernel(monkeypatch):
+    monkeypatch.setattr(geil, "prepare", lambda *a, **k: pytest.fail("prepare() called"))
+    G = disjoint_union(star(5), complete(7), erdos_renyi(20, 0.1, seed=2))
+    assert geil.max_cliques(G, device="cpu") == cpu.max_cliques(G)

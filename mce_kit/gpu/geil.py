@@ -806,7 +806,10 @@ def max_cliques(G: Graph, device: str = "gpu", progress=None, **params) -> tuple
     The search runs on the (lower - 1)-core of the bounds, starting from their clique."""
     if G.n == 0:
         return 0, []
-    b, prep, ids, start = _prepared(G, device)
+    b, H, ids, start = _prepared(G, device, search=False)
+    if b.exact and len(ids) == b.lower:  # the reduced core is the bounds' clique itself: the only one
+        return b.lower, [sorted(ids.tolist())]
+    prep = _prepared(G, device)[1]
     res = prep.run(listing=True, lower_clique=start, upper=b.upper, progress=progress, **params)
     if not res.exact:
         res.best_clique = sorted(ids[res.best_clique].tolist())
