@@ -27,3 +27,17 @@ for a in "kcminer rmat-15-16 30" "cliquecount rmat-15-16 30" "gmbe chung-lu-6000
     timeout $3 python3 -m mce_kit.experiments.multigpu --out "$out/$1" --gpus 1 2 --algo $1 --only $2 2>&1 \
         | grep -v "^20..-..-.. \|^INFO\|distributed\." | tail -4
 done
+python3 - "$out" <<'PY'
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+out = Path(sys.argv[1])
+for name in ("scaling", "busy"):
+    parts = [pd.read_csv(f) for f in sorted(out.glob(f"*/multigpu_{name}.csv"))]
+    if parts:
+        pd.concat(parts, ignore_index=True).to_csv(out / f"multigpu_{name}_new.csv", index=False)
+for f in out.glob("*/multigpu_*.csv"):
+    f.unlink()
+PY
