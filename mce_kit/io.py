@@ -534,6 +534,9 @@ def _is_networkx(obj) -> bool:
 
 
 def _as_sparse(obj):
+    if isinstance(obj, str | bytes | Path) or not (
+            isinstance(obj, np.ndarray) or type(obj).__module__.startswith("scipy")):
+        return None  # a file: no SciPy import (half a second of a fresh `mce-kit count` process)
     import scipy.sparse as sp
 
     if sp.issparse(obj) or (isinstance(obj, np.ndarray) and obj.ndim == 2):
