@@ -10,7 +10,7 @@ import pytest
 from graph_families import random_nx_graphs
 
 import mce_kit.graph as graph
-from mce_kit import cpu, generators
+from mce_kit import accel, cpu, generators
 from mce_kit.gpu import has_gpu
 from mce_kit.io import load_graph
 
@@ -48,27 +48,26 @@ def test_seed_sets_on_the_gpu_equal_the_host(seeding):
 
 @pytest.mark.parametrize("seeding", ["edge", "vertex"])
 def test_rdmce_seed_words_on_the_gpu_equal_the_host(seeding, monkeypatch):
-    from mce_kit.gpu import prep, rdmce
+    from mce_kit.gpu import rdmce
 
     for G in [*graphs()[:40], generators.rmat(16, 16, seed=1)]:
         p = rdmce.prepare(G, device="cpu")
-        monkeypatch.setattr(prep, "GPU_MIN_ENTRIES", 0)
+        monkeypatch.setattr(accel, "GPU_MIN_ENTRIES", 0)
         got = rdmce._make_seeds(p.indptr, p.indices, seeding)
-        monkeypatch.setattr(prep, "GPU_MIN_ENTRIES", 1 << 62)
+        monkeypatch.setattr(accel, "GPU_MIN_ENTRIES", 1 << 62)
         want = rdmce._make_seeds(p.indptr, p.indices, seeding)
         assert _same(want, got) and [a.dtype for a in want] == [a.dtype for a in got]
 
 
 def test_edge_lists_on_the_gpu_equal_the_host(monkeypatch):
-    from mce_kit.gpu import prep
-
     rng = np.random.default_rng(2)
     for n, m in [(1, 0), (1, 5), (300, 20000), (5000, 30000)]:
         u, v = rng.integers(0, n, m), rng.integers(0, n, m)
-        assert _same(graph.csr_arrays(n, u, v), prep.csr_from_edges(n, u, v))
+        G = graph.Graph.from_edges(n, u, v, device="gpu")
+        assert _same(graph.csr_arrays(n, u, v), (G.indptr, G.indices))
     u, v = generators.rmat_edges(18, 16, seed=1)  # 4 M draws: from_edges takes the GPU
     G = graph.Graph.from_edges(1 << 18, u, v)
-    monkeypatch.setattr(prep, "GPU_MIN_ENTRIES", 1 << 62)
+    monkeypatch.setattr(accel, "GPU_MIN_ENTRIES", 1 << 62)
     H = graph.Graph.from_edges(1 << 18, u, v)
     assert _same((G.indptr, G.indices), (H.indptr, H.indices))
 
@@ -84,10 +83,10 @@ def test_rdmce_counts_with_gpu_preparation():
     assert [prep.run().count for _ in range(10)] == [want] * 10
 
 
-def test_unique_on_the_gpu_equals_the_host():
-    from mce_kit.gpu import prep
-
+def test_unique_on_the_gpu_equals_the_host(monkeypatch):
+    monkeypatch.setattr(graph, "LARGE_EDGE_LIST", 0)
+    monkeypatch.setattr(accel, "GPU_MIN_ENTRIES", 0)
     rng = np.random.default_rng(3)
     for n in (0, 1, 1000, 1 << 20):
         x = rng.integers(0, 1 << 40, n)
-        assert np.array_equal(prep.unique(x), np.unique(x))
+        assert np.array_equal(graph._unique(x), np.unique(x))

@@ -1,6 +1,5 @@
 """Host preparation of large graphs done on the GPU: the same steps, the same arrays.
 
-    indptr, indices = csr_from_edges(n, u, v)          # Graph.from_edges for long edge lists
     order, core, indptr, indices = degeneracy_csr(G)   # peeling + relabelling (prepare)
     u, v, p, x = seeds.seed_sets(indptr, indices, "edge")   # on the GPU past GPU_MIN_ENTRIES
     u, v, rows, stack = seed_needs(indptr, indices, "edge", rows_words, stack_words)  # a launcher's
@@ -18,24 +17,6 @@ from __future__ import annotations
 
 from ..accel import DEVICES, GPU_MIN_ENTRIES, use_gpu  # noqa: F401 (the names callers use here)
 from ..accel import to_host as _done
-
-
-def csr_from_edges(n: int, u, v):
-    """(indptr, indices) of the simple undirected graph on the endpoint arrays ``u, v``."""
-    import cupy
-
-    from ..graph import csr_arrays
-
-    return _done(*csr_arrays(n, cupy.asarray(u), cupy.asarray(v), cupy))
-
-
-def unique(x):
-    """Sorted distinct values of ``x`` (``graph._unique`` for long arrays)."""
-    import cupy
-
-    from ..graph import unique_sorted
-
-    return _done(unique_sorted(cupy.asarray(x), cupy))[0]
 
 
 def degeneracy_csr(indptr, indices):
