@@ -57,21 +57,20 @@ def _store(G) -> dict:
     return store
 
 
-def nbytes(obj, depth: int = 3) -> int:
-    """Bytes of the NumPy / CuPy arrays reachable from ``obj`` (attributes, dicts, lists, tuples;
-    a graph it refers to is not counted: that is the user's)."""
-    from .graph import BipartiteGraph, Graph
-
-    if depth < 0 or isinstance(obj, Graph | BipartiteGraph):
+def nbytes(obj, owner=None, depth: int = 3) -> int:
+    """Bytes of the NumPy / CuPy arrays reachable from ``obj`` (attributes, dicts, lists, tuples),
+    leaving out the graph ``owner`` itself (the user's; a graph built from it, such as a reduced
+    core, counts)."""
+    if depth < 0 or obj is owner:
         return 0
     if hasattr(obj, "nbytes") and hasattr(obj, "dtype"):
         return int(obj.nbytes)
     if isinstance(obj, dict):
-        return sum(nbytes(v, depth - 1) for v in obj.values())
+        return sum(nbytes(v, owner, depth - 1) for v in obj.values())
     if isinstance(obj, list | tuple):
-        return sum(nbytes(v, depth - 1) for v in obj)
+        return sum(nbytes(v, owner, depth - 1) for v in obj)
     if hasattr(obj, "__dict__"):
-        return sum(nbytes(v, depth - 1) for v in vars(obj).values())
+        return sum(nbytes(v, owner, depth - 1) for k, v in vars(obj).items() if k != _ATTR)
     return 0
 
 
@@ -83,7 +82,7 @@ def kept(G, key: tuple[Hashable, ...], build: Callable[[], object]):
             if (id(G), key) in _lru:
                 _lru.move_to_end((id(G), key))
             else:  # arrived with an unpickled graph (a Dask worker's copy): account for it here
-                _lru[(id(G), key)] = (weakref.ref(G, _forget(id(G))), nbytes(store[key]))
+                _lru[(id(G), key)] = (weakref.ref(G, _forget(id(G))), nbytes(store[key], G))
                 _evict(keep=(id(G), key))
             return store[key]
     value = build()  # outside the lock: building can take long and may itself ask for kept state
@@ -91,7 +90,7 @@ def kept(G, key: tuple[Hashable, ...], build: Callable[[], object]):
         if key in store:  # another thread built it meanwhile
             return store[key]
         store[key] = value
-        _lru[(id(G), key)] = (weakref.ref(G, _forget(id(G))), nbytes(value))
+        _lru[(id(G), key)] = (weakref.ref(G, _forget(id(G))), nbytes(value, G))
         _evict(keep=(id(G), key))
     return value
 
@@ -102,7 +101,7 @@ def refresh(G, key: tuple) -> None:
         store = G.__dict__.get(_ATTR) or {}
         if key in store and (id(G), key) in _lru:
             ref, _ = _lru[(id(G), key)]
-            _lru[(id(G), key)] = (ref, nbytes(store[key]))
+            _lru[(id(G), key)] = (ref, nbytes(store[key], G))
             _evict(keep=(id(G), key))
 
 
