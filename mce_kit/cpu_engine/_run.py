@@ -59,21 +59,41 @@ def strided(kernel: Callable, T: int, head: tuple, first: int, last: int, *tail,
     return [f.result() for f in futures]
 
 
-def bar(progress, total: int, desc: str):
-    """A tqdm bar on stderr for ``progress=True``, a caller's tqdm-like object, or None."""
-    if progress is True:
-        from tqdm.auto import tqdm
+class _Ticker:
+    """A bar to advance by n: a tqdm bar (``progress=True``), a tqdm-like object with ``update``,
+    or the oracles' kind of progress, a wrapper of an iterable of roots (stepped through)."""
 
-        return tqdm(total=total, desc=desc, unit="root", file=sys.stderr, leave=False)
-    if progress and hasattr(progress, "update"):
-        return progress
-    return None
+    def __init__(self, progress, total: int, desc: str):
+        self.bar = self.steps = None
+        if progress is True:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, desc=desc, unit="root", file=sys.stderr, leave=False)
+            self.own = True
+        elif hasattr(progress, "update"):
+            self.bar, self.own = progress, False
+        elif callable(progress):
+            self.steps = iter(progress(range(total)))
+
+    def update(self, n: int) -> None:
+        if self.bar is not None:
+            self.bar.update(n)
+        elif self.steps is not None:
+            for _ in zip(range(n), self.steps, strict=False):
+                pass
+
+    def close(self) -> None:
+        if self.bar is not None and self.own:
+            self.bar.close()
+        elif self.steps is not None:
+            for _ in self.steps:  # let a wrapper finish (tqdm closes its bar at the end)
+                pass
 
 
 def chunks(total: int, progress=None, desc: str = "roots") -> Iterator[tuple[int, int]]:
     """Yield ranges [lo, hi) covering 0..total, each sized to take about TARGET_S (the caller
-    runs one kernel call per range); the bar advances after each."""
-    pbar = bar(progress, total, desc)
+    runs one kernel call per range); the bar advances after each, Ctrl-C lands between them."""
+    ticker = _Ticker(progress, total, desc) if progress else None
     lo, size = 0, FIRST_CHUNK
     try:
         while lo < total:
@@ -81,16 +101,16 @@ def chunks(total: int, progress=None, desc: str = "roots") -> Iterator[tuple[int
             t = time.perf_counter()
             yield lo, hi
             dt = time.perf_counter() - t
-            if pbar is not None:
-                pbar.update(hi - lo)
+            if ticker is not None:
+                ticker.update(hi - lo)
             lo = hi
             if dt < TARGET_S / 2:
                 size *= 2
             elif dt > TARGET_S * 2 and size > 1:
                 size //= 2
     finally:
-        if pbar is not None and progress is True:
-            pbar.close()
+        if ticker is not None:
+            ticker.close()
 
 
 def available_bytes() -> int:

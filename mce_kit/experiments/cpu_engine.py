@@ -1,0 +1,261 @@
+"""The CPU engine against the best CPU codes (issue 27): one table, ``cpu_engine.csv``.
+
+    python -m mce_kit.experiments.cpu_engine --out data/results --peers ../shared/peers
+
+For each problem and graph of the peers' ``run_all.sh`` it times our engine (``mce_kit.cpu_engine``)
+on 1 thread and on every usable core, and the peers' prebuilt binaries (``PEERS/cpu-bin``:
+HBBMC, PivotScale, AdaMBE / ParAdaMBE) with the same thread counts where they take one; every
+answer of every run is checked against ``data/results/<problem>_reference.csv``.
+
+What is timed: ours, the engine call on a loaded graph whose ordering and relabelled CSR are
+cached (their one-off cost is ``prep_ms``); the peers, the time each program prints for its
+search (file reading, and for PivotScale building and orienting the graph, excluded). A row
+keeps every run (``times_ms``) and the machine's load average when it started: on a shared
+machine the load moves the medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from .. import cpu_engine, datasets, references
+from ..config import usable_cores
+from ..measure import write_rows
+from .nxbackend import cpu_provenance
+
+# graph name -> (file under data/, the peers' convert.py spec, short name run_all.sh gives it)
+GRAPHS = {
+    "CA-GrQc": ("snap/CA-GrQc.txt.gz", "grqc"),
+    "wiki-Vote": ("snap/wiki-Vote.txt.gz", "wiki"),
+    "Email-Enron": ("snap/Email-Enron.txt.gz", "enron"),
+    "soc-Slashdot0902": ("snap/soc-Slashdot0902.txt.gz", "slashdot"),
+    "socfb-MIT": ("netrepo/socfb-MIT.MIT8.edgelist.gz", "mit"),
+    "MovieLens": ("konect/MovieLens_ti.gmbe.graph.gz:gmbe", "movielens"),
+    "dbpedia-writer": ("konect/dbpedia-writer.bi_writer.txt.gz:offset", "writer"),
+}
+MCE_GRAPHS = ["CA-GrQc", "wiki-Vote", "Email-Enron", "soc-Slashdot0902", "socfb-MIT"]
+KCLIQUE_GRAPHS = ["CA-GrQc", "wiki-Vote", "soc-Slashdot0902", "socfb-MIT"]
+MBE_GRAPHS = ["MovieLens", "dbpedia-writer"]
+K = 8  # run_all.sh's k for PivotScale
+RULE_KS = (3, 4, 5, 6, 7, 8)  # listing against pivoting, for count_k_cliques' "auto" rule
+
+COLUMNS = ["problem", "graph", "k", "code", "threads", "answer", "checked", "median_ms", "min_ms", "max_ms",
+           "times_ms", "repeats", "prep_ms", "load_avg", "timed"]
+
+
+def _load_avg() -> float:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return float("nan")
+
+
+def _row(problem, graph, k, code, threads, answer, want, times, prep_ms, load, timed) -> pd.DataFrame:
+    """One measured row; ValueError when a run's answer is not the reference."""
+    if want is not None and answer != want:
+        raise ValueError(f"{code} on {graph} (k={k}): answer {answer}, reference {want}")
+    times = [round(t, 3) for t in times]
+    s = sorted(times)
+    return pd.DataFrame([{
+        "problem": problem, "graph": graph, "k": k, "code": code, "threads": threads, "answer": str(answer),
+        "checked": "reference" if want is not None else "unchecked", "median_ms": statistics.median(s),
+        "min_ms": s[0], "max_ms": s[-1], "times_ms": times, "repeats": len(times), "prep_ms": prep_ms,
+        "load_avg": load, "timed": timed}], columns=COLUMNS)
+
+
+def _ours(fn, repeats: int) -> tuple[object, list[float]]:
+    """(answer, times in ms) of ``repeats`` runs after one warm-up; every answer must agree."""
+    want = fn()
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        got = fn()
+        times.append(1e3 * (time.perf_counter() - t))
+        if got != want:
+            raise ValueError(f"answers differ between runs: {got} != {want}")
+    return want, times
+
+
+def _prep_ms(obj, prepare) -> float:
+    cpu_engine.clear_cache()
+    t = time.perf_counter()
+    prepare(obj)
+    return round(1e3 * (time.perf_counter() - t), 3)
+
+
+# ---- the peers ----
+
+
+def convert(peers: Path, work: Path, names) -> None:
+    """The peers' own converters (convert.py) write each graph's files into ``work``."""
+    data = Path(references.RESULTS).parent
+    specs = [f"{GRAPHS[g][1]}={GRAPHS[g][0]}" for g in names]
+    subprocess.run([sys.executable, str(peers / "convert.py"), str(data), str(work), *specs], check=True,
+                   capture_output=True)
+    for g in names:
+        short = GRAPHS[g][1]
+        if (work / f"{short}.txt").exists():
+            (work / f"{short}.el").unlink(missing_ok=True)
+            (work / f"{short}.el").symlink_to(work / f"{short}.txt")
+
+
+def _peer(peers: Path, args: list[str], threads: int, parse) -> tuple[int, float]:
+    """(answer, printed time in ms) of one run of a peer binary."""
+    env = {**os.environ, "LD_LIBRARY_PATH": str(peers / "cpu-bin" / "lib"), "OMP_NUM_THREADS": str(threads)}
+    out = subprocess.run([str(peers / "cpu-bin" / args[0]), *args[1:]], capture_output=True, text=True,
+                         env=env, timeout=300)
+    if out.returncode != 0:
+        raise RuntimeError(f"{args[0]} exited {out.returncode}: {out.stderr[-300:]}")
+    return parse(out.stdout)
+
+
+def parse_hbbmc(text: str) -> tuple[int, float]:
+    m = re.search(r"#mc = (\d+), runtime = ([\d.]+) ms", text)
+    return int(m[1]), float(m[2])
+
+
+def parse_pivotscale(text: str) -> tuple[int, float]:
+    t = re.search(r"Counting Time:\s*([\d.]+)", text)
+    c = re.search(rf"^k:\s*{K}\s+(\d+)", text, re.M)
+    return int(c[1]), 1e3 * float(t[1])
+
+
+def parse_adambe(text: str) -> tuple[int, float]:
+    line = next(ln for ln in text.splitlines() if "Finder," in ln)
+    parts = [p.strip() for p in line.split(",")]
+    return int(parts[4]), 1e3 * float(parts[2])
+
+
+def _peer_runs(peers, args, threads, parse, repeats):
+    runs = [_peer(peers, args, threads, parse) for _ in range(repeats + 1)][1:]  # first: warm-up
+    answers = {a for a, _ in runs}
+    if len(answers) != 1:
+        raise ValueError(f"{args[0]}: answers differ between runs: {sorted(answers)}")
+    return answers.pop(), [t for _, t in runs]
+
+
+# ---- the jobs ----
+
+
+def mce_rows(peers, work, repeats, thread_counts):
+    for name in MCE_GRAPHS:
+        G = datasets.load(name)
+        want = references.expected("mce", name)
+        prep = _prep_ms(G, cpu_engine.oriented)
+        for T in thread_counts:
+            load = _load_avg()
+            ans, times = _ours(lambda G=G, T=T: cpu_engine.count_maximal_cliques(G, threads=T), repeats)
+            yield _row("mce", name, None, "mce_kit engine", T, ans, want, times, prep, load,
+                       "count_maximal_cliques, ordering cached")
+        if peers is not None:  # HBBMC drops isolated vertices (convert.py compacts them away)
+            isolated = int((G.degrees() == 0).sum())
+            load = _load_avg()
+            ans, times = _peer_runs(peers, ["hbbmc", str(work / f"{GRAPHS[name][1]}.txt"), "3"], 1,
+                                    parse_hbbmc, repeats)
+            yield _row("mce", name, None, "HBBMC", 1, ans, want - isolated, times, None, load,
+                       "printed runtime (after reading)")
+
+
+def kclique_rows(peers, work, repeats, thread_counts):
+    for name in KCLIQUE_GRAPHS:
+        G = datasets.load(name)
+        want = references.expected("kclique", name, k=K)
+        prep = _prep_ms(G, cpu_engine.oriented)
+        for T in thread_counts:
+            load = _load_avg()
+            ans, times = _ours(lambda G=G, T=T: cpu_engine.count_k_cliques(G, K, algorithm="auto", threads=T),
+                               repeats)
+            yield _row("kclique", name, K, "mce_kit engine", T, ans, want, times, prep, load,
+                       f"count_k_cliques auto ({cpu_engine.pick_algorithm(G, K)}), ordering cached")
+            if peers is not None:
+                load = _load_avg()
+                ans, times = _peer_runs(peers, ["pivotscale", "-f", str(work / f"{GRAPHS[name][1]}.el"), "-s",
+                                                "-c", str(K)], T, parse_pivotscale, repeats)
+                yield _row("kclique", name, K, "PivotScale", T, ans, want, times, None, load,
+                           "printed Counting Time (after reading, building, orienting)")
+
+
+def rule_rows(peers, work, repeats, thread_counts):
+    """Listing against pivoting for one k, all cores: the data behind ``pick_algorithm``."""
+    T = max(thread_counts)
+    for name in KCLIQUE_GRAPHS:
+        G = datasets.load(name)
+        cpu_engine.oriented(G)
+        for k in RULE_KS:
+            want = references.expected("kclique", name, k=k)
+            for algorithm in ("listing", "pivot"):
+                if algorithm == "listing" and k > 6 and name in ("soc-Slashdot0902", "socfb-MIT"):
+                    continue  # seconds to minutes a run: the rule needs no more than k <= 6 here
+                load = _load_avg()
+                ans, times = _ours(lambda G=G, k=k, a=algorithm: cpu_engine.count_k_cliques(
+                    G, k, algorithm=a, threads=T), max(3, repeats // 2))
+                yield _row("kclique-rule", name, k, f"mce_kit {algorithm}", T, ans, want, times, None, load,
+                           "count_k_cliques, ordering cached")
+
+
+def mbe_rows(peers, work, repeats, thread_counts):
+    for name in MBE_GRAPHS:
+        B = datasets.load(name)
+        want = references.expected("mbe", name)
+        prep = _prep_ms(B, cpu_engine.by_degree)
+        for T in thread_counts:
+            load = _load_avg()
+            ans, times = _ours(lambda B=B, T=T: cpu_engine.count_maximal_bicliques(B, threads=T), repeats)
+            yield _row("mbe", name, None, "mce_kit engine", T, ans, want, times, prep, load,
+                       "count_maximal_bicliques, degree order cached")
+            if peers is None:
+                continue
+            adj = str(work / f"{GRAPHS[name][1]}.adj")
+            args = ["adambe", "-i", adj, "-s", "7", "-t", "1", "-o", "2"] if T == 1 else \
+                ["adambe", "-i", adj, "-s", "8", "-t", str(T), "-o", "3"]
+            load = _load_avg()
+            ans, times = _peer_runs(peers, args, T, parse_adambe, repeats)
+            code = "AdaMBE" if T == 1 else "ParAdaMBE"
+            yield _row("mbe", name, None, code, T, ans, want, times, None, load,
+                       "printed time (after reading)")
+
+
+JOBS = {"mce": mce_rows, "kclique": kclique_rows, "mbe": mbe_rows, "rule": rule_rows}
+
+
+def run(out: Path, peers: Path | None, repeats: int = 5, only=None) -> pd.DataFrame:
+    thread_counts = sorted({1, usable_cores()})
+    provenance = {**cpu_provenance(), "numba": _numba_version()}
+    with tempfile.TemporaryDirectory(prefix="mce_kit-peers-") as tmp:
+        work = Path(tmp)
+        if peers is not None:
+            convert(peers, work, [g for g in GRAPHS])
+        parts = (row for name, job in JOBS.items() if only is None or name in only
+                 for row in job(peers, work, repeats, thread_counts))
+        return write_rows(parts, Path(out) / "cpu_engine.csv", provenance)
+
+
+def _numba_version() -> str:
+    import numba
+
+    return numba.__version__
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=references.RESULTS)
+    ap.add_argument("--peers", type=Path, default=None, help="the peers folder (with cpu-bin/, convert.py)")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--only", nargs="*", choices=sorted(JOBS), default=None)
+    a = ap.parse_args(argv)
+    df = run(a.out, a.peers, a.repeats, a.only)
+    print(df[["problem", "graph", "k", "code", "threads", "median_ms", "load_avg"]].to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()
