@@ -543,7 +543,7 @@ def count_k_cliques(G, k: int, *, device="auto", progress=False, client=None, gp
     if dev == "gpu":
         return _timed(lambda: _kclique().count_k_cliques(G, k, **params), dev, {"k": k, **params})
     return _timed(lambda: engine.count_k_cliques(G, k, algorithm, progress=progress), dev,
-                  {"k": k, "algorithm": algorithm})
+                  {"k": k, "algorithm": None if algorithm == "auto" else algorithm})
 
 
 def clique_counts(G, k_max: int | None = None, *, device="auto", progress=False, **params) -> dict[int, int]:

@@ -208,7 +208,8 @@ def count_maximal_bicliques(B: BipartiteGraph, *, progress=None, threads=None) -
 
 
 def maximal_biclique_blocks(B: BipartiteGraph, *, progress=None, block_size: int = BLOCK):
-    """Blocks (L offsets, L ids in U, R offsets, R ids in V) of the maximal bicliques (serial)."""
+    """Blocks (L offsets, L ids in U, R offsets, R ids in V) of the maximal bicliques (serial),
+    each side's ids ascending."""
     from . import mbe
 
     up, ui, vp, vi, order = by_degree(B)
@@ -221,12 +222,19 @@ def maximal_biclique_blocks(B: BipartiteGraph, *, progress=None, block_size: int
         while a < b:
             nxt, k = mbe.run_range(up, ui, vp, vi, a, b, 1, out_l, loff, out_r, roff)
             if k:
-                yield loff[:k + 1].copy(), out_l[:loff[k]].copy(), roff[:k + 1].copy(), ids[out_r[:roff[k]]]
+                R = _ascending(roff[:k + 1], ids[out_r[:roff[k]]])  # L is ascending already
+                yield loff[:k + 1].copy(), out_l[:loff[k]].copy(), roff[:k + 1].copy(), R
             elif nxt == a:
                 what = "listing the maximal bicliques of one root"
                 out_l, out_r = _run.grown(out_l, what), _run.grown(out_r, what)
                 loff, roff = _run.grown(loff, what), _run.grown(roff, what)
             a = nxt
+
+
+def _ascending(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """values with each CSR segment sorted (as the oracle lists them)."""
+    seg = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    return values[np.lexsort((values, seg))]
 
 
 def maximal_bicliques(B: BipartiteGraph, *, progress=None) -> Iterator[tuple[list[int], list[int]]]:

@@ -9,9 +9,11 @@ answer of every run is checked against ``data/results/<problem>_reference.csv``.
 
 What is timed: ours, the engine call on a loaded graph whose ordering and relabelled CSR are
 cached (their one-off cost is ``prep_ms``); the peers, the time each program prints for its
-search (file reading, and for PivotScale building and orienting the graph, excluded). A row
-keeps every run (``times_ms``) and the machine's load average when it started: on a shared
-machine the load moves the medians.
+search (file reading, and for PivotScale building and orienting the graph, excluded). ``clock``
+says which clock a row's ``median_ms`` is: HBBMC prints CPU time (getrusage), the others wall
+time; our rows give both (``cpu_median_ms``: the process's CPU time, all threads), so each
+comparison uses the peer's clock. A row keeps every run (``times_ms``) and the load average
+when it started: on a shared machine the load moves wall-clock medians.
 """
 
 from __future__ import annotations
@@ -49,8 +51,8 @@ MBE_GRAPHS = ["MovieLens", "dbpedia-writer"]
 K = 8  # run_all.sh's k for PivotScale
 RULE_KS = (3, 4, 5, 6, 7, 8)  # listing against pivoting, for count_k_cliques' "auto" rule
 
-COLUMNS = ["problem", "graph", "k", "code", "threads", "answer", "checked", "median_ms", "min_ms", "max_ms",
-           "times_ms", "repeats", "prep_ms", "load_avg", "timed"]
+COLUMNS = ["problem", "graph", "k", "code", "threads", "answer", "checked", "clock", "median_ms", "min_ms",
+           "max_ms", "times_ms", "cpu_median_ms", "repeats", "prep_ms", "load_avg", "timed"]
 
 
 def _load_avg() -> float:
@@ -60,7 +62,8 @@ def _load_avg() -> float:
         return float("nan")
 
 
-def _row(problem, graph, k, code, threads, answer, want, times, prep_ms, load, timed) -> pd.DataFrame:
+def _row(problem, graph, k, code, threads, answer, want, times, prep_ms, load, timed, clock="wall",
+         cpu_times=None) -> pd.DataFrame:
     """One measured row; ValueError when a run's answer is not the reference."""
     if want is not None and answer != want:
         raise ValueError(f"{code} on {graph} (k={k}): answer {answer}, reference {want}")
@@ -68,22 +71,25 @@ def _row(problem, graph, k, code, threads, answer, want, times, prep_ms, load, t
     s = sorted(times)
     return pd.DataFrame([{
         "problem": problem, "graph": graph, "k": k, "code": code, "threads": threads, "answer": str(answer),
-        "checked": "reference" if want is not None else "unchecked", "median_ms": statistics.median(s),
-        "min_ms": s[0], "max_ms": s[-1], "times_ms": times, "repeats": len(times), "prep_ms": prep_ms,
-        "load_avg": load, "timed": timed}], columns=COLUMNS)
+        "checked": "reference" if want is not None else "unchecked", "clock": clock,
+        "median_ms": statistics.median(s), "min_ms": s[0], "max_ms": s[-1], "times_ms": times,
+        "cpu_median_ms": round(statistics.median(cpu_times), 3) if cpu_times else None, "repeats": len(times),
+        "prep_ms": prep_ms, "load_avg": load, "timed": timed}], columns=COLUMNS)
 
 
-def _ours(fn, repeats: int) -> tuple[object, list[float]]:
-    """(answer, times in ms) of ``repeats`` runs after one warm-up; every answer must agree."""
+def _ours(fn, repeats: int) -> tuple[object, list[float], list[float]]:
+    """(answer, wall times in ms, CPU times in ms) of ``repeats`` runs after one warm-up; every
+    answer must agree."""
     want = fn()
-    times = []
+    times, cpu = [], []
     for _ in range(repeats):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         got = fn()
         times.append(1e3 * (time.perf_counter() - t))
+        cpu.append(1e3 * (time.process_time() - c))
         if got != want:
             raise ValueError(f"answers differ between runs: {got} != {want}")
-    return want, times
+    return want, times, cpu
 
 
 def _prep_ms(obj, prepare) -> float:
@@ -154,16 +160,16 @@ def mce_rows(peers, work, repeats, thread_counts):
         prep = _prep_ms(G, cpu_engine.oriented)
         for T in thread_counts:
             load = _load_avg()
-            ans, times = _ours(lambda G=G, T=T: cpu_engine.count_maximal_cliques(G, threads=T), repeats)
+            ans, times, cpu = _ours(lambda G=G, T=T: cpu_engine.count_maximal_cliques(G, threads=T), repeats)
             yield _row("mce", name, None, "mce_kit engine", T, ans, want, times, prep, load,
-                       "count_maximal_cliques, ordering cached")
+                       "count_maximal_cliques, ordering cached", cpu_times=cpu)
         if peers is not None:  # HBBMC drops isolated vertices (convert.py compacts them away)
             isolated = int((G.degrees() == 0).sum())
             load = _load_avg()
             ans, times = _peer_runs(peers, ["hbbmc", str(work / f"{GRAPHS[name][1]}.txt"), "3"], 1,
                                     parse_hbbmc, repeats)
             yield _row("mce", name, None, "HBBMC", 1, ans, want - isolated, times, None, load,
-                       "printed runtime (after reading)")
+                       "printed runtime (after reading; CPU time, getrusage)", clock="cpu")
 
 
 def kclique_rows(peers, work, repeats, thread_counts):
@@ -173,10 +179,11 @@ def kclique_rows(peers, work, repeats, thread_counts):
         prep = _prep_ms(G, cpu_engine.oriented)
         for T in thread_counts:
             load = _load_avg()
-            ans, times = _ours(lambda G=G, T=T: cpu_engine.count_k_cliques(G, K, algorithm="auto", threads=T),
-                               repeats)
+            ans, times, cpu = _ours(
+                lambda G=G, T=T: cpu_engine.count_k_cliques(G, K, algorithm="auto", threads=T), repeats)
             yield _row("kclique", name, K, "mce_kit engine", T, ans, want, times, prep, load,
-                       f"count_k_cliques auto ({cpu_engine.pick_algorithm(G, K)}), ordering cached")
+                       f"count_k_cliques auto ({cpu_engine.pick_algorithm(G, K)}), ordering cached",
+                       cpu_times=cpu)
             if peers is not None:
                 load = _load_avg()
                 ans, times = _peer_runs(peers, ["pivotscale", "-f", str(work / f"{GRAPHS[name][1]}.el"), "-s",
@@ -197,10 +204,10 @@ def rule_rows(peers, work, repeats, thread_counts):
                 if algorithm == "listing" and k > 6 and name in ("soc-Slashdot0902", "socfb-MIT"):
                     continue  # seconds to minutes a run: the rule needs no more than k <= 6 here
                 load = _load_avg()
-                ans, times = _ours(lambda G=G, k=k, a=algorithm: cpu_engine.count_k_cliques(
+                ans, times, cpu = _ours(lambda G=G, k=k, a=algorithm: cpu_engine.count_k_cliques(
                     G, k, algorithm=a, threads=T), max(3, repeats // 2))
                 yield _row("kclique-rule", name, k, f"mce_kit {algorithm}", T, ans, want, times, None, load,
-                           "count_k_cliques, ordering cached")
+                           "count_k_cliques, ordering cached", cpu_times=cpu)
 
 
 def mbe_rows(peers, work, repeats, thread_counts):
@@ -210,9 +217,10 @@ def mbe_rows(peers, work, repeats, thread_counts):
         prep = _prep_ms(B, cpu_engine.by_degree)
         for T in thread_counts:
             load = _load_avg()
-            ans, times = _ours(lambda B=B, T=T: cpu_engine.count_maximal_bicliques(B, threads=T), repeats)
+            ans, times, cpu = _ours(
+                lambda B=B, T=T: cpu_engine.count_maximal_bicliques(B, threads=T), repeats)
             yield _row("mbe", name, None, "mce_kit engine", T, ans, want, times, prep, load,
-                       "count_maximal_bicliques, degree order cached")
+                       "count_maximal_bicliques, degree order cached", cpu_times=cpu)
             if peers is None:
                 continue
             adj = str(work / f"{GRAPHS[name][1]}.adj")
