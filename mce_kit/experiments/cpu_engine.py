@@ -11,16 +11,19 @@ What is timed: ours, the engine call on a loaded graph whose ordering and relabe
 cached (their one-off cost is ``prep_ms``); the peers, the time each program prints for its
 search (file reading, and for PivotScale building and orienting the graph, excluded). ``clock``
 says which clock a row's ``median_ms`` is: HBBMC prints CPU time (getrusage), the others wall
-time; our rows give both (``cpu_median_ms``: the process's CPU time, all threads), so each
-comparison uses the peer's clock. A row keeps every run (``times_ms``) and the load average
-when it started: on a shared machine the load moves wall-clock medians.
+time; ``cpu_median_ms`` is the process's CPU time (ours: the call, all threads; a peer's: the
+whole process, file reading included). Our runs and a peer's take turns, so both see the same
+load; a row keeps every run (``times_ms``) and the load average when it started: on a shared
+machine the load moves wall-clock medians.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -50,6 +53,7 @@ KCLIQUE_GRAPHS = ["CA-GrQc", "wiki-Vote", "soc-Slashdot0902", "socfb-MIT"]
 MBE_GRAPHS = ["MovieLens", "dbpedia-writer"]
 K = 8  # run_all.sh's k for PivotScale
 RULE_KS = (3, 4, 5, 6, 7, 8)  # listing against pivoting, for count_k_cliques' "auto" rule
+OURS = "mce_kit engine"
 
 COLUMNS = ["problem", "graph", "k", "code", "threads", "answer", "checked", "clock", "median_ms", "min_ms",
            "max_ms", "times_ms", "cpu_median_ms", "repeats", "prep_ms", "load_avg", "timed"]
@@ -115,14 +119,17 @@ def convert(peers: Path, work: Path, names) -> None:
             (work / f"{short}.el").symlink_to(work / f"{short}.txt")
 
 
-def _peer(peers: Path, args: list[str], threads: int, parse) -> tuple[int, float]:
-    """(answer, printed time in ms) of one run of a peer binary."""
+def _peer(peers: Path, args: list[str], threads: int, parse) -> tuple[int, float, float]:
+    """(answer, printed time in ms, the whole process's CPU time in ms) of one run of a peer."""
     env = {**os.environ, "LD_LIBRARY_PATH": str(peers / "cpu-bin" / "lib"), "OMP_NUM_THREADS": str(threads)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run([str(peers / "cpu-bin" / args[0]), *args[1:]], capture_output=True, text=True,
                          env=env, timeout=300)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode != 0:
         raise RuntimeError(f"{args[0]} exited {out.returncode}: {out.stderr[-300:]}")
-    return parse(out.stdout)
+    cpu = 1e3 * (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return (*parse(out.stdout), cpu)
 
 
 def parse_hbbmc(text: str) -> tuple[int, float]:
@@ -142,15 +149,44 @@ def parse_adambe(text: str) -> tuple[int, float]:
     return int(parts[4]), 1e3 * float(parts[2])
 
 
-def _peer_runs(peers, args, threads, parse, repeats):
-    runs = [_peer(peers, args, threads, parse) for _ in range(repeats + 1)][1:]  # first: warm-up
-    answers = {a for a, _ in runs}
-    if len(answers) != 1:
-        raise ValueError(f"{args[0]}: answers differ between runs: {sorted(answers)}")
-    return answers.pop(), [t for _, t in runs]
+def _once(fn) -> tuple[object, float, float]:
+    """(answer, wall ms, process CPU ms) of one call."""
+    t, c = time.perf_counter(), time.process_time()
+    got = fn()
+    return got, 1e3 * (time.perf_counter() - t), 1e3 * (time.process_time() - c)
+
+
+def _alternating(ours, peers, args, threads, parse, repeats):
+    """Our runs and a peer's taking turns (one each, ``repeats`` times, after a warm-up of both), so
+    both see the same load on a shared machine. Returns ours (answer, wall ms, CPU ms) and the
+    peer's (answer, printed ms, process CPU ms), each with one entry per run."""
+    mine, theirs = [], []
+    for _ in range(repeats + 1):
+        mine.append(_once(ours))
+        theirs.append(_peer(peers, args, threads, parse))
+    mine, theirs = mine[1:], theirs[1:]
+    for runs, who in ((mine, "mce_kit"), (theirs, args[0])):
+        if len({r[0] for r in runs}) != 1:
+            raise ValueError(f"{who}: answers differ between runs: {[r[0] for r in runs]}")
+    return ([mine[0][0], [r[1] for r in mine], [r[2] for r in mine]],
+            [theirs[0][0], [r[1] for r in theirs], [r[2] for r in theirs]])
 
 
 # ---- the jobs ----
+
+
+def _pair(problem, name, k, T, ours, peers, args, parse, repeats, want, prep, timed, peer, peer_timed,
+          clock="wall", peer_want=None):
+    """Rows for ours and one peer on the same graph and threads (alternating runs with a peer)."""
+    load = _load_avg()
+    if peers is None:
+        ans, times, cpu = _ours(ours, repeats)
+        return [_row(problem, name, k, OURS, T, ans, want, times, prep, load, timed, cpu_times=cpu)]
+    (ans, times, cpu), (p_ans, p_times, p_cpu) = _alternating(ours, peers, args, T, parse, repeats)
+    p_want = want if peer_want is None else peer_want
+    return [_row(problem, name, k, OURS, T, ans, want, times, prep, load, timed, cpu_times=cpu),
+            _row(problem, name, k, peer, T, p_ans, p_want, p_times, None, load, peer_timed, clock=clock,
+                 cpu_times=p_cpu)]
 
 
 def mce_rows(peers, work, repeats, thread_counts):
@@ -158,18 +194,13 @@ def mce_rows(peers, work, repeats, thread_counts):
         G = datasets.load(name)
         want = references.expected("mce", name)
         prep = _prep_ms(G, cpu_engine.oriented)
+        isolated = int((G.degrees() == 0).sum())  # HBBMC drops them (convert.py compacts them away)
+        args = ["hbbmc", str(work / f"{GRAPHS[name][1]}.txt"), "3"]
         for T in thread_counts:
-            load = _load_avg()
-            ans, times, cpu = _ours(lambda G=G, T=T: cpu_engine.count_maximal_cliques(G, threads=T), repeats)
-            yield _row("mce", name, None, "mce_kit engine", T, ans, want, times, prep, load,
-                       "count_maximal_cliques, ordering cached", cpu_times=cpu)
-        if peers is not None:  # HBBMC drops isolated vertices (convert.py compacts them away)
-            isolated = int((G.degrees() == 0).sum())
-            load = _load_avg()
-            ans, times = _peer_runs(peers, ["hbbmc", str(work / f"{GRAPHS[name][1]}.txt"), "3"], 1,
-                                    parse_hbbmc, repeats)
-            yield _row("mce", name, None, "HBBMC", 1, ans, want - isolated, times, None, load,
-                       "printed runtime (after reading; CPU time, getrusage)", clock="cpu")
+            count = functools.partial(cpu_engine.count_maximal_cliques, G, threads=T)
+            yield from _pair("mce", name, None, T, count, peers if T == 1 else None, args, parse_hbbmc,
+                             repeats, want, prep, "count_maximal_cliques, ordering cached", "HBBMC",
+                             "printed runtime (after reading; CPU time, getrusage)", "cpu", want - isolated)
 
 
 def kclique_rows(peers, work, repeats, thread_counts):
@@ -177,19 +208,13 @@ def kclique_rows(peers, work, repeats, thread_counts):
         G = datasets.load(name)
         want = references.expected("kclique", name, k=K)
         prep = _prep_ms(G, cpu_engine.oriented)
+        args = ["pivotscale", "-f", str(work / f"{GRAPHS[name][1]}.el"), "-s", "-c", str(K)]
         for T in thread_counts:
-            load = _load_avg()
-            ans, times, cpu = _ours(
-                lambda G=G, T=T: cpu_engine.count_k_cliques(G, K, algorithm="auto", threads=T), repeats)
-            yield _row("kclique", name, K, "mce_kit engine", T, ans, want, times, prep, load,
-                       f"count_k_cliques auto ({cpu_engine.pick_algorithm(G, K)}), ordering cached",
-                       cpu_times=cpu)
-            if peers is not None:
-                load = _load_avg()
-                ans, times = _peer_runs(peers, ["pivotscale", "-f", str(work / f"{GRAPHS[name][1]}.el"), "-s",
-                                                "-c", str(K)], T, parse_pivotscale, repeats)
-                yield _row("kclique", name, K, "PivotScale", T, ans, want, times, None, load,
-                           "printed Counting Time (after reading, building, orienting)")
+            count = functools.partial(cpu_engine.count_k_cliques, G, K, algorithm="auto", threads=T)
+            yield from _pair("kclique", name, K, T, count,
+                             peers, args, parse_pivotscale, repeats, want, prep,
+                             f"count_k_cliques auto ({cpu_engine.pick_algorithm(G, K)}), ordering cached",
+                             "PivotScale", "printed Counting Time (after reading, building, orienting)")
 
 
 def rule_rows(peers, work, repeats, thread_counts):
@@ -215,22 +240,15 @@ def mbe_rows(peers, work, repeats, thread_counts):
         B = datasets.load(name)
         want = references.expected("mbe", name)
         prep = _prep_ms(B, cpu_engine.by_degree)
+        adj = str(work / f"{GRAPHS[name][1]}.adj")
         for T in thread_counts:
-            load = _load_avg()
-            ans, times, cpu = _ours(
-                lambda B=B, T=T: cpu_engine.count_maximal_bicliques(B, threads=T), repeats)
-            yield _row("mbe", name, None, "mce_kit engine", T, ans, want, times, prep, load,
-                       "count_maximal_bicliques, degree order cached", cpu_times=cpu)
-            if peers is None:
-                continue
-            adj = str(work / f"{GRAPHS[name][1]}.adj")
             args = ["adambe", "-i", adj, "-s", "7", "-t", "1", "-o", "2"] if T == 1 else \
                 ["adambe", "-i", adj, "-s", "8", "-t", str(T), "-o", "3"]
-            load = _load_avg()
-            ans, times = _peer_runs(peers, args, T, parse_adambe, repeats)
-            code = "AdaMBE" if T == 1 else "ParAdaMBE"
-            yield _row("mbe", name, None, code, T, ans, want, times, None, load,
-                       "printed time (after reading)")
+            count = functools.partial(cpu_engine.count_maximal_bicliques, B, threads=T)
+            peer = "AdaMBE" if T == 1 else "ParAdaMBE"
+            yield from _pair("mbe", name, None, T, count, peers, args, parse_adambe, repeats, want, prep,
+                             "count_maximal_bicliques, degree order cached", peer,
+                             "printed time (after reading)")
 
 
 JOBS = {"mce": mce_rows, "kclique": kclique_rows, "mbe": mbe_rows, "rule": rule_rows}
