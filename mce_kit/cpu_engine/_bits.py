@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
 from numba import njit, types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 ONE = np.uint64(1)
@@ -23,7 +23,7 @@ def popcount(typingctx, x):
 def lowest(typingctx, x):
     """Index of the lowest set bit of a non-zero uint64 (LLVM cttz)."""
     def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+        return builder.cttz(args[0], cgutils.true_bit)
     return types.uint64(types.uint64), codegen
 
 

@@ -10,6 +10,7 @@ kernels against seconds (measured 2026-11-25). ``prepared`` caches a graph's rel
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 import weakref
@@ -114,7 +115,7 @@ def chunks(total: int, progress=None, desc: str = "roots") -> Iterator[tuple[int
 
 
 def available_bytes() -> int:
-    """Memory the OS says is available now (MemAvailable), else a large number."""
+    """Memory the OS says is available now (MemAvailable; else free pages), else a large number."""
     try:
         with open("/proc/meminfo") as f:
             for line in f:
@@ -123,10 +124,8 @@ def available_bytes() -> int:
     except OSError:
         pass
     try:
-        import psutil
-
-        return int(psutil.virtual_memory().available)
-    except ImportError:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
         return 1 << 62
 
 
