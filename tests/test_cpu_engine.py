@@ -192,3 +192,21 @@ def test_listing_more_than_memory_is_refused(monkeypatch):
     B = crown(12)
     with pytest.raises(MemoryError, match="needs .* GiB"):
         list(cpu_engine.maximal_biclique_blocks(B, block_size=2))
+
+
+def test_versus_compares_on_the_peers_clock():
+    import pandas as pd
+
+    from mce_kit.viz import cpu_engine_figures as v
+
+    cols = ["problem", "graph", "code", "threads", "clock", "median_ms", "cpu_median_ms"]
+    rows = pd.DataFrame([
+        ("mce", "g", v.OURS, 1, "wall", 30.0, 6.0),
+        ("mce", "g", "HBBMC", 1, "cpu", 4.0, 90.0),  # prints CPU time: compared with our CPU time
+        ("mce", "g", "igraph", 1, "wall", 1.0, 1.0),  # not one of the peers
+        ("mbe", "b", v.OURS, 2, "wall", 5.0, 9.0),
+        ("mbe", "b", "ParAdaMBE", 2, "wall", 2.0, 3.0)], columns=cols)
+    t = v.versus(rows).set_index("graph")
+    assert t.loc["g", "peer"] == "HBBMC" and t.loc["g", "ours / peer"] == 1.5 and t.loc["g", "within 2x"]
+    assert t.loc["b", "ours / peer"] == 2.5 and not t.loc["b", "within 2x"]
+    assert v.igraph_view(rows)["igraph / ours"].tolist() == [0.2]

@@ -251,7 +251,20 @@ def mbe_rows(peers, work, repeats, thread_counts):
                              "printed time (after reading)")
 
 
-JOBS = {"mce": mce_rows, "kclique": kclique_rows, "mbe": mbe_rows, "rule": rule_rows}
+def igraph_rows(peers, work, repeats, thread_counts):
+    """igraph's maximal_cliques (the CPU path before the engine), one thread, on the same graphs."""
+    from .. import engine
+
+    for name in MCE_GRAPHS:
+        G = datasets.load(name)
+        g = engine.igraph_graph(G)
+        load = _load_avg()
+        ans, times, cpu = _ours(lambda g=g: len(g.maximal_cliques()), repeats)
+        yield _row("mce", name, None, "igraph", 1, ans, references.expected("mce", name), times, None, load,
+                   "len(igraph.Graph.maximal_cliques()), graph built", cpu_times=cpu)
+
+
+JOBS = {"mce": mce_rows, "kclique": kclique_rows, "mbe": mbe_rows, "rule": rule_rows, "igraph": igraph_rows}
 
 
 def run(out: Path, peers: Path | None, repeats: int = 5, only=None) -> pd.DataFrame:

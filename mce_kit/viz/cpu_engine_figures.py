@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 OURS = "mce_kit engine"
+PEERS = ("HBBMC", "PivotScale", "AdaMBE", "ParAdaMBE")  # the best CPU codes (issue 27)
 PROBLEMS = {"mce": "maximal cliques", "kclique": "k-cliques (k=8)", "mbe": "maximal bicliques"}
 TARGET = 2.0  # issue 27: within 2x of the best CPU code
 
@@ -17,7 +18,8 @@ def versus(df: pd.DataFrame) -> pd.DataFrame:
     (CPU time for HBBMC, which prints getrusage time; wall time for the others)."""
     df = df[df["problem"].isin(list(PROBLEMS))]
     ours = df[df["code"] == OURS]
-    peers = df[df["code"] != OURS].sort_values("median_ms").drop_duplicates(["problem", "graph", "threads"])
+    peers = df[df["code"].isin(PEERS)].sort_values("median_ms")
+    peers = peers.drop_duplicates(["problem", "graph", "threads"])
     t = ours.merge(peers, on=["problem", "graph", "threads"], suffixes=("", "_peer"))
     mine = t["median_ms"].where(t["clock_peer"] == "wall", t["cpu_median_ms"])  # the peer's clock
     out = pd.DataFrame({
@@ -64,3 +66,15 @@ def rule_view(df: pd.DataFrame) -> pd.DataFrame:
     t.columns = [c.replace("mce_kit ", "") + " ms" for c in t.columns]
     t["faster"] = np.where(t["listing ms"].isna() | (t["pivot ms"] < t["listing ms"]), "pivot", "listing")
     return t.reset_index()
+
+
+def igraph_view(df: pd.DataFrame) -> pd.DataFrame:
+    """Maximal cliques: the engine on one thread against igraph's C routine (the CPU path before
+    it), both as CPU time of the call."""
+    m = df[(df["problem"] == "mce") & (df["threads"] == 1)]
+    t = m.pivot_table(index="graph", columns="code", values="cpu_median_ms", sort=False)
+    if "igraph" not in t.columns:
+        return pd.DataFrame()
+    out = t[[OURS, "igraph"]].round(1).rename(columns={OURS: "ours CPU ms", "igraph": "igraph CPU ms"})
+    out["igraph / ours"] = (out["igraph CPU ms"] / out["ours CPU ms"]).round(1)
+    return out.reset_index()
