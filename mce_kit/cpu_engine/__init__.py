@@ -23,8 +23,12 @@ from ._run import chunks, n_threads, strided
 
 BLOCK = 1 << 16  # cliques per listing block (the buffer grows when one root lists more)
 ALGORITHMS = ("auto", "listing", "pivot")
-LISTING_MAX_K = 6  # count_k_cliques(algorithm="auto"): listing up to this k, pivoting above
-LISTING_MAX_D = 64  # ... and only on graphs whose degeneracy is at most this (measured, see docs)
+# count_k_cliques(algorithm="auto"): listing up to k = 5, pivoting above. Measured (the
+# kclique-rule rows of data/results/cpu_engine.csv, degeneracies 43-72): listing wins for k <= 5
+# on every graph, k = 6 is split, pivoting wins for k >= 7. Listing's work grows like d^(k-1),
+# so past degeneracy 128 (beyond what was measured) pivoting is taken for every k.
+LISTING_MAX_K = 5
+LISTING_MAX_D = 128
 
 
 def _oriented(G: Graph):
@@ -114,8 +118,8 @@ def maximal_cliques(G: Graph, min_size=None, max_size=None, *, progress=None) ->
 
 
 def pick_algorithm(G: Graph, k: int) -> str:
-    """The faster counter for one k (measured rule, see ``LISTING_MAX_K``): listing for small k on
-    graphs of small degeneracy, pivoting otherwise."""
+    """The faster counter for one k (the measured rule at ``LISTING_MAX_K``): listing for k <= 5 on
+    graphs of degeneracy <= 128, pivoting otherwise."""
     d = oriented(G)[3]
     return "listing" if k <= LISTING_MAX_K and d <= LISTING_MAX_D else "pivot"
 
