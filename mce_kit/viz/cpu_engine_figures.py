@@ -32,11 +32,11 @@ def versus(df: pd.DataFrame) -> pd.DataFrame:
 
 def plot_versus(df: pd.DataFrame):
     """Bars of ours / best peer per graph (log scale), one panel per problem, 1 thread and all
-    cores side by side; the line is the 2x target."""
+    cores side by side; the dashed line is the 2x target. Rows use the peer's clock (``versus``)."""
     v = versus(df)
     problems = [p for p in PROBLEMS.values() if p in set(v["problem"])]
     fig, axes = plt.subplots(1, len(problems), figsize=(3.6 * len(problems), 3.4), squeeze=False,
-                             layout="constrained")
+                             sharey=True, layout="constrained")
     threads = sorted(v["threads"].unique())
     width = 0.8 / len(threads)
     for ax, problem in zip(axes[0], problems, strict=True):
@@ -46,10 +46,13 @@ def plot_versus(df: pd.DataFrame):
         for i, T in enumerate(threads):
             q = p[p["threads"] == T].set_index("graph").reindex(graphs)
             ax.bar(x + (i - (len(threads) - 1) / 2) * width, q["ours / peer"], width,
-                   label=f"{T} thread{'s' * (T > 1)}", color=f"C{i}")
+                   label=f"{T} thread{'s' * int(T > 1)}", color=f"C{i}")
         ax.axhline(1, color="k", lw=0.8)
         ax.axhline(TARGET, color="C3", ls="--", lw=1, label="target: 2x")
         ax.set_yscale("log")
+        ticks = [0.1, 0.2, 0.5, 1, 2, 5]
+        ax.set_yticks(ticks, [f"{t:g}x" for t in ticks])
+        ax.set_yticks([], minor=True)
         ax.set_xticks(x, graphs, rotation=30, ha="right", fontsize=8)
         ax.set_title(problem, fontsize=10)
     axes[0][0].set_ylabel("our time / best CPU code's time")
