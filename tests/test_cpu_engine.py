@@ -210,3 +210,13 @@ def test_versus_compares_on_the_peers_clock():
     assert t.loc["g", "peer"] == "HBBMC" and t.loc["g", "ours / peer"] == 1.5 and t.loc["g", "within 2x"]
     assert t.loc["b", "ours / peer"] == 2.5 and not t.loc["b", "within 2x"]
     assert v.igraph_view(rows)["igraph / ours"].tolist() == [0.2]
+
+
+def test_a_root_too_big_for_memory_is_refused_up_front(monkeypatch):
+    B = complete_bipartite(70, 5)  # V: the 5 vertices, each row 70 bits (2 words)
+    need = cpu_engine.root_bytes(B)
+    assert need >= 8 * 5 * 2
+    monkeypatch.setattr(_run, "available_bytes", lambda: 2 * need)  # fits on one thread, not on three
+    assert cpu_engine.count_maximal_bicliques(B, threads=1) == 1
+    with pytest.raises(MemoryError, match="needs .* GiB"):
+        cpu_engine.count_maximal_bicliques(B, threads=3)

@@ -198,11 +198,30 @@ def by_degree(B: BipartiteGraph):
     return _run.prepared(B, "by_degree", _by_degree)
 
 
+def root_bytes(B: BipartiteGraph) -> int:
+    """An upper bound on the largest root's bit rows (|2-hop of v| x words of N(v), 8 bytes each),
+    with the vertex lists each thread keeps."""
+    up, ui, vp, vi, _ = by_degree(B)
+    if B.n_v == 0 or len(vi) == 0:
+        return 0
+    deg_u = np.diff(up)
+    reach = np.add.reduceat(deg_u[vi], vp[:-1]) * (np.diff(vp) > 0)  # sum of deg(u) over N(v)
+    rows = np.minimum(reach, B.n_v)
+    words = (np.diff(vp) + 63) // 64
+    return int((rows * words).max()) * 8 + 16 * B.n_v
+
+
+def _check_memory(B: BipartiteGraph, T: int) -> None:
+    _run.refuse_beyond_memory(T * root_bytes(B), f"the largest root's bit rows on {T} thread(s)")
+
+
 def count_maximal_bicliques(B: BipartiteGraph, *, progress=None, threads=None) -> int:
-    """Number of maximal bicliques with both sides non-empty."""
+    """Number of maximal bicliques with both sides non-empty (refused up front, with the bytes
+    it needs, when the largest root's rows cannot fit on every thread)."""
     from . import mbe
 
     up, ui, vp, vi, _ = by_degree(B)
+    _check_memory(B, n_threads(threads))
     total = 0
     no_buffers = np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int64)
     T = n_threads(threads)
@@ -217,6 +236,7 @@ def maximal_biclique_blocks(B: BipartiteGraph, *, progress=None, block_size: int
     from . import mbe
 
     up, ui, vp, vi, order = by_degree(B)
+    _check_memory(B, 1)
     ids = order.astype(np.int32)
     loff = np.zeros(block_size + 1, dtype=np.int64)
     roff = np.zeros(block_size + 1, dtype=np.int64)
