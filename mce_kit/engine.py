@@ -4,8 +4,8 @@ for maximal cliques, k-cliques and maximal bicliques; igraph's C routines for ma
 The Python oracles in ``mce_kit.cpu`` stay the reference (short, obviously correct); this
 module is what ``mk.find_cliques`` and friends run on a machine without a GPU. The engine
 (Numba) is faster than igraph's ``maximal_cliques`` on every graph measured (the igraph rows of
-``data/results/cpu_engine.csv``), so igraph answers only the maximum-clique calls here and the
-k-clique listing of the networkx backend (``CAP`` results at most per call).
+``data/results/cpu_engine.csv``), so igraph stays only where the engine has no routine of its
+own: the maximum-clique calls below and the networkx backend's k-clique listing (``CAP``).
 
 Every call takes ``progress`` (True: a tqdm bar on stderr; or the oracles' iterable wrapper)
 and stops on Ctrl-C between chunks of roots. Semantics match the oracles exactly (checked in

@@ -326,7 +326,7 @@ Markdown(
 
 # %% [markdown]
 # Before the engine, `device="cpu"` listed maximal cliques with igraph's C routine; the engine
-# replaces it (igraph still answers the maximum-clique calls):
+# replaces it there:
 
 # %%
 cpu_engine_viz.igraph_view(engine_rows)
