@@ -10,9 +10,10 @@ records which device ran, how long it took and with which parameters.
 kernel, else the CPU), "cpu" or "gpu". Extra keyword ``params`` are the GPU
 kernel's tuning knobs (e.g. ``tau``): an unknown name raises TypeError, and a
 knob given where the CPU runs gives one warning naming it. On the CPU the
-maximal-clique calls run igraph's C routines (``mce_kit.engine``); the Python
-oracles (``mce_kit.cpu``) check them. ``progress=True`` runs the oracle instead
-and shows a tqdm bar on stderr over its roots (or pass a wrapper).
+maximal-clique, k-clique and biclique calls run the compiled engine
+(``mce_kit.engine``, Numba, all cores); the Python oracles (``mce_kit.cpu``)
+check it. ``progress=True`` shows a tqdm bar on stderr over the roots (or pass
+a wrapper); Ctrl-C stops a CPU call between chunks of roots.
 
 Vertices without neighbours (also those whose only edge was a self-loop,
 dropped by ``load_graph``) are maximal cliques of size 1, as in networkx;
@@ -256,16 +257,8 @@ def find_cliques(
         blocks = maximal_clique_blocks(G, min_size=min_size, max_size=max_size, device="gpu", **params)
         other = G.labels is not None and G.labels.dtype.kind not in "iu"
         return _cliques_of_blocks(blocks, G.labels if other else None)
-    if progress:
-        cliques = cpu.maximal_cliques(
-            G, min_size=min_size, max_size=max_size, progress=_progress(progress, "maximal cliques")
-        )
-    else:
-        labelled = engine.maximal_cliques_labelled(G, min_size, max_size)
-        if labelled is not None:
-            return map(list, labelled)
-        cliques = engine.maximal_cliques(G, min_size, max_size)
-    return map(label, cliques)
+    blocks = engine.maximal_clique_blocks(G, min_size, max_size, progress=progress)
+    return _cliques_of_blocks(blocks, G.labels)
 
 
 def _ids(G: Graph, nodes) -> list[int]:
@@ -337,8 +330,8 @@ def maximal_clique_blocks(
     when the labels are 0..n-1, no gather), else vertex ids (index ``G.labels`` with
     them). NumPy arrays, or CuPy arrays on the GPU with ``as_cupy=True``. On the GPU
     the kernel streams the cliques through a fixed ring (``mce_kit.gpu.rdmce``), so
-    memory stays bounded by the block size; on the CPU the oracle's cliques are packed
-    into blocks.
+    memory stays bounded by the block size; on the CPU the engine lists them root range
+    by root range.
     """
     G = as_graph(G)
     min_size = _floor(min_size, isolated)
@@ -360,8 +353,8 @@ def maximal_clique_blocks(
         return ((off, G.labels[ver]) for off, ver in blocks)
     if as_cupy:
         raise ValueError("as_cupy=True needs the GPU (device='gpu' or 'auto' with a GPU)")
-    cliques = engine.maximal_cliques(G, min_size, max_size)
-    return _pack_blocks(cliques, block_size, G.labels if numeric else None)
+    blocks = engine.maximal_clique_blocks(G, min_size, max_size, block_size=block_size)
+    return ((off, G.labels[ver]) for off, ver in blocks) if numeric else blocks
 
 
 def _pack_blocks(cliques, block_size: int, labels=None):
@@ -406,14 +399,11 @@ def count_maximal_cliques(
         return _distributed("count_maximal_cliques", G, client, gpus, device, algorithm=algorithm, **params)
     dev = _device(device, "maximal cliques", kernel)
     params = _check_params(params, _mce_knobs(algorithm), dev, "count_maximal_cliques")
-    bar = _progress(progress, "maximal cliques")
     lo = _floor(min_size, isolated)
 
     def run() -> int:
         if dev == "cpu":
-            if bar is not None:
-                return cpu.count_maximal_cliques(G, min_size=lo, max_size=max_size, progress=bar)
-            return engine.count_maximal_cliques(G, lo, max_size)
+            return engine.count_maximal_cliques(G, lo, max_size, progress=progress)
         if algorithm != MCE_ALGORITHMS[0]:
             if lo is None and max_size is None:
                 return kernel().count_maximal_cliques(G, **params)
@@ -439,10 +429,8 @@ def clique_size_histogram(G, *, isolated=True, device="auto", algorithm="rdmce",
         hist = Counter(len(c) for c in kernel().maximal_cliques(G, **params))
     elif dev == "gpu":
         hist = _rdmce().clique_size_histogram(G, **params)
-    elif progress:
-        hist = cpu.clique_size_histogram(G, progress=_progress(progress, "maximal cliques"))
     else:
-        hist = engine.clique_size_histogram(G)
+        hist = engine.clique_size_histogram(G, progress=progress)
     return {k: v for k, v in sorted(hist.items()) if isolated or k >= 2}
 
 
@@ -456,7 +444,7 @@ def _membership(G: Graph, device: str, params: dict) -> tuple[np.ndarray, np.nda
     if device == "gpu":
         blocks = _rdmce().maximal_clique_blocks(G, 1 << 20, **params)  # vertex ids
     else:
-        blocks = _pack_blocks(engine.maximal_cliques(G), 1 << 20)
+        blocks = engine.maximal_clique_blocks(G, block_size=1 << 20)
     for offsets, vertices in blocks:
         sizes = np.diff(np.asarray(offsets, dtype=np.int64))
         ids = np.asarray(vertices, dtype=np.int64)
@@ -559,14 +547,14 @@ def k_clique_algorithm(k: int, algorithm: str = "auto") -> str:
 def count_k_cliques(G, k: int, *, device="auto", progress=False, client=None, gpus=None, algorithm="auto",
                     **params) -> Count:
     """Number of k-cliques (k=1: vertices, k=2: edges); on the GPU with KCMiner (``params``: its switches)
-    or the pivot counter, as ``algorithm`` says ("auto": ``k_clique_algorithm``'s measured rule).
+    or the pivot counter, as ``algorithm`` says ("auto": ``k_clique_algorithm``'s measured rule); on the
+    CPU the engine's counters, "auto" being ``mce_kit.cpu_engine.pick_algorithm``'s measured rule.
     ``client`` (a ``dask.distributed.Client``) or ``gpus=N`` splits KCMiner's edge tasks over several GPUs."""
     G = as_graph(G)
     if (client is not None or gpus is not None) and int(k) >= 3:
         return _distributed("count_k_cliques", G, client, gpus, device, k=int(k), **params)
     dev = _device(device, "k-cliques", _kclique)
     params = _check_params(params, _knobs(_kclique), dev, "count_k_cliques")
-    bar = _progress(progress, f"{k}-cliques")
     if dev == "gpu":
         how = k_clique_algorithm(k, algorithm) if int(k) >= 3 else "listing"
         if how == "pivot":
@@ -577,7 +565,8 @@ def count_k_cliques(G, k: int, *, device="auto", progress=False, client=None, gp
                           {"k": k, "algorithm": how})
         return _timed(lambda: _kclique().count_k_cliques(G, k, **params), dev,
                       {"k": k, "algorithm": how, **params})
-    return _timed(lambda: cpu.count_k_cliques(G, k, progress=bar), dev, {"k": k, **params})
+    return _timed(lambda: engine.count_k_cliques(G, k, algorithm, progress=progress), dev,
+                  {"k": k, "algorithm": None if algorithm == "auto" else algorithm})
 
 
 def clique_counts(G, k_max: int | None = None, *, device="auto", progress=False, client=None, gpus=None,
@@ -594,7 +583,7 @@ def clique_counts(G, k_max: int | None = None, *, device="auto", progress=False,
     if _device(device, "clique counts", _cliquecount) == "gpu":
         return _cliquecount().clique_counts(G, k_max, **params)
     _no_params(params, "clique_counts on the CPU")
-    return cpu.clique_counts(G, k_max, progress=_progress(progress, "clique counts"))
+    return engine.clique_counts(G, k_max, progress=progress)
 
 
 def _no_params(params: dict, what: str) -> None:
@@ -674,7 +663,7 @@ def maximal_bicliques(
         sizes = {k: v for k, v in (("min_left", min_left), ("min_right", min_right)) if v is not None}
         pairs = ((L.tolist(), R.tolist()) for L, R in _gmbe().maximal_bicliques(B, **sizes, **params))
     else:
-        pairs = filter(keep, cpu.maximal_bicliques(B, progress=_progress(progress, "maximal bicliques")))
+        pairs = filter(keep, engine.maximal_bicliques(B, progress=progress))
     return ((left(L), right(R)) for L, R in pairs)
 
 
@@ -692,14 +681,13 @@ def count_maximal_bicliques(
     keep = _biclique_filter(min_left, min_right)
     dev = _device(device, "maximal bicliques", _gmbe)
     params = _check_params(params, _gmbe_knobs(), dev, "count_maximal_bicliques")
-    bar = _progress(progress, "maximal bicliques")
 
     def run() -> int:
         if dev == "gpu":
             sizes = {k: v for k, v in (("min_left", min_left), ("min_right", min_right)) if v is not None}
             return _gmbe().count_maximal_bicliques(B, **sizes, **params)
         if min_left is None and min_right is None:
-            return cpu.count_maximal_bicliques(B, progress=bar)
-        return sum(1 for pair in cpu.maximal_bicliques(B, progress=bar) if keep(pair))
+            return engine.count_maximal_bicliques(B, progress=progress)
+        return sum(1 for pair in engine.maximal_bicliques(B, progress=progress) if keep(pair))
 
     return _timed(run, dev, {"min_left": min_left, "min_right": min_right, **params})

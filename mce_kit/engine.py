@@ -1,37 +1,34 @@
-"""The fast CPU engine: igraph's C routines behind the public CPU calls.
+"""The fast CPU path behind the public CPU calls: the compiled engine (``mce_kit.cpu_engine``)
+for maximal cliques, k-cliques and maximal bicliques; igraph's C routines for maximum cliques.
 
-The Python oracles in ``mce_kit.cpu`` stay the reference (short, obviously
-correct, constant memory); this module is what ``mk.find_cliques`` and friends
-run on a machine without a GPU. igraph's ``maximal_cliques`` lists every clique
-in one C call, so the engine asks for at most ``CAP`` of them: a graph with more
-maximal cliques than that is handed back to the streaming oracle (slow, but it
-never holds the whole list in memory).
+The Python oracles in ``mce_kit.cpu`` stay the reference (short, obviously correct); this
+module is what ``mk.find_cliques`` and friends run on a machine without a GPU. The engine
+(Numba) is faster than igraph's ``maximal_cliques`` on every graph measured (the igraph rows of
+``data/results/cpu_engine.csv``), so igraph stays only where the engine has no routine of its
+own: the maximum-clique calls below and the networkx backend's k-clique listing (``CAP``).
 
-igraph is a core dependency; where it cannot be imported (a bare GPU box) every
-call here quietly runs the oracle instead, which gives the same answers.
-
-Semantics match the oracles exactly (checked in tests/test_engine.py): isolated
-vertices are maximal cliques of size 1, size filters are inclusive, and
-``max_cliques`` returns every maximum clique, sorted, each ascending.
+Every call takes ``progress`` (True: a tqdm bar on stderr; or the oracles' iterable wrapper)
+and stops on Ctrl-C between chunks of roots. Semantics match the oracles exactly (checked in
+tests/test_engine.py and tests/test_cpu_engine.py): isolated vertices are maximal cliques of
+size 1, size filters are inclusive, ``max_cliques`` returns every maximum clique, sorted.
 """
 
 from __future__ import annotations
 
 import functools
 import weakref
-from collections import Counter
+from collections.abc import Iterator
 
-from . import cpu
-from .graph import Graph
+from .graph import BipartiteGraph, Graph
 
-CAP = 4_000_000  # maximal cliques listed in one igraph call before falling back to the oracle
+CAP = 4_000_000  # results listed in one igraph call (the networkx backend's k-cliques)
 
 _IGRAPH: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @functools.cache
 def available() -> bool:
-    """True when igraph imports (else the oracles answer)."""
+    """True when igraph imports (else the oracles answer the maximum-clique calls)."""
     try:
         import igraph  # noqa: F401
     except ImportError:
@@ -51,92 +48,77 @@ def igraph_graph(G: Graph):
     return g
 
 
-_LABELLED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def clear_cache() -> None:
-    """Forget the igraph graphs built so far (benchmarks time building them)."""
+    """Forget the igraph graphs and the engine's relabelled graphs (benchmarks time building them)."""
+    from . import cpu_engine
+
     _IGRAPH.clear()
-    _LABELLED.clear()
+    cpu_engine.clear_cache()
 
 
-def _label_space(G: Graph):
-    """(an igraph graph whose vertex ids are G's int labels, the labels of G's isolated vertices),
-    or None when the labels are not small non-negative ints (then ids are mapped in Python)."""
-    if G in _LABELLED:
-        return _LABELLED[G]
-    out = None
-    L = G.labels
-    if L is not None and L.dtype.kind in "iu" and G.n and L.min() >= 0 and L.max() < 2 * G.n + 1024:
-        import igraph
-
-        g = igraph.Graph(n=int(L.max()) + 1)  # labels not in G are isolated and never reported
-        g.add_edges(L[G.edges()])
-        out = g, L[G.degrees() == 0].tolist()
-    _LABELLED[G] = out
-    return out
+# ---- maximal cliques, k-cliques, maximal bicliques: the compiled engine ----
 
 
-def maximal_cliques_labelled(G: Graph, min_size=None, max_size=None) -> list | None:
-    """Like ``maximal_cliques_list`` but each clique already in G's labels (as tuples), for graphs
-    with small int labels (SNAP ids): no per-vertex relabelling in Python. None when that does
-    not apply or there are ``CAP`` or more cliques."""
-    lim = _limits(min_size, max_size)
-    if lim is None or G.n == 0:
-        return []
-    space = _label_space(G) if available() else None
-    if space is None:
-        return None
-    g, isolated = space
-    lo, hi = lim
-    singles = [(x,) for x in isolated] if lo <= 1 else []
-    if hi == 1:
-        return singles
-    found = g.maximal_cliques(min=max(lo, 2), max=hi, max_results=CAP)
-    return None if len(found) >= CAP else singles + found if singles else found
+def maximal_clique_blocks(G: Graph, min_size=None, max_size=None, *, block_size: int = 1 << 16,
+                          progress=None) -> Iterator[tuple]:
+    """CSR blocks (offsets int64, vertex ids int32) of at most ``block_size`` maximal cliques."""
+    from . import cpu_engine
+
+    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
+        raise ValueError(f"block_size must be a positive int (cliques per block), got {block_size!r}")
+    for offsets, vertices in cpu_engine.maximal_clique_blocks(G, min_size, max_size, progress=progress,
+                                                              block_size=block_size):
+        for i in range(0, len(offsets) - 1, block_size):  # a root with more cliques than a block
+            part = offsets[i:i + block_size + 1]
+            yield part - part[0], vertices[part[0]:part[-1]]
 
 
-def _limits(min_size, max_size) -> tuple[int, int] | None:
-    """igraph's (min, max) for our inclusive bounds (0 = unbounded); None when nothing fits."""
-    lo = 1 if min_size is None else max(int(min_size), 1)
-    if max_size is not None and int(max_size) < lo:
-        return None
-    return (lo if lo > 1 else 0), (0 if max_size is None else int(max_size))
+def maximal_cliques(G: Graph, min_size=None, max_size=None, progress=None) -> Iterator[list[int]]:
+    """Iterator over the maximal cliques (lists of vertex ids) with size in [min_size, max_size]."""
+    from . import cpu_engine
 
-
-def maximal_cliques_list(G: Graph, min_size=None, max_size=None) -> list[tuple[int, ...]] | None:
-    """Every maximal clique (vertex ids) with size in [min_size, max_size], as igraph's list of
-    tuples; None when there are ``CAP`` or more of them or no igraph (use the oracle then)."""
-    lim = _limits(min_size, max_size)
-    if lim is None or G.n == 0:
-        return []
-    if not available():
-        return None
-    found = igraph_graph(G).maximal_cliques(min=lim[0], max=lim[1], max_results=CAP)
-    return None if len(found) >= CAP else found
-
-
-def maximal_cliques(G: Graph, min_size=None, max_size=None, progress=None):
-    """Iterator over maximal cliques as tuples or lists of vertex ids (engine, else oracle)."""
-    found = maximal_cliques_list(G, min_size, max_size)
-    if found is None:
-        return cpu.maximal_cliques(G, min_size=min_size, max_size=max_size, progress=progress)
-    return iter(found)
+    return cpu_engine.maximal_cliques(G, min_size, max_size, progress=progress)
 
 
 def clique_size_histogram(G: Graph, min_size=None, max_size=None, progress=None) -> dict[int, int]:
     """{size: number of maximal cliques}, ascending sizes, as the oracle returns it."""
-    found = maximal_cliques_list(G, min_size, max_size)
-    if found is None:
-        return cpu.clique_size_histogram(G, min_size=min_size, max_size=max_size, progress=progress)
-    return dict(sorted(Counter(map(len, found)).items()))
+    from . import cpu_engine
+
+    return cpu_engine.clique_size_histogram(G, min_size, max_size, progress=progress)
 
 
 def count_maximal_cliques(G: Graph, min_size=None, max_size=None, progress=None) -> int:
-    found = maximal_cliques_list(G, min_size, max_size)
-    if found is None:
-        return cpu.count_maximal_cliques(G, min_size=min_size, max_size=max_size, progress=progress)
-    return len(found)
+    from . import cpu_engine
+
+    return cpu_engine.count_maximal_cliques(G, min_size, max_size, progress=progress)
+
+
+def count_k_cliques(G: Graph, k: int, algorithm: str = "auto", progress=None) -> int:
+    """k-cliques by listing or pivoting (``cpu_engine.pick_algorithm`` for "auto")."""
+    from . import cpu_engine
+
+    return cpu_engine.count_k_cliques(G, k, algorithm=algorithm, progress=progress)
+
+
+def clique_counts(G: Graph, k_max=None, progress=None) -> dict[int, int]:
+    from . import cpu_engine
+
+    return cpu_engine.clique_counts(G, k_max, progress=progress)
+
+
+def count_maximal_bicliques(B: BipartiteGraph, progress=None) -> int:
+    from . import cpu_engine
+
+    return cpu_engine.count_maximal_bicliques(B, progress=progress)
+
+
+def maximal_bicliques(B: BipartiteGraph, progress=None) -> Iterator[tuple[list[int], list[int]]]:
+    from . import cpu_engine
+
+    return cpu_engine.maximal_bicliques(B, progress=progress)
+
+
+# ---- maximum cliques: igraph ----
 
 
 def max_cliques(G: Graph, progress=None) -> tuple[int, list[list[int]]]:

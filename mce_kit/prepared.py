@@ -162,3 +162,33 @@ def kept_state(G=None) -> list[dict]:
 def kept_bytes() -> int:
     with _lock:
         return sum(b for _, b in _lru.values())
+
+
+# ---- what several problems share ----
+
+
+def ordered_csr(G, device: str = "auto"):
+    """(order, core numbers, indptr, indices, isolated): ``degeneracy_csr`` with the core numbers.
+    Long graphs are peeled and relabelled on the GPU when one is there (``prep.use_gpu``; the same
+    arrays as the host's). With ``device="auto"`` it is kept with ``G`` (``mce_kit.prepared``):
+    RDMCE, mce-gpu and the CPU engine share it; "cpu" or "gpu" computes it there afresh."""
+    if device != "auto":
+        return _ordered_csr(G, device)
+    return kept(G, ("ordered_csr",), lambda: _ordered_csr(G, device))
+
+
+def _ordered_csr(G, device: str):
+    import numpy as np
+
+    from .gpu import prep
+    from .order import peel_host, relabel_arrays
+
+    if prep.use_gpu(len(G.indices), device):
+        order, core, indptr, indices = prep.degeneracy_csr(G.indptr, G.indices)
+    else:
+        order, core = peel_host(G.indptr, G.indices)
+        indptr, indices = relabel_arrays(G.indptr, G.indices, order)
+    indptr = np.ascontiguousarray(indptr, dtype=np.int32)
+    indices = np.ascontiguousarray(indices, dtype=np.int32)
+    isolated = np.flatnonzero(np.diff(indptr) == 0).astype(np.int32)
+    return np.asarray(order), core, indptr, indices, isolated

@@ -1,4 +1,5 @@
-"""The CPU engine (igraph's C routines) against the Python oracles, on many random graphs."""
+"""The CPU path (mce_kit.engine: the compiled engine, igraph for maximum cliques) against the
+Python oracles, on many random graphs. tests/test_cpu_engine.py covers k-cliques and bicliques."""
 
 import itertools
 
@@ -56,15 +57,17 @@ def test_engine_matches_the_oracle_on_arbitrary_graphs(G):
     assert engine.max_cliques(G) == cpu.max_cliques(G)
 
 
-def test_too_many_cliques_go_to_the_streaming_oracle(monkeypatch):
-    G = moon_moser(12)  # 81 maximal cliques
-    monkeypatch.setattr(engine, "CAP", 50)
-    assert engine.maximal_cliques_list(G) is None
-    assert engine.count_maximal_cliques(G) == 81
-    assert _same(engine.maximal_cliques(G), cpu.maximal_cliques(G))
+def test_blocks_hold_at_most_block_size_cliques():
+    G = moon_moser(12)  # 81 maximal cliques, all from few roots
+    blocks = list(engine.maximal_clique_blocks(G, block_size=10))
+    assert all(len(off) - 1 <= 10 and off[0] == 0 and off[-1] == len(v) for off, v in blocks)
+    got = [v[off[i]:off[i + 1]].tolist() for off, v in blocks for i in range(len(off) - 1)]
+    assert _same(got, cpu.maximal_cliques(G))
+    with pytest.raises(ValueError, match="block_size"):
+        next(engine.maximal_clique_blocks(G, block_size=0))
 
 
-def test_without_igraph_the_oracle_answers(monkeypatch):
+def test_without_igraph_the_oracle_answers_max_cliques(monkeypatch):
     monkeypatch.setattr(engine, "available", lambda: False)
     G = planted_cliques(40, 0.1, (6,), seed=4)
     assert engine.count_maximal_cliques(G) == cpu.count_maximal_cliques(G)
@@ -84,7 +87,7 @@ def test_cliques_in_label_space_match_the_oracle(G):
         L = Graph(G.indptr, G.indices, labels=labels.astype(np.int64))
         for lo, hi in [(None, None), (1, 1), (2, None), (None, 3), (3, 5)]:
             want = [[int(labels[v]) for v in c] for c in cpu.maximal_cliques(G, min_size=lo, max_size=hi)]
-            assert engine.maximal_cliques_labelled(L, lo, hi) is not None
             assert _same(find_cliques(L, min_size=lo, max_size=hi, device="cpu"), want)
     far = Graph(G.indptr, G.indices, labels=np.arange(G.n, dtype=np.int64) * 10**6)
-    assert engine.maximal_cliques_labelled(far) is None or G.n <= 1  # sparse ids: mapped in Python
+    want = [[10**6 * v for v in c] for c in cpu.maximal_cliques(G)]
+    assert _same(find_cliques(far, device="cpu"), want)

@@ -15,39 +15,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import Graph
+from ..prepared import ordered_csr
 
 
 def degeneracy_csr(G: Graph, device: str = "auto"):
     """(order, indptr, indices, isolated) of ``G`` relabelled in degeneracy order (int32 CSR)."""
     order, _, indptr, indices, isolated = ordered_csr(G, device)
     return order, indptr, indices, isolated
-
-
-def ordered_csr(G: Graph, device: str = "auto"):
-    """(order, core numbers, indptr, indices, isolated): ``degeneracy_csr`` with the core numbers.
-    Long graphs are peeled and relabelled on the GPU when one is there (``prep.use_gpu``; the same
-    arrays as the host's). With ``device="auto"`` it is kept with ``G`` (``mce_kit.prepared``):
-    RDMCE and mce-gpu share it; "cpu" or "gpu" computes it there afresh."""
-    from ..prepared import kept
-
-    if device != "auto":
-        return _ordered_csr(G, device)
-    return kept(G, ("ordered_csr",), lambda: _ordered_csr(G, device))
-
-
-def _ordered_csr(G: Graph, device: str):
-    from ..order import peel_host, relabel_arrays
-    from . import prep
-
-    if prep.use_gpu(len(G.indices), device):
-        order, core, indptr, indices = prep.degeneracy_csr(G.indptr, G.indices)
-    else:
-        order, core = peel_host(G.indptr, G.indices)
-        indptr, indices = relabel_arrays(G.indptr, G.indices, order)
-    indptr = np.ascontiguousarray(indptr, dtype=np.int32)
-    indices = np.ascontiguousarray(indices, dtype=np.int32)
-    isolated = np.flatnonzero(np.diff(indptr) == 0).astype(np.int32)
-    return np.asarray(order), core, indptr, indices, isolated
 
 
 def seed_sets(indptr, indices, seeding: str, device: str = "auto"):
