@@ -89,3 +89,9 @@ def test_default_chunking_keeps_each_kernels_fewest_chunks():
                        "median_s": [1.0, 2.0, 3.0, 4.0]})
     assert multigpu.default_chunking(df)["median_s"].tolist() == [2.0, 3.0, 4.0]
     assert multigpu.default_chunking(df.drop(columns="chunks_per_worker")).shape[0] == 4
+
+
+def test_the_chunking_table_reads_the_committed_rows():
+    table = multigpu.chunking_table(multigpu.load("scaling"))
+    assert set(table.index.get_level_values("algo")) == set(multigpu.ALGOS)
+    assert (table.drop(columns="one GPU, s").max(axis=1) > 0).all()

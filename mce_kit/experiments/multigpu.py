@@ -311,6 +311,20 @@ def scaling_table(scaling: pd.DataFrame) -> pd.DataFrame:
     return table[[c for c in cols if c in table.columns]]
 
 
+def chunking_table(scaling: pd.DataFrame) -> pd.DataFrame:
+    """Speed-up on the most GPUs measured, per kernel's long workload (its costliest one-GPU time)
+    and chunking: how cutting the tasks changed what several GPUs gain."""
+    if "chunking" not in scaling.columns:
+        return pd.DataFrame()
+    top = scaling[scaling["gpus"] == scaling["gpus"].max()]
+    longest = top.loc[top.groupby("algo")["single_gpu_kernel_s"].idxmax(), ["algo", "graph", "params"]]
+    rows = top.merge(longest, on=["algo", "graph", "params"])
+    table = rows.pivot_table(index=["algo", "graph", "params"], columns="chunking",
+                             values="speedup_vs_single_kernel", aggfunc="median")
+    table.insert(0, "one GPU, s", rows.groupby(["algo", "graph", "params"])["single_gpu_kernel_s"].median())
+    return table.round(2)
+
+
 def measured_note(results: Path = RESULTS) -> str:
     """What the committed tables measure and what they do not, in a sentence or two (Markdown)."""
     scaling = load_or_none("scaling", results)

@@ -109,7 +109,7 @@ fig.savefig(figures_dir() / "90_chunks_cpu.png", dpi=120)
 # ## Measured on GPUs
 #
 # `bash scripts/multigpu_device.sh OUT` on a host with several GPUs runs
-# `python -m mce_kit.experiments.multigpu --gpus 1 2 --algo rdmce mce-gpu kcminer gmbe`:
+# `python -m mce_kit.experiments.multigpu --gpus 1 2` (every kernel, `--algo` picks):
 # one Dask cluster per GPU count (one worker per GPU), per kernel and graph a
 # warm-up, then the median of `--repeats` end-to-end runs (from the prepared
 # graph on the host: scatter, chunks, reduction), every answer checked against
@@ -134,6 +134,20 @@ if busy is not None:
                      "every GPU busy to the end."))
     fig = scale_figures.plot_busy(multigpu.default_chunking(busy))
     fig.savefig(figures_dir() / "90_busy.png", dpi=120)
+
+# %% [markdown]
+# **How the tasks are cut matters as much as the GPU count.** Each kernel sorts
+# its tasks by estimated cost. Cutting that sorted list into consecutive runs
+# gave one chunk every heavy task; dealing the tasks by cost (snake order)
+# gives each chunk heavy and light tasks alike, and one chunk per GPU lets each
+# launch balance its own warps. Below, each kernel's longest workload under each
+# chunking that was measured. Where a single task takes most of the one-GPU time
+# (KCMiner and the pivot counter on ego-Facebook), no cut can help: the second
+# GPU waits for the first one's heaviest task.
+
+# %%
+if scaling is not None:
+    display(multigpu.chunking_table(scaling))
 
 # %% [markdown]
 # **When not to distribute.** Handing out chunks costs tens of milliseconds,
