@@ -11,6 +11,22 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+def available_bytes() -> int:
+    """Memory the machine has available now (MemAvailable on Linux, else free pages, else a large
+    number): what a search may fill before it is refused."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return 1 << 62
+
+
 def quick_mode() -> bool:
     """True when MCE_KIT_QUICK=1: notebooks and experiments use CI-sized inputs."""
     return os.environ.get("MCE_KIT_QUICK", "0") not in ("", "0", "false", "False")

@@ -34,6 +34,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from .bounds import CliqueBounds, clique_bounds
+from .config import available_bytes
 from .graph import Graph
 
 NODES_PER_CALL = 1 << 18   # branch nodes searched between two returns to Python (progress, Ctrl-C)
@@ -298,20 +299,6 @@ def _work(width: int, depth: int) -> tuple:
             np.zeros(width + 1, np.int64), np.zeros(width + 1, i32), np.zeros(width + 1, i32),
             np.zeros(max(width, 64 * W) + 1, i32), np.zeros(W, np.uint64), np.zeros(W, np.uint64),
             np.zeros(W, np.uint64), np.zeros(width + 1, i32), np.zeros(3, np.int64))
-
-
-def available_bytes() -> int:
-    """Memory the machine has available now (MemAvailable on Linux, else free pages)."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    import os
-
-    return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 
 
 def bytes_per_clique(omega: int) -> int:

@@ -52,8 +52,13 @@ def local_masks(G, S: np.ndarray, pos: np.ndarray) -> list[int]:
 
     ``pos`` is a scratch array of -1s (length n); it is left as found.
     """
+    return masks_within(G.indptr, G.indices, S, pos)
+
+
+def masks_within(indptr: np.ndarray, indices: np.ndarray, S: np.ndarray, pos: np.ndarray) -> list[int]:
+    """``local_masks`` on a CSR (all neighbours, or only the later ones for an oriented graph)."""
     pos[S] = np.arange(len(S))
-    rows, w = gather(G.indptr, G.indices, S)
+    rows, w = gather(indptr, indices, S)
     cols = pos[w]
     keep = cols >= 0
     masks = row_masks(rows[keep], cols[keep], len(S), len(S))

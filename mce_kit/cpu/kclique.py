@@ -16,7 +16,7 @@ import numpy as np
 
 from ..graph import positions
 from ..order import degeneracy_order
-from ._bits import Progress, bits, gather, row_masks
+from ._bits import Progress, bits, gather, masks_within, row_masks
 
 
 def _roots(G, progress: Progress = None):
@@ -104,12 +104,7 @@ def count_from_edge_tasks(out_ptr: np.ndarray, out_idx: np.ndarray, u, v, k: int
         if k == 3:
             total += len(S)
             continue
-        pos[S] = np.arange(len(S))
-        rows, w = gather(out_ptr, out_idx, S)
-        cols = pos[w]
-        keep = cols >= 0
-        adj = row_masks(rows[keep], cols[keep], len(S), len(S))
-        pos[S] = -1
+        adj = masks_within(out_ptr, out_idx, S, pos)
         stack = [(2, (1 << len(S)) - 1)]  # (clique size, candidates): each candidate of a child closes one
         while stack:
             c, cand = stack.pop()

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..graph import positions
 from ..order import degeneracy_order
-from ._bits import Progress, bits, gather, local_masks, row_masks
+from ._bits import Progress, bits, local_masks, masks_within
 
 
 def combine_leaves(leaves: dict[tuple[int, int], int], n: int, m: int, k_max: int | None) -> dict[int, int]:
@@ -104,11 +104,5 @@ def counts_from_edge_tasks(indptr, indices, out_ptr, out_idx, u, v, k_max: int) 
         if len(S) == 0 or K <= 2:
             leaves[2, 0] += 1
             continue
-        pos[S] = np.arange(len(S))
-        rows, w = gather(indptr, indices, S)
-        cols = pos[w]
-        keep = cols >= 0
-        adj = row_masks(rows[keep], cols[keep], len(S), len(S))
-        pos[S] = -1
-        _sct(adj, (1 << len(S)) - 1, 2, K, leaves)
+        _sct(masks_within(indptr, indices, S, pos), (1 << len(S)) - 1, 2, K, leaves)
     return {k: c for k, c in combine_leaves(dict(leaves), 0, 0, K).items() if k >= 3}

@@ -10,7 +10,6 @@ kernels against seconds (measured 2026-11-25). ``prepared`` keeps a graph's rela
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -18,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..config import usable_cores
+from ..config import available_bytes, usable_cores
 
 TARGET_S = 0.2  # seconds of work per chunk: short enough for Ctrl-C and the bar
 FIRST_CHUNK = 64
@@ -110,21 +109,6 @@ def chunks(total: int, progress=None, desc: str = "roots") -> Iterator[tuple[int
     finally:
         if ticker is not None:
             ticker.close()
-
-
-def available_bytes() -> int:
-    """Memory the OS says is available now (MemAvailable; else free pages), else a large number."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        return 1 << 62
 
 
 def refuse_beyond_memory(need: int, what: str) -> None:
