@@ -111,6 +111,16 @@ def _colour(P, adj, W, kmin, U, Q, V, C):
     return nb
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _emit(out, n_out, v, verts, R, depth):
+    """Append the clique root ``v`` + ``verts[R[0..depth]]`` as the next row of ``out``."""
+    row = n_out[0]
+    out[row, 0] = v
+    for t in range(depth + 1):
+        out[row, t + 1] = verts[R[t]]
+    n_out[0] = row + 1
+
+
 @numba.njit(cache=True, nogil=True)
 def search(optr, oidx, core, order, start, stop, target, upper, ties, rising, node_budget, out, n_out, best,
            pos, work):
@@ -133,11 +143,7 @@ def search(optr, oidx, core, order, start, stop, target, upper, ties, rising, no
         if state[0] != 0:  # back in the root that filled ``out``: first the clique it held back
             depth, W2 = state[1], state[2]
             state[0] = 0
-            row = n_out[0]
-            out[row, 0] = v
-            for t in range(depth + 1):
-                out[row, t + 1] = verts[R[t]]
-            n_out[0] = row + 1
+            _emit(out, n_out, v, verts, R, depth)
         else:
             if core[v] + 1 < target or (not ties and target > upper):
                 return stop, target, nodes, 0
@@ -265,11 +271,7 @@ def search(optr, oidx, core, order, start, stop, target, upper, ties, rising, no
                         if n_out[0] >= rows:  # hold this clique back, come back here after a larger out
                             state[0], state[1], state[2] = 1, depth, W2
                             return start, target, nodes, 1
-                        row = n_out[0]
-                        out[row, 0] = v
-                        for t in range(depth + 1):
-                            out[row, t + 1] = verts[R[t]]
-                        n_out[0] = row + 1
+                        _emit(out, n_out, v, verts, R, depth)
                     else:
                         best[0] = size
                         best[1] = v

@@ -29,6 +29,21 @@ def _meet(L, row, aw, naw) -> int:
     return int(c)
 
 
+@njit
+def _keep_touching(cand, first, count, L1, vm, aw, naw, c1, at, kept) -> int:
+    """Copy to ``cand[at + kept ...]`` the vertices ``cand[first .. first + count)`` that meet L1;
+    returns the new ``kept``, or -1 when one of them covers all of L1 (the branch is not maximal)."""
+    for t in range(count):
+        q = cand[first + t]
+        c = _meet(L1, vm[q], aw, naw)
+        if c == c1:
+            return -1
+        if c > 0:
+            cand[at + kept] = q
+            kept += 1
+    return kept
+
+
 @njit(cache=True)
 def _grow(a, need):
     """a (int64), or a copy with room for ``need`` entries (doubling). Plain loops: NumPy's slice
@@ -153,29 +168,11 @@ def _root(u_indptr, u_indices, v_indptr, v_indices, v, pos, wlist, out_l, out_lo
         if need > len(cand):
             cand = _grow(cand, need)
         q_start = base + pn[d]
-        blocked = False
-        nq2 = 0
         qbuf = top + pn[d]  # Q' written after room for P'
-        for t in range(qn[d]):
-            q = cand[q_start + t]
-            c = _meet(L1, vm[q], aw, naw)
-            if c == c1:
-                blocked = True
-                break
-            if c > 0:
-                cand[qbuf + nq2] = q
-                nq2 += 1
-        if not blocked:
-            for t in range(i):  # P vertices tried before x
-                q = cand[base + t]
-                c = _meet(L1, vm[q], aw, naw)
-                if c == c1:
-                    blocked = True
-                    break
-                if c > 0:
-                    cand[qbuf + nq2] = q
-                    nq2 += 1
-        if blocked:
+        nq2 = _keep_touching(cand, q_start, qn[d], L1, vm, aw, naw, c1, qbuf, 0)
+        if nq2 >= 0:  # then the P vertices tried before x
+            nq2 = _keep_touching(cand, base, i, L1, vm, aw, naw, c1, qbuf, nq2)
+        if nq2 < 0:
             continue
         if len(R) < Rtop + rl[d] + nw + 1:
             R = _grow(R, Rtop + rl[d] + nw + 1)
