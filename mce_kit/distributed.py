@@ -459,6 +459,24 @@ def run(G, kernel: str | Kernel | Job, client, *, chunks_per_worker: int = 1, in
     return DistributedResult(answer, time.perf_counter() - t1, job.seconds, n_workers, table)
 
 
+def killer(client) -> tuple[Callable[[dict], None], list[int]]:
+    """(``on_result`` for ``run``, the pids it killed): after the first chunk comes back, SIGKILL
+    one worker other than the one that ran it (a fault test: its chunks must be re-run)."""
+    import signal
+
+    killed: list[int] = []
+
+    def kill_one(row: dict) -> None:
+        if not killed:
+            workers = client.scheduler_info()["workers"].items()
+            victim = next(a for a, w in workers if str(w["name"]) != row["worker"])
+            pid = client.run(os.getpid, workers=[victim])[victim]
+            killed.append(pid)
+            os.kill(pid, signal.SIGKILL)
+
+    return kill_one, killed
+
+
 def local_cuda_cluster(gpus: int):
     """One Dask worker per GPU on this host (the first ``gpus`` visible devices): a
     ``dask_cuda.LocalCUDACluster`` when dask-cuda is installed, else ``pinned_cluster``."""

@@ -1,7 +1,6 @@
 """Dask partitioning on CPU: workers run the CPU oracle on RDMCE's edge seeds (no GPU needed)."""
 
 import os
-import signal
 
 import networkx as nx
 import numpy as np
@@ -203,18 +202,9 @@ def test_every_kernel_survives_a_killed_worker(kernel, params):
             from mce_kit import cpu
 
             want = cpu.count_k_cliques(G, 4)
-    killed = []
-
-    def kill_one(row):
-        if not killed:
-            workers = c.scheduler_info()["workers"].items()
-            victim = next(a for a, w in workers if str(w["name"]) != row["worker"])
-            pid = c.run(os.getpid, workers=[victim])[victim]
-            killed.append(pid)
-            os.kill(pid, signal.SIGKILL)
-
     with LocalCluster(n_workers=3, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
             Client(cl) as c:
+        kill_one, killed = md.killer(c)
         res = md.run(G, kernel, c, chunks_per_worker=12, on_result=kill_one, **params)
     assert killed and res.answer == want
 

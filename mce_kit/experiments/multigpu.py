@@ -198,8 +198,6 @@ def faults(job, want, gpus: int, cpu: bool = False):
     Yields one row per case."""
     import dataclasses
     import functools
-    import os
-    import signal
 
     from distributed import Client
 
@@ -208,16 +206,7 @@ def faults(job, want, gpus: int, cpu: bool = False):
     with _cluster(gpus, cpu) as cluster, Client(cluster) as client:
         client.wait_for_workers(gpus)
         md.run(None, job, client)  # compile on every worker first
-        killed = []
-
-        def kill_one(row):
-            if not killed:
-                workers = client.scheduler_info()["workers"].items()
-                victim = next(a for a, w in workers if str(w["name"]) != row["worker"])
-                pid = client.run(os.getpid, workers=[victim])[victim]
-                killed.append(pid)
-                os.kill(pid, signal.SIGKILL)
-
+        kill_one, killed = md.killer(client)
         t0 = time.perf_counter()
         res = md.run(None, job, client, chunks_per_worker=12, on_result=kill_one)
         yield pd.DataFrame([{"case": "worker killed after the first chunk", "algo": job.kernel.name,
