@@ -45,26 +45,31 @@ def _wall(fn, repeats: int) -> tuple[list, list[float]]:
     return answers, times
 
 
+def _kernel(result, answer=lambda r: r.answer) -> tuple:
+    """(answer, CUDA-event milliseconds) of one launcher run."""
+    return answer(result), result.gpu_ms
+
+
 def _problems(quick: bool):
-    """(problem, graph names, public call, kernel run -> (answer, gpu_ms), reference keys)."""
+    """(problem, graph names, public call G -> answer, kernel run G -> (answer, gpu_ms), reference keys)."""
     from ..gpu import cliquecount, geil, gmbe, kclique, rdmce
 
     heavy_k = {"ego-Facebook": 6}  # its k=8 listing takes seconds: the last k measured there
-    yield ("mce", _with_reference("mce"), lambda G, p: api.count_maximal_cliques(G, device="gpu"),
-           lambda G, p: (lambda r: (r.count, r.gpu_ms))(rdmce.prepare(G).run()), {})
+    yield ("mce", _with_reference("mce"), lambda G: api.count_maximal_cliques(G, device="gpu"),
+           lambda G: _kernel(rdmce.prepare(G).run(), lambda r: r.count), {})
     for k in KS[:1] if quick else KS:
         names = [n for n in _with_reference("kclique", k=k) if k <= heavy_k.get(n, 99)]
-        yield (f"kclique k={k}", names, lambda G, p, k=k: api.count_k_cliques(G, k, device="gpu"),
-               None, {"k": k})
-        yield (f"kclique_rule listing k={k}", names, None,
-               lambda G, p, k=k: (lambda r: (r.answer, r.gpu_ms))(kclique.prepare(G).run(k=k)), {"k": k})
-        yield (f"kclique_rule pivot k={k}", names, None,
-               lambda G, p, k=k: (lambda r: (r.answer[k], r.gpu_ms))(cliquecount.prepare(G).run(k_max=k)),
+        yield (f"kclique k={k}", names, lambda G, k=k: api.count_k_cliques(G, k, device="gpu"), None,
                {"k": k})
-    yield ("mbe", _with_reference("mbe"), lambda B, p: api.count_maximal_bicliques(B, device="gpu"),
-           lambda B, p: (lambda r: (r.answer, r.gpu_ms))(gmbe.prepare(B).run()), {})
-    yield ("maxclique", _with_reference("maxclique"), lambda G, p: int(api.clique_number(G, device="gpu")),
-           lambda G, p: (lambda r: (r.omega, r.gpu_ms))(geil.prepare(G).run(omega_only=True)), {})
+        yield (f"kclique_rule listing k={k}", names, None,
+               lambda G, k=k: _kernel(kclique.prepare(G).run(k=k)), {"k": k})
+        yield (f"kclique_rule pivot k={k}", names, None,
+               lambda G, k=k: _kernel(cliquecount.prepare(G).run(k_max=k), lambda r, k=k: r.answer[k]),
+               {"k": k})
+    yield ("mbe", _with_reference("mbe"), lambda B: api.count_maximal_bicliques(B, device="gpu"),
+           lambda B: _kernel(gmbe.prepare(B).run()), {})
+    yield ("maxclique", _with_reference("maxclique"), lambda G: int(api.clique_number(G, device="gpu")),
+           lambda G: _kernel(geil.prepare(G).run(omega_only=True), lambda r: r.omega), {})
 
 
 def _reference(problem: str, name: str, keys: dict):
@@ -82,8 +87,8 @@ def measure_all(repeats: int = 5, quick: bool = False, only=None):
             row = {"problem": problem, "graph": name, "repeats": repeats}
             G = datasets.load(name)
             if kernel is not None:
-                kernel(G, None)  # warm-up (compiles)
-                runs = [kernel(G, None) for _ in range(repeats)]
+                kernel(G)  # warm-up (compiles)
+                runs = [kernel(G) for _ in range(repeats)]
                 got = {int(a) for a, _ in runs}
                 if want is None:
                     want = runs[0][0]
@@ -92,9 +97,9 @@ def measure_all(repeats: int = 5, quick: bool = False, only=None):
                 prepared.release()
                 fresh = datasets.load(name)
                 t0 = time.perf_counter()
-                first = call(fresh, None)
+                first = call(fresh)
                 row["cold_ms"] = (time.perf_counter() - t0) * 1e3
-                answers, times = _wall(lambda fresh=fresh, call=call: call(fresh, None), repeats)
+                answers, times = _wall(lambda fresh=fresh, call=call: call(fresh), repeats)
                 if want is None:
                     want = first
                 row.update(warm_ms=statistics.median(times), warm_min_ms=min(times), warm_max_ms=max(times),
