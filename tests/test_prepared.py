@@ -110,3 +110,11 @@ def test_a_pickled_graph_brings_its_state_and_joins_the_budget():
     again = kclique.prepared(H).orient("degree")
     assert np.array_equal(first.u, again.u) and again is not first
     assert {row["key"] for row in prepared.kept_state(H)} == {("kclique",), ("oriented", "degree")}
+
+
+def test_seeds_built_later_count_against_the_budget():
+    G = datasets.load("CA-GrQc")
+    prep = rdmce.prepared(G)
+    before = prepared.kept_bytes()
+    u = prep.seed_arrays("vertex")[0]
+    assert prepared.kept_bytes() >= before + u.nbytes

@@ -131,6 +131,9 @@ class Prepared:
         if subtree not in self.seeds:
             kind = "vertex" if subtree == "L1" else "edge"
             self.seeds[subtree] = seed_sets(self.indptr, self.indices, kind)
+            from ..prepared import refresh
+
+            refresh(self.G, ("mcegpu",))  # a kept Prepared grew: count its seeds in the budget
         return self.seeds[subtree]
 
     def induced_mode(self, induced: str) -> str:
@@ -316,11 +319,9 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, **pa
 
 def prepared(G: Graph) -> Prepared:
     """``prepare(G)`` kept with ``G`` (``mce_kit.prepared``): later calls reuse its order and seeds."""
-    from ..prepared import kept, refresh
+    from ..prepared import kept
 
-    prep = kept(G, ("mcegpu",), lambda: prepare(G))
-    refresh(G, ("mcegpu",))  # its seeds are built on first use
-    return prep
+    return kept(G, ("mcegpu",), lambda: prepare(G))
 
 
 def count_maximal_cliques(G: Graph, **params) -> int:

@@ -186,7 +186,10 @@ class Prepared:
 
     def seed_arrays(self, seeding: str):
         if seeding not in self.seeds:
+            from ..prepared import refresh
+
             self.seeds[seeding] = _make_seeds(self.indptr, self.indices, seeding)
+            refresh(self.G, ("rdmce",))  # a kept Prepared grew: count its seeds in the budget
         return self.seeds[seeding]
 
     def run(self, *, min_size=None, max_size=None, histogram=False, isolated=True, max_buffer_bytes=None,
@@ -686,11 +689,9 @@ def _unpack(cupy, kernel, ring, n_chunks, n_recs, n_verts, order):
 
 def prepared(G: Graph) -> Prepared:
     """``prepare(G)`` kept with ``G`` (``mce_kit.prepared``): later calls reuse its order and seeds."""
-    from ..prepared import kept, refresh
+    from ..prepared import kept
 
-    prep = kept(G, ("rdmce",), lambda: prepare(G))
-    refresh(G, ("rdmce",))  # its seeds are built on first use
-    return prep
+    return kept(G, ("rdmce",), lambda: prepare(G))
 
 
 def count_maximal_cliques(G: Graph, min_size=None, max_size=None, isolated=True, **params) -> int:
