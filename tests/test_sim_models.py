@@ -274,6 +274,19 @@ def test_lane_queue_counts_every_k_clique_once(G, k, lanes):
     assert all(r["queued"] < 2 * lanes and r["left"] < lanes for r in q.rounds)  # fits the double buffer
 
 
+def test_lane_queue_tasks_have_distinct_names():
+    """Two-digit labels: the task (1, 12) must not share its name with (11, 2) (hypothesis found it)."""
+    from graph_families import planted_cliques
+
+    from mce_kit.sim import kclique as model
+
+    q = model.lane_queue(planted_cliques(13, 0.95, [], 450212), 6, lanes=4)
+    names = [t["task"] for t in q.tasks]
+    assert len(set(names)) == len(names)
+    for task in q.tasks:
+        assert sum(f["size"] for f in q.fires if f["task"] == task["task"]) == task["pairs"]
+
+
 def test_lane_queue_fires_on_k11_and_spans_words():
     from mce_kit.sim import kclique as model
 

@@ -146,7 +146,8 @@ def lane_queue(G, k: int, *, lanes: int = 32, order="degree") -> LaneQueue:
     res = LaneQueue(k=k, lanes=lanes)
     if k < 5:
         return res
-    name = [names[pos.id(i)] for i in range(n)]
+    name = [str(names[pos.id(i)]) for i in range(n)]
+    sep = "" if all(len(x) == 1 for x in name) else "-"  # "AB" on letters; "1-12" never reads as "11-2"
     for u in range(n):
         for v in bits(out[u]):
             C = list(bits(out[u] & out[v]))
@@ -155,7 +156,7 @@ def lane_queue(G, k: int, *, lanes: int = 32, order="degree") -> LaneQueue:
                 continue
             col = {x: j for j, x in enumerate(C)}
             rows = [sum(1 << col[y] for y in bits(out[x] & (out[u] & out[v]))) for x in C]
-            _replay(res, f"{name[u]}{name[v]}", [name[x] for x in C], rows, k - 2)
+            _replay(res, f"{name[u]}{sep}{name[v]}", [name[x] for x in C], rows, k - 2)
     return res
 
 
