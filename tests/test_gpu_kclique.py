@@ -90,6 +90,53 @@ def test_listing_matches_the_oracle_and_grows_its_buffer(monkeypatch):
                 assert sorted(tuple(sorted(c)) for c in rows.tolist()) == want
 
 
+@pytest.mark.parametrize("switches", ["default", "thread", "level3", "block"])
+def test_split_tasks_count_every_clique_once(monkeypatch, switches):
+    # every edge with 1+ candidates cut into n pieces: the pieces of an edge share out its
+    # first-level vertices (KCMiner) or its tree's nodes two levels down (pivot counter)
+    from mce_kit.gpu import cliquecount, kclique
+
+    monkeypatch.setattr(kclique, "SPLIT_MIN_SIZE", 1)
+    params = {} if switches == "default" else dict(SWITCHES.get(switches, SWITCHES["all-level3"]))
+    bad = []
+    for seed in range(0, N_RANDOM, 3):
+        G, ref = _case(seed)
+        prep = _prep(seed, "degree")
+        for n in (2, 3, 7):
+            for k in range(5, 9):
+                res = prep.run(k=k, split=n, **params)
+                if res.answer != ref[k]:
+                    bad.append((seed, k, n, res.answer, ref[k]))
+            if switches == "default" and cliquecount.clique_counts(G, 8, split=n) != ref:
+                bad.append((seed, "pivot", n))
+    assert not bad, bad[:10]
+
+
+def test_split_listing_gives_each_clique_once(monkeypatch):
+    from mce_kit.gpu import kclique
+
+    monkeypatch.setattr(kclique, "SPLIT_MIN_SIZE", 1)
+    for seed in range(0, 120, 5):
+        G, ref = _case(seed)
+        for k in (5, 6):
+            want = sorted(tuple(sorted(c)) for c in cpu.k_cliques(G, k))
+            rows = kclique.k_cliques(G, k, split=4)
+            assert sorted(tuple(sorted(c)) for c in rows.tolist()) == want
+
+
+def test_heavy_edges_split_on_their_own_and_answers_stay_exact():
+    from mce_kit.gpu import cliquecount, kclique
+
+    G = planted_cliques(400, 0.02, [60, 45], seed=11)
+    want = cpu.clique_counts(G, 8)
+    for k in (5, 7, 8):
+        on, off = kclique.prepare(G).run(k=k), kclique.prepare(G).run(k=k, split=False)
+        assert on.pieces > on.tasks and off.pieces == off.tasks
+        assert on.answer == off.answer == want[k]
+    on = cliquecount.prepare(G).run(k_max=8)
+    assert on.answer == cliquecount.prepare(G).run(k_max=8, split=False).answer == want
+
+
 @pytest.mark.parametrize("size", [33, 64, 65, 200])
 def test_planted_cliques_wider_than_a_word(size):
     G = planted_cliques(size + 150, 0.03, [size], seed=size)

@@ -102,3 +102,30 @@ def test_one_pass_plan_equals_the_general_plan():
     fast = plan_passes({"work": need}, 64, budget=10**9, label="KCMiner")
     assert len(fast) == 1 and fast[0][0].tolist() == list(range(5)) and fast[0][2] == 64
     assert fast[0][1]["work"] >= need.max() and fast[0][1]["work"] % 4 == 0
+
+
+def test_heavy_tasks_are_split_into_pieces_that_cover_each_task_once():
+    from mce_kit.gpu.launch import expand_pieces, split_heavy
+
+    cost = np.array([1000.0, 50.0] + [1.0] * 98)
+    pieces = split_heavy(cost, n_workers=10, most=np.full(100, 64))
+    assert pieces[0] > pieces[1] > 1 and (pieces[2:] == 1).all()
+    assert split_heavy(cost, 10, most=3)[0] == 3                      # capped
+    assert (split_heavy(np.ones(100), 10, 64) == 1).all()            # even tasks stay whole
+    task, code = expand_pieces(pieces)
+    assert (np.diff(task) >= 0).all() and np.bincount(task).tolist() == pieces.tolist()
+    part, count = code & 0xFFFF, code >> 16
+    assert (count == pieces[task]).all()
+    for t in range(len(pieces)):                                     # pieces 0..n-1 of each task once
+        assert sorted(part[task == t].tolist()) == list(range(pieces[t]))
+
+
+def test_split_tasks_keep_small_edges_whole_and_never_exceed_the_candidates():
+    bound = np.array([200, 40, 17, 15, 3])
+    tasks = np.arange(10, 15)
+    at, code = kclique.split_tasks(np.zeros(5), bound, 100, 32, tasks)
+    count = code >> 16
+    got = dict(zip(*np.unique(at, return_counts=True), strict=True))
+    assert got == {10: 32, 11: 32, 12: 17, 13: 1, 14: 1}
+    assert (count[at >= 13] == 1).all()
+    assert kclique.split_tasks(np.ones(5), bound, 100, 1, tasks)[1] is None

@@ -8,7 +8,10 @@ The kernel never weights anything: it counts the leaves of each edge's
 succinct clique tree by (h held, p pivots) in 64-bit counters (a leaf costs
 the GPU one tree step, so they cannot wrap); ``cpu.pivot.combine_leaves``
 turns them into counts with exact binomials. Same algorithm as
-``mce_kit.cpu.pivot`` (the CPU reference).
+``mce_kit.cpu.pivot`` (the CPU reference). ``split``: the edges estimated to outlast
+the rest of the launch run as pieces that share out their tree's nodes two levels
+down (``kclique.split_tasks``; False: never, an int n: every edge with 16+ candidates
+in n pieces).
 """
 
 from __future__ import annotations
@@ -20,16 +23,17 @@ import numpy as np
 from ..cpu.pivot import combine_leaves
 from ..graph import Graph
 from . import require_gpu
-from .kclique import OrientedGraph, _sms, check_params, tasks_of, upload
+from .kclique import OrientedGraph, _sms, check_params, split_tasks, tasks_of, upload
 from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
 from .loader import load_module
 
 ERR_CAPACITY = 1
 WARPS_PER_BLOCK = 4
-DEFAULTS = dict(k_max=None, order="degeneracy", warps_per_sm=32)
+DEFAULTS = dict(k_max=None, order="degeneracy", warps_per_sm=32, split=True)
+TREE_GROWTH = 2 ** (1 / 6)  # estimated tree size: TREE_GROWTH ** (candidates), as for a maximal-clique seed
 
 PARAMS = params_dtype(
-    pointers=("indptr", "indices", "tasks", "work", "ctrl", "leaves", "worker_tasks",
+    pointers=("indptr", "indices", "tasks", "split", "work", "ctrl", "leaves", "worker_tasks",
               "worker_nodes"),
     i8=("work_cap",),
     i4=("n_tasks", "k_max", "pc", "n_workers"))
@@ -92,12 +96,20 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, **params) -> Result:
     n_leaves = (K + 1) * pc
     run = K >= 3 and len(chosen)
     if run:
-        need = (work_words(ori.bound[chosen]) if tasks is not None else
-                ori.remember(("pivot work",), lambda: work_words(ori.bound)))
         n_workers = _sms() * int(p["warps_per_sm"])
+
+        def entries():
+            part, code = chosen, None
+            if p["split"] is not False:
+                b = ori.bound[chosen]
+                part, code = split_tasks(TREE_GROWTH ** np.minimum(b, 3000), b, n_workers, p["split"], chosen)
+            return part, code, work_words(ori.bound[part])
+
+        part, code, need = (entries() if tasks is not None else
+                            ori.remember(("pivot entries", n_workers, p["split"]), entries))
         budget = int(max_buffer_bytes or 0.4 * free_bytes())
         plan = plan_passes({"work": need}, n_workers, budget, "clique counts",
-                           lambda i: f"edge ({ori.order[ori.u[chosen[i]]]}, {ori.order[ori.v[chosen[i]]]})")
+                           lambda i: f"edge ({ori.order[ori.u[part[i]]]}, {ori.order[ori.v[part[i]]]})")
         module = load_module("cliquecount.cu")
         kernel = module.get_function("cliquecount_kernel")
     # timed: the graph and tasks to the GPU (one copy), the kernel(s), the leaf counts back
@@ -106,12 +118,13 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, **params) -> Result:
     if run:
         blob, indptr, indices, d_tasks = upload(ori.all_blob, ori.indptr, ori.indices, len(ori.u))
         for idx, caps, workers in plan:
-            pairs = tasks_of(d_tasks, ori.u, ori.v, chosen[idx])   # largest first
+            pairs = tasks_of(d_tasks, ori.u, ori.v, part[idx])   # largest first
+            split = 0 if code is None else cupy.asarray(code[idx])
             work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
             # one zeroed buffer: ctrl (next task, error flags), leaves, per worker: nodes, tasks (int32)
             state = cupy.zeros(1 + n_leaves + 2 * workers, dtype=cupy.uint64)
             at = state.data.ptr
-            set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=pairs, work=work,
+            set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=pairs, split=split, work=work,
                        ctrl=at, leaves=at + 8, worker_nodes=at + 8 * (1 + n_leaves),
                        worker_tasks=at + 8 * (1 + n_leaves + workers),
                        work_cap=caps["work"], n_tasks=len(idx), k_max=K, pc=pc, n_workers=workers)

@@ -16,7 +16,10 @@ candidates) in shared memory, and the tasks with more than ``block_min``
 known before the launch - run one per block of four warps in a launch of their
 own (``kclique_block_kernel``); ``block_min=-1`` keeps every task on one warp.
 ``rows`` picks how the bitmap rows are built: ``"flat"`` (32 rows' lists walked
-as one) or ``"by_row"`` (one row after the other).
+as one) or ``"by_row"`` (one row after the other). ``split`` (k >= 5): the edges
+estimated to outlast the rest of the launch run as several pieces, each taking
+every n-th first-level vertex (``split_tasks``; False: never, an int n: every edge
+with 16+ candidates in n pieces).
 
 Timed (``gpu_ms``): one host-to-device copy of the oriented CSR and the task
 list, the launch(es), one copy of the counters back and their 128-bit sum.
@@ -33,7 +36,16 @@ import numpy as np
 
 from ..graph import Graph
 from . import require_gpu
-from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
+from .launch import (
+    SPLIT_MIN_SIZE,
+    expand_pieces,
+    free_bytes,
+    params_dtype,
+    pick_tasks,
+    plan_passes,
+    set_params,
+    split_heavy,
+)
 from .loader import load_module
 
 FLAG_SCHED, FLAG_DYNAMIC, FLAG_SIZE, FLAG_LIST, FLAG_STATS, FLAG_BYROW, FLAG_BLOCK = 1, 2, 4, 8, 16, 32, 64
@@ -41,15 +53,16 @@ ERR_CAPACITY = 1
 WARPS_PER_BLOCK = 4
 KMAX = 32
 NBINS = 20
+MAX_PIECES = 64  # most pieces one edge task is split into (launch.split_heavy)
 LIST_CAP = 1 << 20  # first guess of the listing buffer (ints); a pass that needs more runs again
 ORDERS = ("degree", "degeneracy")
 _DEFINES: dict = {}  # compile-time settings (KC_ACTIVE_LANES=1 for the instrumented build)
 DEFAULTS = dict(k=4, order="degree", scheduling=True, dynamic=True, size=True, lam=None,
-                warps_per_sm=32, stats=False, rows="flat", block_min=1024)
+                warps_per_sm=32, stats=False, rows="flat", block_min=1024, split=True)
 ROWS = ("flat", "by_row")  # how the bitmap rows are built (build_rows in cuda/subgraph.cuh)
 
 PARAMS = params_dtype(
-    pointers=("indptr", "indices", "tasks", "work", "ctrl", "acc", "worker_tasks",
+    pointers=("indptr", "indices", "tasks", "split", "work", "ctrl", "acc", "worker_tasks",
               "worker_cycles", "bins", "active", "list", "list_pos"),
     i8=("work_cap", "list_cap"),
     i4=("n_tasks", "k", "flags", "lam_milli", "n_workers"))
@@ -181,6 +194,7 @@ class Result:
     passes: int
     tasks: int
     block_tasks: int
+    pieces: int             # launch entries: tasks, with the split ones counted once per piece
     worker_tasks: np.ndarray
     worker_cycles: np.ndarray
     bins: np.ndarray | None = None          # FLAG_STATS: [level 2/3, bin, (tasks, cycles)]
@@ -192,8 +206,8 @@ class Result:
         return self.answer
 
     def row(self) -> dict:
-        r = {"tasks": self.tasks, "block_tasks": self.block_tasks, "passes": self.passes,
-             "device_bytes": self.device_bytes,
+        r = {"tasks": self.tasks, "block_tasks": self.block_tasks, "pieces": self.pieces,
+             "passes": self.passes, "device_bytes": self.device_bytes,
              "order_s": round(self.order_s, 4)}
         if self.active is not None and self.active[1]:
             r["active_lanes"] = self.active[0] / self.active[1]
@@ -246,6 +260,26 @@ def _sms() -> int:
     return cupy.cuda.Device().attributes["MultiProcessorCount"]
 
 
+def split_tasks(cost: np.ndarray, bound: np.ndarray, n_workers: int, split,
+                tasks: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """The launch entries of ``tasks`` (edge indices) and their split codes (None: nothing split).
+
+    ``split``: True sizes the pieces by ``launch.split_heavy`` from ``cost`` (an estimate per edge);
+    an int n cuts every edge into n pieces (tests). Edges with fewer than SPLIT_MIN_SIZE candidates
+    (``bound``) are never split, and no edge has more pieces than candidates."""
+    bound = np.asarray(bound, dtype=np.int64)
+    most = np.minimum(MAX_PIECES, bound)
+    if split is True:
+        pieces = split_heavy(cost, n_workers, most)
+    else:
+        pieces = np.clip(int(split), 1, np.maximum(1, most))
+    pieces[bound < SPLIT_MIN_SIZE] = 1
+    if int(pieces.max(initial=1)) == 1:
+        return tasks, None
+    at, code = expand_pieces(pieces)
+    return tasks[at], code
+
+
 # the per-pass state, one zeroed u64 buffer: ctrl (next task, error flags), list_pos, active[2],
 # bins[2 * NBINS * 2], then per worker: acc (lo, hi), cycles, tasks (int32 in a u64 slot)
 _S_CTRL, _S_POS, _S_ACTIVE, _S_BINS = 0, 1, 2, 4
@@ -283,18 +317,23 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, **params) -> 
     sms = _sms()
     n_workers = sms * int(p["warps_per_sm"])
     budget = int(max_buffer_bytes or 0.4 * free_bytes())
-    phases = []   # (first task, flags, warps per worker, plan)
+    phases = []   # (task of each launch entry, its split code or None, flags, warps per worker, plan)
     for lo, hi, parts in ((0, n_big, WARPS_PER_BLOCK), (n_big, n_keep, 1)):
         if hi > lo:
-            part = chosen[lo:hi]
-            def words(part=part, parts=parts):
-                return work_words(ori.bound[part], k, parts)
+            def entries(part=chosen[lo:hi], parts=parts):
+                code = None
+                if p["split"] is not False and k >= 5 and not p["stats"]:
+                    b = ori.bound[part]   # listing cost grows like candidates ** (k - 2)
+                    part, code = split_tasks((1.0 + b) ** min(k - 2, 6), b, n_workers // parts,
+                                             p["split"], part)
+                return part, code, work_words(ori.bound[part], k, parts)
 
-            need = words() if tasks is not None else ori.remember(("work", k, parts, lo, hi), words)
+            part, code, need = (entries() if tasks is not None else
+                                ori.remember(("entries", k, parts, lo, hi, n_workers, p["split"]), entries))
             plan = plan_passes({"work": need}, n_workers // parts, budget,
                                "KCMiner", lambda i, part=part: f"edge ({ori.order[ori.u[part[i]]]}, "
                                                                f"{ori.order[ori.v[part[i]]]})")
-            phases.append((lo, flags | FLAG_BLOCK * (parts > 1), parts, plan))
+            phases.append((part, code, flags | FLAG_BLOCK * (parts > 1), parts, plan))
     module = load_module("kclique.cu", defines=_DEFINES)
     kernel = module.get_function("kclique_kernel")
     block_kernel = module.get_function("kclique_block_kernel")
@@ -312,9 +351,10 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, **params) -> 
     device_bytes = blob.nbytes
     list_cap = LIST_CAP if listing else 1
     lists = []
-    for lo, launch_flags, parts, plan in phases:
+    for part, code, launch_flags, parts, plan in phases:
         for idx, caps, workers in plan:
-            pairs = tasks_of(d_tasks, ori.u, ori.v, chosen[idx + lo])   # largest first
+            pairs = tasks_of(d_tasks, ori.u, ori.v, part[idx])   # largest first
+            split = 0 if code is None else cupy.asarray(code[idx])
             work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
             device_bytes = max(device_bytes, blob.nbytes + work.nbytes)
             warps = workers * parts
@@ -324,8 +364,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, **params) -> 
                 acc = at + 8 * _S_FIXED
                 cyc, ntk = acc + 16 * warps, acc + 24 * warps
                 lst = cupy.empty(list_cap if listing else 1, dtype=cupy.int32)
-                set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=pairs, work=work,
-                           ctrl=at + 8 * _S_CTRL, acc=acc, worker_tasks=ntk, worker_cycles=cyc,
+                set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=pairs, split=split,
+                           work=work, ctrl=at + 8 * _S_CTRL, acc=acc, worker_tasks=ntk, worker_cycles=cyc,
                            bins=at + 8 * _S_BINS, active=at + 8 * _S_ACTIVE, list=lst,
                            list_pos=at + 8 * _S_POS, work_cap=caps["work"], list_cap=list_cap,
                            n_tasks=len(idx), k=k, flags=launch_flags, lam_milli=int(round(lam * 1000)),
@@ -360,7 +400,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, **params) -> 
                 "regs": kernel.num_regs, "spill_bytes": kernel.local_size_bytes,
                 "build": " ".join(f"{a}={b}" for a, b in sorted(_DEFINES.items())) or "default"},
         prep_s=prep.prep_s, order_s=ori.seconds, device_bytes=int(device_bytes),
-        passes=sum(len(ph[3]) for ph in phases), tasks=n_keep, block_tasks=n_big,
+        passes=sum(len(ph[-1]) for ph in phases), tasks=n_keep, block_tasks=n_big,
+        pieces=sum(len(ph[0]) for ph in phases),
         worker_tasks=wt, worker_cycles=wc,
         bins=bins.reshape(2, NBINS, 2) if p["stats"] else None,
         active=(int(active[0]), int(active[1])) if "KC_ACTIVE_LANES" in _DEFINES else None, cliques=cliques)

@@ -4,6 +4,8 @@
     set_params(module, PARAMS, indptr=d_indptr, ..., tau=24)    # -> __constant__ Params G
     kernel_struct_fields(read_source("x.cu"))                   # what a CPU test compares PARAMS with
     passes = plan_passes({"rows": rows_need, "stack": stack_need}, n_workers, budget, "RDMCE")
+    pieces = split_heavy(cost, n_workers, most)                 # heavy tasks cut into pieces
+    task_of_piece, code = expand_pieces(pieces)                  # what a split-aware kernel reads
 
 A kernel with many launch parameters takes them in one ``__constant__ struct
 Params G``; the NumPy dtype on the host must list the same fields in the same
@@ -121,3 +123,36 @@ def pick_tasks(tasks, n: int, label: str, what: str = "seeds") -> np.ndarray | N
     if len(np.unique(idx)) != len(idx):
         raise ValueError(f"{label}: {what}= holds repeated indices (each task would count twice)")
     return idx
+
+
+SPLIT_SHARE = 4     # a piece is estimated at no more than 1/SPLIT_SHARE of a worker's even share
+SPLIT_MIN_SIZE = 16  # tasks with fewer candidates are never split (their sub-trees are short)
+
+
+def split_heavy(cost: np.ndarray, n_workers: int, most: np.ndarray | int) -> np.ndarray:
+    """How many pieces each task runs as (>= 1, <= ``most``). A launch lasts at least as long as its
+    costliest task on one worker; a task estimated above 1/SPLIT_SHARE of a worker's even share
+    (total / n_workers) is cut into pieces of about that size, so the launch is not left waiting on
+    one edge (KCMiner and the pivot counter on ego-Facebook were: half the tasks took as long as
+    all of them). ``cost``: any estimate that grows with the task's work."""
+    cost = np.asarray(cost, dtype=np.float64)
+    if not np.isfinite(cost).all():
+        raise ValueError("split_heavy: task costs must be finite (estimate on a capped scale)")
+    if len(cost) == 0 or n_workers < 1:
+        return np.ones(len(cost), dtype=np.int64)
+    share = cost.sum() / (SPLIT_SHARE * n_workers)
+    if not share > 0:
+        return np.ones(len(cost), dtype=np.int64)
+    return np.clip(np.ceil(cost / share), 1, np.maximum(1, most)).astype(np.int64)
+
+
+def expand_pieces(pieces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(task of each piece, code ``piece | count << 16``), a task's pieces side by side in task order:
+    the per-task ``split`` word the KCMiner and pivot-counter kernels read."""
+    pieces = np.asarray(pieces, dtype=np.int64)
+    if len(pieces) and int(pieces.max()) >= 1 << 15:
+        raise ValueError(f"at most {(1 << 15) - 1} pieces per task, got {int(pieces.max())}")
+    task = np.repeat(np.arange(len(pieces)), pieces)
+    first = np.cumsum(pieces) - pieces
+    piece = np.arange(len(task)) - first[task]
+    return task, (piece | (pieces[task] << 16)).astype(np.int32)

@@ -13,12 +13,18 @@
 // counts with exact binomials (C(p, j) cliques of size h + j). A branch whose
 // held count reaches k_max stops: it is one clique of size k_max.
 // Leaf counters are u64: each leaf costs the GPU a tree step, so they cannot wrap.
+//
+// Split tasks: an edge whose tree would outlast the launch's other work runs as several tasks
+// (pieces). Every piece walks the tree's top SPLIT_DEPTH levels (same pivots, same order) and
+// enters only the nodes at depth SPLIT_DEPTH whose rank there is its own (rank % tps == tp); the
+// leaves above that depth are counted by piece 0 alone. So each leaf is counted exactly once.
 
 #include "subgraph.cuh"
 
 #define ERR_CAPACITY 1
 #define WARPS_PER_BLOCK 4
 #define SH_C 1024
+#define SPLIT_DEPTH 2      // split tasks share out the tree's nodes at this depth
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 8
 #endif
@@ -27,6 +33,7 @@ struct Params {            // one launch; fields must match PARAMS in cliquecoun
     const int* indptr;     // undirected CSR in orientation order, sorted
     const int* indices;
     const int* tasks;      // task t is the edge (tasks[2 t], tasks[2 t + 1]), largest first
+    const int* split;      // null, or task t is piece split[t] & 0xffff of split[t] >> 16 of its edge
     u32* work;             // work_cap words per worker
     int* ctrl;             // [0] next task, [1] error flags
     u64* leaves;           // [(k_max + 1) * pc] leaf counts by (held h, pivots p)
@@ -65,6 +72,12 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) c
         if (task >= G.n_tasks) break;
         tasks++;
         const int u = G.tasks[2 * task], v = G.tasks[2 * task + 1];
+        int tp = 0, tps = 1;
+        if (G.split) {
+            tp = G.split[task] & 0xffff;
+            tps = G.split[task] >> 16;
+        }
+        int rank = 0;   // nodes met at SPLIT_DEPTH so far (the same walk in every piece)
         const int* a = G.indices + G.indptr[u];
         const int* b = G.indices + G.indptr[v];
         int na = G.indptr[u + 1] - G.indptr[u], nb = G.indptr[v + 1] - G.indptr[v];
@@ -74,7 +87,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) c
         int* C = min(na, nb) <= SH_C ? sh_C[wl] : (int*)ws;
         const int s = intersect_sorted(a, na, b, nb, C, lane);
         if (s == 0) {
-            leaf(2, 0, lane);
+            if (tp == 0) leaf(2, 0, lane);
             continue;
         }
         const int W = (s + 31) >> 5;
@@ -101,12 +114,16 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) c
             u32* B = P + W;
             if (enter) {
                 enter = false;
+                if (tps > 1 && depth == SPLIT_DEPTH && rank++ % tps != tp) {  // another piece's node
+                    depth--;
+                    continue;
+                }
                 nodes++;
                 u32 any = 0;
                 #pragma unroll 1
                 for (int q = lane; q < W; q += 32) any |= P[q];
                 if (!__any_sync(FULL_MASK, any != 0)) {
-                    leaf(meta[3 * depth], meta[3 * depth + 1], lane);
+                    if (tp == 0 || depth >= SPLIT_DEPTH) leaf(meta[3 * depth], meta[3 * depth + 1], lane);
                     depth--;
                     continue;
                 }
@@ -156,7 +173,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) c
             if (lane == 0) B[w >> 5] &= ~(1u << (w & 31));
             if (w != piv && h + 1 >= G.k_max) {
                 if (lane == 0) P[w >> 5] &= ~(1u << (w & 31));
-                leaf(h + 1, 0, lane);
+                if (tp == 0 || depth >= SPLIT_DEPTH) leaf(h + 1, 0, lane);
                 __syncwarp();
                 continue;
             }

@@ -30,6 +30,10 @@
 //
 // Counts: each lane keeps a 128-bit counter (two u64 words, add with carry);
 // the warp's sum goes to acc[2 w], acc[2 w + 1] at the end.
+//
+// Split tasks: an edge whose sub-tree would outlast the launch's other work runs as several
+// tasks (pieces), each taking every tps-th first-level vertex; each piece intersects and builds
+// the rows again (cheap beside the sub-tree), so the heaviest edge no longer bounds the launch.
 
 #include "subgraph.cuh"
 
@@ -55,6 +59,7 @@ struct Params {            // one launch; fields must match PARAMS in kclique.py
     const int* indptr;     // oriented CSR: later neighbours, sorted
     const int* indices;
     const int* tasks;      // task t is the oriented edge (tasks[2 t], tasks[2 t + 1]), largest first
+    const int* split;      // null, or task t is piece split[t] & 0xffff of split[t] >> 16 of its edge
     u32* work;             // work_cap words per worker
     int* ctrl;             // [0] next task, [1] error flags
     u64* acc;              // per worker: 128-bit count (lo, hi)
@@ -244,13 +249,14 @@ __device__ __forceinline__ void run_pair(const Sub& g, int i, int j, int t, U128
     lane_dfs<LIST>(g, r, j + 1, acc, ids, 4);
 }
 
-// The t-cliques of the bitmap graph g, by the whole warp; when several warps share g (a task on a
-// block), this one takes the first-level vertices of chunks part, part + parts, ... (32 each).
+// The t-cliques of the bitmap graph g, by the whole warp. When several workers share g (the warps
+// of a block, the pieces of a split task), this one takes the first-level vertices piece,
+// piece + pieces, ..., 32 at a time (lane l of round r: piece + (32 r + l) * pieces).
 template <bool LIST>
 __device__ __forceinline__ void count_cliques(const Sub& g, int t, U128& acc, int* ids, int lane, int wl,
-                                              int part, int parts) {
+                                              int piece, int pieces) {
     const int s = g.s, W = g.W;
-    const int first = 32 * part + lane, step = 32 * parts;
+    const int first = piece + lane * pieces, step = 32 * pieces;
     if (t == 1) {
         if (LIST) {
             #pragma unroll 1
@@ -259,7 +265,7 @@ __device__ __forceinline__ void count_cliques(const Sub& g, int t, U128& acc, in
                 emit(ids);
             }
         }
-        if (lane == 0 && part == 0) add128(acc, (u64)s);
+        if (lane == 0 && piece == 0) add128(acc, (u64)s);
         return;
     }
     if (t == 2) {
@@ -309,8 +315,8 @@ __device__ __forceinline__ void count_cliques(const Sub& g, int t, U128& acc, in
     int* qj = sh_qj[wl];
     int head = 0, tail = 0;
     #pragma unroll 1
-    for (int base = 32 * part; base < s; base += step) {
-        int i = base + lane;
+    for (int base = piece; base < s; base += step) {  // base: lane 0's vertex, the round's lowest
+        int i = base + lane * pieces;
         bool valid = i < s;
         #pragma unroll 1
         for (int q = base >> 5; q < W; q++) {
@@ -378,6 +384,13 @@ __device__ __forceinline__ void kclique_worker() {
         long long t0 = clock64();
         tasks += part == 0;
         const int u = G.tasks[2 * task], v = G.tasks[2 * task + 1];
+        // a split task takes every tps-th first-level vertex from tp on (its warps share that again)
+        int tp = 0, tps = 1;
+        if (G.split) {
+            tp = G.split[task] & 0xffff;
+            tps = G.split[task] >> 16;
+        }
+        const int piece = tp * parts + part, pieces = tps * parts;
         const int* a = G.indices + G.indptr[u];
         const int* b = G.indices + G.indptr[v];
         int na = G.indptr[u + 1] - G.indptr[u], nb = G.indptr[v + 1] - G.indptr[v];
@@ -413,13 +426,13 @@ __device__ __forceinline__ void kclique_worker() {
             continue;
         }
         if (!LIST && k == 3) {
-            if (lane == 0 && part == 0) add128(acc, (u64)s);
+            if (lane == 0 && piece == 0) add128(acc, (u64)s);
             continue;
         }
         int edges = build_rows(G.indptr, G.indices, C, s, W, rows, true, G.flags & FLAG_BYROW,
                                sh_build[wl], lane, part, parts);
         if (!LIST && k == 4) {
-            if (lane == 0) add128(acc, (u64)edges);  // this warp's rows
+            if (lane == 0 && tp == 0) add128(acc, (u64)edges);  // this warp's rows
             continue;
         }
         if (BLOCK) {  // every warp's rows written and seen; the total edge count
@@ -442,11 +455,11 @@ __device__ __forceinline__ void kclique_worker() {
                 __syncwarp();
                 g.r1 = sh_rows1[wl];
             }
-            count_cliques<LIST>(g, k - 2, acc, ids, lane, wl, part, parts);
+            count_cliques<LIST>(g, k - 2, acc, ids, lane, wl, piece, pieces);
         } else {
             // bitmaps one level deeper: for each child i, the graph on row i's bits
             #pragma unroll 1
-            for (int i = part; i < s; i += parts) {
+            for (int i = piece; i < s; i += pieces) {
                 const u32* ri = rows + (long long)i * W;
                 int si = 0;
                 #pragma unroll 1
@@ -487,7 +500,7 @@ __device__ __forceinline__ void kclique_worker() {
         if (G.flags & FLAG_STATS) {
             u64 dt = (u64)(clock64() - t0);
             cycles += dt;
-            if (lane == 0 && part == 0 && k >= 5) {
+            if (lane == 0 && piece == 0 && k >= 5) {
                 int bin = min(NBINS - 1, (int)((long long)edges * NBINS / ((long long)s * s)));
                 u64* at = G.bins + 2 * ((level3 ? NBINS : 0) + bin);
                 atomicAdd(at, 1ull);
