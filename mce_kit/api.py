@@ -556,7 +556,9 @@ def count_k_cliques(G, k: int, *, device="auto", progress=False, client=None, gp
     dev = _device(device, "k-cliques", _kclique)
     params = _check_params(params, _knobs(_kclique), dev, "count_k_cliques")
     if dev == "gpu":
-        how = k_clique_algorithm(k, algorithm) if int(k) >= 3 else "listing"
+        # KCMiner's switches given: its listing answers (auto picks by k only when free to)
+        auto = "listing" if params and algorithm == "auto" else algorithm
+        how = k_clique_algorithm(k, auto) if int(k) >= 3 else "listing"
         if how == "pivot":
             if params:
                 raise TypeError(f"count_k_cliques(algorithm='pivot') takes no KCMiner parameter(s): "

@@ -56,12 +56,13 @@ class Result:
     device_bytes: int
     passes: int
     tasks: int
+    pieces: int             # launch entries: tasks, with the split ones counted once per piece
     nodes: int
     leaves: np.ndarray
 
     def row(self) -> dict:
-        return {"tasks": self.tasks, "passes": self.passes, "device_bytes": self.device_bytes,
-                "nodes": self.nodes, "order_s": round(self.order_s, 4)}
+        return {"tasks": self.tasks, "pieces": self.pieces, "passes": self.passes,
+                "device_bytes": self.device_bytes, "nodes": self.nodes, "order_s": round(self.order_s, 4)}
 
 
 class Prepared(OrientedGraph):
@@ -147,8 +148,8 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, **params) -> Result:
     else:  # a subset: its cliques of 3 or more vertices only
         counts = {k: c for k, c in combine_leaves(table, 0, 0, K).items() if k >= 3}
     return Result(answer=counts, gpu_ms=gpu_ms, params={**p, "k_max_used": K}, prep_s=prep.prep_s,
-                  order_s=ori.seconds, device_bytes=int(device_bytes), passes=passes, tasks=n_tasks,
-                  nodes=nodes, leaves=leaves_host)
+                  order_s=ori.seconds, device_bytes=int(device_bytes), passes=passes,
+                  tasks=len(chosen) if run else 0, pieces=n_tasks, nodes=nodes, leaves=leaves_host)
 
 
 def clique_counts(G: Graph, k_max: int | None = None, **params) -> dict[int, int]:
