@@ -93,7 +93,7 @@ def test_listing_matches_the_oracle_and_grows_its_buffer(monkeypatch):
 @pytest.mark.parametrize("switches", ["default", "thread", "level3", "block"])
 def test_split_tasks_count_every_clique_once(monkeypatch, switches):
     # every edge with 1+ candidates cut into n pieces: the pieces of an edge share out its
-    # first-level vertices (KCMiner) or its tree's nodes two levels down (pivot counter)
+    # first-level vertices (KCMiner) or its pivot chain's side branches and tail (pivot counter)
     from mce_kit.gpu import cliquecount, kclique
 
     monkeypatch.setattr(kclique, "SPLIT_MIN_SIZE", 1)

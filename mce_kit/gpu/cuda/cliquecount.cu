@@ -15,16 +15,19 @@
 // Leaf counters are u64: each leaf costs the GPU a tree step, so they cannot wrap.
 //
 // Split tasks: an edge whose tree would outlast the launch's other work runs as several tasks
-// (pieces). Every piece walks the tree's top SPLIT_DEPTH levels (same pivots, same order) and
-// enters only the nodes at depth SPLIT_DEPTH whose rank there is its own (rank % tps == tp); the
-// leaves above that depth are counted by piece 0 alone. So each leaf is counted exactly once.
+// (pieces). Most of a tree lies below its pivot chain (root, its pivot child, that node's pivot
+// child, ...: the held count stays, so k_max does not cut it short). Every piece walks the top
+// SPLIT_CHAIN nodes of the chain (same pivots, same order: shared nodes) and enters a child of a
+// shared node that is not shared itself only when its rank among such children is its own
+// (rank % tps == tp); leaves of shared nodes are counted by piece 0 alone. So each leaf is
+// counted exactly once, and the pieces share out the chain's side branches and its tail.
 
 #include "subgraph.cuh"
 
 #define ERR_CAPACITY 1
 #define WARPS_PER_BLOCK 4
 #define SH_C 1024
-#define SPLIT_DEPTH 2      // split tasks share out the tree's nodes at this depth
+#define SPLIT_CHAIN 32     // split tasks: the pivot chain's nodes every piece walks
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 8
 #endif
@@ -77,7 +80,8 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) c
             tp = G.split[task] & 0xffff;
             tps = G.split[task] >> 16;
         }
-        int rank = 0;   // nodes met at SPLIT_DEPTH so far (the same walk in every piece)
+        int rank = 0;   // children of shared nodes met so far (the same walk in every piece)
+        int shared = tps > 1 ? 1 : 0;   // depths 0 .. shared - 1 of the path are shared nodes
         const int* a = G.indices + G.indptr[u];
         const int* b = G.indices + G.indptr[v];
         int na = G.indptr[u + 1] - G.indptr[u], nb = G.indptr[v + 1] - G.indptr[v];
@@ -114,17 +118,18 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) c
             u32* B = P + W;
             if (enter) {
                 enter = false;
-                if (tps > 1 && depth == SPLIT_DEPTH && rank++ % tps != tp) {  // another piece's node
+                if (depth == shared && depth > 0 && rank++ % tps != tp) {  // another piece's node
                     depth--;
-                    continue;
+                    continue;   // (its parent is shared, so the shared prefix is unchanged)
                 }
                 nodes++;
                 u32 any = 0;
                 #pragma unroll 1
                 for (int q = lane; q < W; q += 32) any |= P[q];
                 if (!__any_sync(FULL_MASK, any != 0)) {
-                    if (tp == 0 || depth >= SPLIT_DEPTH) leaf(meta[3 * depth], meta[3 * depth + 1], lane);
+                    if (tp == 0 || depth >= shared) leaf(meta[3 * depth], meta[3 * depth + 1], lane);
                     depth--;
+                    shared = min(shared, depth + 1);
                     continue;
                 }
                 // pivot: the vertex of P with the most neighbours in P
@@ -166,6 +171,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) c
             }
             if (w < 0) {
                 depth--;
+                shared = min(shared, depth + 1);
                 continue;
             }
             const int h = meta[3 * depth], p = meta[3 * depth + 1], piv = meta[3 * depth + 2];
@@ -173,7 +179,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) c
             if (lane == 0) B[w >> 5] &= ~(1u << (w & 31));
             if (w != piv && h + 1 >= G.k_max) {
                 if (lane == 0) P[w >> 5] &= ~(1u << (w & 31));
-                if (tp == 0 || depth >= SPLIT_DEPTH) leaf(h + 1, 0, lane);
+                if (tp == 0 || depth >= shared) leaf(h + 1, 0, lane);
                 __syncwarp();
                 continue;
             }
@@ -188,6 +194,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) c
                 meta[3 * depth + 4] = w == piv ? p + 1 : p;
             }
             __syncwarp();
+            if (depth == shared - 1 && w == piv && depth + 1 < SPLIT_CHAIN) shared = depth + 2;  // chain
             depth++;
             enter = true;
         }
