@@ -97,6 +97,7 @@ def test_split_tasks_count_every_clique_once(monkeypatch, switches):
     from mce_kit.gpu import cliquecount, kclique
 
     monkeypatch.setattr(kclique, "SPLIT_MIN_SIZE", 1)
+    monkeypatch.setattr(cliquecount, "SPLIT_MIN_SIZE", 1)
     params = {} if switches == "default" else dict(SWITCHES.get(switches, SWITCHES["all-level3"]))
     bad = []
     for seed in range(0, N_RANDOM, 3):

@@ -30,6 +30,9 @@ from .loader import load_module
 ERR_CAPACITY = 1
 WARPS_PER_BLOCK = 4
 DEFAULTS = dict(k_max=None, order="degeneracy", warps_per_sm=32, split=True)
+# split only edges with this many candidates: below it a tree is short (a clique's is one chain)
+# and pieces cost more than they save (CA-GrQc, email-Eu-core: kcminer_split.csv)
+SPLIT_MIN_SIZE = 48
 TREE_GROWTH = 2 ** (1 / 6)  # estimated tree size: TREE_GROWTH ** (candidates), as for a maximal-clique seed
 
 PARAMS = params_dtype(
@@ -103,7 +106,8 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, **params) -> Result:
             part, code = chosen, None
             if p["split"] is not False:
                 b = ori.bound[chosen]
-                part, code = split_tasks(TREE_GROWTH ** np.minimum(b, 3000), b, n_workers, p["split"], chosen)
+                part, code = split_tasks(TREE_GROWTH ** np.minimum(b, 3000), b, n_workers, p["split"], chosen,
+                                         SPLIT_MIN_SIZE)
             return part, code, work_words(ori.bound[part])
 
         part, code, need = (entries() if tasks is not None else

@@ -260,20 +260,20 @@ def _sms() -> int:
     return cupy.cuda.Device().attributes["MultiProcessorCount"]
 
 
-def split_tasks(cost: np.ndarray, bound: np.ndarray, n_workers: int, split,
-                tasks: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+def split_tasks(cost: np.ndarray, bound: np.ndarray, n_workers: int, split, tasks: np.ndarray,
+                min_size: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """The launch entries of ``tasks`` (edge indices) and their split codes (None: nothing split).
 
     ``split``: True sizes the pieces by ``launch.split_heavy`` from ``cost`` (an estimate per edge);
-    an int n cuts every edge into n pieces (tests). Edges with fewer than SPLIT_MIN_SIZE candidates
-    (``bound``) are never split, and no edge has more pieces than candidates."""
+    an int n cuts every edge into n pieces (tests). Edges with fewer than ``min_size`` candidates
+    (``bound``; default SPLIT_MIN_SIZE) are never split, and no edge has more pieces than candidates."""
     bound = np.asarray(bound, dtype=np.int64)
     most = np.minimum(MAX_PIECES, bound)
     if split is True:
         pieces = split_heavy(cost, n_workers, most)
     else:
         pieces = np.clip(int(split), 1, np.maximum(1, most))
-    pieces[bound < SPLIT_MIN_SIZE] = 1
+    pieces[bound < (SPLIT_MIN_SIZE if min_size is None else min_size)] = 1
     if int(pieces.max(initial=1)) == 1:
         return tasks, None
     at, code = expand_pieces(pieces)
