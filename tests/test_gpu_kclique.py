@@ -113,6 +113,19 @@ def test_split_tasks_count_every_clique_once(monkeypatch, switches):
     assert not bad, bad[:10]
 
 
+def test_exact_candidates_counted_on_the_gpu_equal_the_host():
+    from mce_kit.distributed import common_later_neighbours
+    from mce_kit.gpu import kclique
+
+    for seed in range(0, N_RANDOM, 10):
+        G, _ = _case(seed)
+        for order in ("degree", "degeneracy"):
+            ori = kclique.orient(G, order)
+            want = common_later_neighbours(ori.indptr, ori.indices, ori.u, ori.v)
+            assert ori.common(len(ori.u) // 2).tolist() == want[: len(ori.u) // 2].tolist()
+            assert ori.common(len(ori.u)).tolist() == want.tolist()   # grows the kept prefix
+
+
 def test_split_listing_gives_each_clique_once(monkeypatch):
     from mce_kit.gpu import kclique
 

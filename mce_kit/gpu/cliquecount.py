@@ -23,7 +23,7 @@ import numpy as np
 from ..cpu.pivot import combine_leaves
 from ..graph import Graph
 from . import require_gpu
-from .kclique import OrientedGraph, _sms, check_params, split_tasks, tasks_of, upload
+from .kclique import OrientedGraph, _sms, check_params, split_sizes, split_tasks, tasks_of, upload
 from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
 from .loader import load_module
 
@@ -105,9 +105,9 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, **params) -> Result:
         def entries():
             part, code = chosen, None
             if p["split"] is not False:
-                b = ori.bound[chosen]
-                part, code = split_tasks(TREE_GROWTH ** np.minimum(b, 3000), b, n_workers, p["split"], chosen,
-                                         SPLIT_MIN_SIZE)
+                c = split_sizes(ori, chosen, SPLIT_MIN_SIZE)
+                part, code = split_tasks(TREE_GROWTH ** np.minimum(c, 3000), ori.bound[chosen], n_workers,
+                                         p["split"], chosen, SPLIT_MIN_SIZE)
             return part, code, work_words(ori.bound[part])
 
         part, code, need = (entries() if tasks is not None else

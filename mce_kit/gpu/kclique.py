@@ -120,6 +120,21 @@ class Oriented:
             self.memo[key] = compute()
         return self.memo[key]
 
+    def common(self, n: int) -> np.ndarray:
+        """|N+(u) ∩ N+(v)|, the exact candidates, of the first ``n`` tasks (a split is sized by them;
+        ``bound`` can be far above): counted on the GPU once (``common_sizes``), then kept."""
+        have = self.memo.get("common", np.empty(0, np.int64))
+        if len(have) < n:
+            import cupy
+
+            a, b = len(self.out_ptr), len(self.out_ptr) + len(self.out_idx)
+            d = cupy.asarray(self.out_blob[: b + 2 * n])
+            out = cupy.empty(max(n, 1), dtype=cupy.int32)
+            fn = load_module("kclique.cu", defines=_DEFINES).get_function("common_sizes")
+            fn((-(-n // 128),), (128,), (d[:a], d[a:b], d[b:], np.int32(n), out))
+            have = self.memo["common"] = out[:n].get().astype(np.int64)
+        return have[:n]
+
     def n_tasks(self, least: int) -> int:
         """How many tasks (a prefix) have bound >= least."""
         return int(np.searchsorted(-self.bound, -least, side="right"))
@@ -260,6 +275,17 @@ def _sms() -> int:
     return cupy.cuda.Device().attributes["MultiProcessorCount"]
 
 
+def split_sizes(ori: Oriented, tasks: np.ndarray, min_size: int) -> np.ndarray:
+    """Candidates of each task for sizing a split: exact where the task may be split (bound >=
+    ``min_size``, a prefix of the tasks), its bound elsewhere."""
+    n = ori.n_tasks(min_size)
+    size = ori.bound[tasks].copy()
+    may = tasks < n
+    if may.any():
+        size[may] = ori.common(n)[tasks[may]]
+    return size
+
+
 def split_tasks(cost: np.ndarray, bound: np.ndarray, n_workers: int, split, tasks: np.ndarray,
                 min_size: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """The launch entries of ``tasks`` (edge indices) and their split codes (None: nothing split).
@@ -323,8 +349,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, **params) -> 
             def entries(part=chosen[lo:hi], parts=parts):
                 code = None
                 if p["split"] is not False and k >= 5 and not p["stats"]:
-                    b = ori.bound[part]   # listing cost grows like candidates ** (k - 2)
-                    part, code = split_tasks((1.0 + b) ** min(k - 2, 6), b, n_workers // parts,
+                    c = split_sizes(ori, part, SPLIT_MIN_SIZE)   # listing grows like c ** (k - 2)
+                    part, code = split_tasks((1.0 + c) ** min(k - 2, 6), ori.bound[part], n_workers // parts,
                                              p["split"], part)
                 return part, code, work_words(ori.bound[part], k, parts)
 

@@ -527,3 +527,33 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) k
     if (G.flags & FLAG_LIST) kclique_worker<true, true>();
     else kclique_worker<false, true>();
 }
+
+// |N+(u) ∩ N+(v)| of task t = (tasks[2 t], tasks[2 t + 1]), one thread per task (sorted lists,
+// binary search of the shorter in the longer): the candidates a split is sized by.
+extern "C" __global__ void common_sizes(const int* indptr, const int* indices, const int* tasks, int n,
+                                        int* out) {
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n) return;
+    const int u = tasks[2 * t], v = tasks[2 * t + 1];
+    const int* a = indices + indptr[u];
+    const int* b = indices + indptr[v];
+    int na = indptr[u + 1] - indptr[u], nb = indptr[v + 1] - indptr[v];
+    if (na > nb) {
+        const int* c = a; a = b; b = c;
+        const int m = na; na = nb; nb = m;
+    }
+    int count = 0, lo = 0;
+    #pragma unroll 1
+    for (int i = 0; i < na; i++) {   // a rising: each search starts where the last one ended
+        const int x = a[i];
+        int hi = nb;
+        #pragma unroll 1
+        while (lo < hi) {
+            const int mid = (lo + hi) >> 1;
+            if (b[mid] < x) lo = mid + 1;
+            else hi = mid;
+        }
+        count += lo < nb && b[lo] == x;
+    }
+    out[t] = count;
+}
