@@ -26,7 +26,7 @@ from .. import api, datasets, prepared, references
 from ..measure import provenance, write_rows
 from ..references import RESULTS
 
-KS = (4, 6, 8)
+KS = (4, 6, 8, 10)
 COLUMNS = ["problem", "graph", "repeats", "kernel_ms", "kernel_ok", "cold_ms", "warm_ms", "warm_min_ms",
            "warm_max_ms", "call_ok", "answer"]
 

@@ -282,11 +282,16 @@ def load_or_none(name: str, results: Path = RESULTS) -> pd.DataFrame | None:
 
 
 def default_chunking(df: pd.DataFrame) -> pd.DataFrame:
-    """Each kernel's rows with the fewest chunks per worker (the default); all rows of a table that
-    has only one chunking."""
+    """Each kernel's rows with the fewest chunks per worker (the default), of the latest run of each
+    workload (a later run of the same chunking supersedes, e.g. after KCMiner split heavy edges);
+    all rows of a table that has only one chunking."""
     if "chunks_per_worker" not in df.columns:
         return df
-    return df[df["chunks_per_worker"] == df.groupby("algo")["chunks_per_worker"].transform("min")]
+    df = df[df["chunks_per_worker"] == df.groupby("algo")["chunks_per_worker"].transform("min")]
+    if "date" not in df.columns:
+        return df
+    key = ["algo", "graph", "params", "gpus"]
+    return df[df["date"] == df.groupby(key)["date"].transform("max")]
 
 
 def scaling_table(scaling: pd.DataFrame) -> pd.DataFrame:
@@ -344,8 +349,7 @@ def status(results: Path = RESULTS) -> dict:
         df = load("scaling", results)
     except FileNotFoundError:
         return {}
-    if "chunks_per_worker" in df.columns:  # each kernel's rows with the fewest chunks (the default now)
-        df = df[df["chunks_per_worker"] == df.groupby("algo")["chunks_per_worker"].transform("min")]
+    df = default_chunking(df)
     out = {}
     for algo, part in df.groupby("algo"):
         if algo == "cliquecount":  # shown beside KCMiner's Fig 10 in notebook 90, not a paper item
