@@ -7,8 +7,9 @@ Each kernel's graphs are prepared on the host once (``mce_kit.distributed.prepar
 baseline is the plain launcher on one GPU without Dask (``measure``: CUDA events, a warm-up,
 median of ``--repeats``, every answer checked). Then for each GPU count one cluster (one
 worker per GPU: ``local_cuda_cluster``) is started and, per kernel and graph, warmed up once
-(each worker compiles the kernel) and timed end to end from the prepared graph on the host
-(scatter, chunks, reduction) as the median of ``--repeats`` runs, every answer checked against
+(each worker compiles the kernel; the run copies the prepared graph to the workers, where the Job
+keeps it: ``first_s``) and timed end to end from the prepared graph on the host (chunks,
+reduction) as the median of ``--repeats`` runs, every answer checked against
 the reference (or, where there is none, against the one-GPU answer). Writes
 ``multigpu_scaling.csv`` (one row per kernel x graph x GPU count, the one-GPU kernel time and
 the paper's multi-GPU number beside ours) and ``multigpu_busy.csv`` (per worker of the last
@@ -160,7 +161,7 @@ def _scaling(plan, gpu_counts, repeats, busy_rows, cpu: bool = False):
             for key, job in jobs.items():
                 algo, name, ptext = key
                 want, checked = expect[key]
-                md.run(None, job, client)  # warm-up: compile on every worker
+                first = md.run(None, job, client)  # warm-up: copies the graph, compiles on every worker
                 runs = [md.run(None, job, client) for _ in range(repeats)]
                 answers = {_canon(r.answer) for r in runs}
                 if answers != {_canon(want)}:
@@ -176,7 +177,7 @@ def _scaling(plan, gpu_counts, repeats, busy_rows, cpu: bool = False):
                 yield pd.DataFrame([{
                     "algo": algo, "graph": name, "params": ptext, "gpus": gpus, "answer": str(want),
                     "checked": checked, "median_s": statistics.median(times), "min_s": min(times),
-                    "max_s": max(times), "single_gpu_kernel_s": single[key],
+                    "max_s": max(times), "first_s": first.seconds, "single_gpu_kernel_s": single[key],
                     "speedup_vs_single_kernel": speedup, "efficiency": speedup / gpus,
                     "chunks": len(runs[-1].chunks), "est_cost": float(job.costs.sum()),
                     "busy_max_over_mean": busy["busy_s"].max() / busy["busy_s"].mean(),
@@ -263,10 +264,8 @@ def load(name: str, results: Path = RESULTS) -> pd.DataFrame:
 def threshold(df: pd.DataFrame, algo: str) -> tuple[float, float]:
     """(lo, hi] of the total estimated cost where 2 GPUs start to beat one: lo is the costliest
     workload below hi on which 2 GPUs did not win, hi the cheapest on which they won by over 10%
-    (beyond the runs' spread; inf when none did); rows with the fewest chunks per worker."""
-    rows = df[(df["algo"] == algo) & (df["gpus"] == 2)]
-    if "chunks_per_worker" in rows.columns:
-        rows = rows[rows["chunks_per_worker"] == rows["chunks_per_worker"].min()]
+    (beyond the runs' spread; inf when none did); the default chunking's latest rows."""
+    rows = default_chunking(df[(df["algo"] == algo) & (df["gpus"] == 2)])
     won = rows["speedup_vs_single_kernel"] > 1.1
     hi = float(rows[won]["est_cost"].min()) if won.any() else float("inf")
     loses = rows[~won & (rows["est_cost"] < hi)]["est_cost"]
