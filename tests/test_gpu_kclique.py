@@ -93,7 +93,7 @@ def test_listing_matches_the_oracle_and_grows_its_buffer(monkeypatch):
 @pytest.mark.parametrize("switches", ["default", "thread", "level3", "block"])
 def test_split_tasks_count_every_clique_once(monkeypatch, switches):
     # every edge with 1+ candidates cut into n pieces: the pieces of an edge share out its
-    # first-level vertices (KCMiner) or its pivot chain's side branches and tail (pivot counter)
+    # first-level vertices (KCMiner) or the sub-trees below its tree's large top (pivot counter)
     from mce_kit.gpu import cliquecount, kclique
 
     monkeypatch.setattr(kclique, "SPLIT_MIN_SIZE", 1)
@@ -149,6 +149,20 @@ def test_heavy_edges_split_on_their_own_and_answers_stay_exact():
         assert on.answer == off.answer == want[k]
     on = cliquecount.prepare(G).run(k_max=8)
     assert on.answer == cliquecount.prepare(G).run(k_max=8, split=False).answer == want
+
+
+def test_split_pivot_trees_with_a_large_shared_top_stay_exact():
+    # dense graphs: the pieces share nodes of 40+ candidates several levels deep
+    from graph_families import erdos_renyi
+
+    from mce_kit.gpu import cliquecount
+
+    for seed, (n, p) in enumerate([(130, 0.8), (160, 0.7), (110, 0.9)]):
+        prep = cliquecount.prepare(erdos_renyi(n, p, seed))
+        for k_max in (8, None):
+            whole = prep.run(k_max=k_max, split=False).answer
+            for split in (3, 16, 64):
+                assert prep.run(k_max=k_max, split=split).answer == whole, (n, p, k_max, split)
 
 
 @pytest.mark.parametrize("size", [33, 64, 65, 200])

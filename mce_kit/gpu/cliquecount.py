@@ -9,8 +9,8 @@ succinct clique tree by (h held, p pivots) in 64-bit counters (a leaf costs
 the GPU one tree step, so they cannot wrap); ``cpu.pivot.combine_leaves``
 turns them into counts with exact binomials. Same algorithm as
 ``mce_kit.cpu.pivot`` (the CPU reference). ``split``: the edges estimated to outlast
-the rest of the launch run as pieces that share out the side branches and the tail
-of their tree's pivot chain (``kclique.split_tasks``; False: never, an int n: every edge with 16+ candidates
+the rest of the launch run as pieces that share out the sub-trees below the tree's
+large top (every piece walks the top) (``kclique.split_tasks``; False: never, an int n: every edge with 16+ candidates
 in n pieces).
 """
 

@@ -15,19 +15,21 @@
 // Leaf counters are u64: each leaf costs the GPU a tree step, so they cannot wrap.
 //
 // Split tasks: an edge whose tree would outlast the launch's other work runs as several tasks
-// (pieces). Most of a tree lies below its pivot chain (root, its pivot child, that node's pivot
-// child, ...: the held count stays, so k_max does not cut it short). Every piece walks the top
-// SPLIT_CHAIN nodes of the chain (same pivots, same order: shared nodes) and enters a child of a
-// shared node that is not shared itself only when its rank among such children is its own
-// (rank % tps == tp); leaves of shared nodes are counted by piece 0 alone. So each leaf is
-// counted exactly once, and the pieces share out the chain's side branches and its tail.
+// (pieces). Every piece walks the tree's top (same pivots, same order): the shared nodes, those
+// with at least max(SPLIT_BIG, 45% of s) candidates whose parent is shared, the first SPLIT_SHARED
+// of them in walk order. A child of a shared node that is not shared itself is entered only by the
+// piece whose number is its rank among such children (rank % tps == tp); leaves of shared nodes
+// are counted by piece 0 alone. So each leaf is counted exactly once. (On ego-Facebook's heaviest
+// edges the tree is a near-clique chain whose tail and side branches stay large deep down: a
+// depth rule left a quarter of the tree in one piece, this rule about 3%.)
 
 #include "subgraph.cuh"
 
 #define ERR_CAPACITY 1
 #define WARPS_PER_BLOCK 4
 #define SH_C 1024
-#define SPLIT_CHAIN 32     // split tasks: the pivot chain's nodes every piece walks
+#define SPLIT_BIG 40       // split tasks: a shared node has this many candidates at least
+#define SPLIT_SHARED 4096  // and is among the first this many shared nodes
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 8
 #endif
@@ -82,6 +84,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) c
         }
         int rank = 0;   // children of shared nodes met so far (the same walk in every piece)
         int shared = tps > 1 ? 1 : 0;   // depths 0 .. shared - 1 of the path are shared nodes
+        int n_shared = 1;
         const int* a = G.indices + G.indptr[u];
         const int* b = G.indices + G.indptr[v];
         int na = G.indptr[u + 1] - G.indptr[u], nb = G.indptr[v + 1] - G.indptr[v];
@@ -194,7 +197,17 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) c
                 meta[3 * depth + 4] = w == piv ? p + 1 : p;
             }
             __syncwarp();
-            if (depth == shared - 1 && w == piv && depth + 1 < SPLIT_CHAIN) shared = depth + 2;  // chain
+            if (depth == shared - 1 && n_shared < SPLIT_SHARED) {   // a shared parent: is the child?
+                int c = 0;
+                #pragma unroll 1
+                for (int q = lane; q < W; q += 32) c += __popc(Pc[q]);
+                #pragma unroll
+                for (int o = 16; o > 0; o >>= 1) c += __shfl_xor_sync(FULL_MASK, c, o);
+                if (c >= max(SPLIT_BIG, s * 45 / 100)) {
+                    shared = depth + 2;
+                    n_shared++;
+                }
+            }
             depth++;
             enter = true;
         }
