@@ -10,8 +10,8 @@ the GPU one tree step, so they cannot wrap); ``cpu.pivot.combine_leaves``
 turns them into counts with exact binomials. Same algorithm as
 ``mce_kit.cpu.pivot`` (the CPU reference). ``split``: the edges estimated to outlast
 the rest of the launch run as pieces that share out the sub-trees below the tree's
-large top (every piece walks the top) (``kclique.split_tasks``; False: never, an int n: every edge with 16+ candidates
-in n pieces).
+large top, which every piece walks (``kclique.split_tasks``; False: never, an int n:
+every edge with SPLIT_MIN_SIZE+ candidates in n pieces).
 """
 
 from __future__ import annotations
