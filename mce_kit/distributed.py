@@ -281,19 +281,19 @@ def _cc_finish(prep, total: Counter, **params) -> dict[int, int]:
 # broadcast between workers (a Dask Variable) first.
 KERNELS = {
     # single_gpu_below: under this total estimated cost one GPU answered sooner than two through Dask
-    # on the 2-H100 host (data/results/multigpu_scaling.csv, experiments.multigpu.threshold; a run on
-    # the cluster costs about 25-40 ms). KCMiner and the pivot counter never won on 2 GPUs there (their
-    # long workload, ego-Facebook, waits on its heaviest edge task; R-MAT's tasks are too short), so
-    # they stay on one GPU below every cost measured.
+    # on the 2-GPU hosts (data/results/multigpu_scaling.csv, experiments.multigpu.threshold; a run on
+    # the cluster costs about 25-60 ms). KCMiner and the pivot counter scale once heavy edges are
+    # split into pieces (ego-Facebook k=8: 1.79x and 1.70x on 2 H200s); their short workloads
+    # (ego-Facebook k=7, R-MAT) stay on one GPU.
     "rdmce": Kernel("rdmce", _rdmce_prepare, _rdmce_costs, _rdmce_run, _isolated, single_gpu_below=3e6),
     "mce-gpu": Kernel("mce-gpu", _mcegpu_prepare, _mcegpu_costs, _mcegpu_run, _isolated, ("subtree",),
                       single_gpu_below=3e6),
     "kcminer": Kernel("kcminer", _kc_prepare, _kc_costs, _kc_run, _none, ("k", "order"), problem="kclique",
-                      single_gpu_below=2e10),
+                      single_gpu_below=1e14),
     "gmbe": Kernel("gmbe", _gmbe_prepare, _gmbe_costs, _gmbe_run, _none, problem="mbe",
                    single_gpu_below=1.5e7),
     "cliquecount": Kernel("cliquecount", _cc_prepare, _cc_costs, _cc_run, _cc_rest, ("order",),
-                          problem="clique_counts", finish=_cc_finish, single_gpu_below=1e8),
+                          problem="clique_counts", finish=_cc_finish, single_gpu_below=7e7),
     # The CPU twins: the oracles on the very same tasks, so partitioning, retries and the exact sum
     # are checked without a GPU.
     "mce-cpu": Kernel("mce-cpu", _rdmce_prepare, _rdmce_costs, _oracle_run, _isolated),
