@@ -120,7 +120,9 @@ def pick_tasks(tasks, n: int, label: str, what: str = "seeds") -> np.ndarray | N
     idx = idx.astype(np.int64)
     if len(idx) and (idx.min() < 0 or idx.max() >= n):
         raise ValueError(f"{label}: {what}= indices must lie in 0..{n - 1}, got {idx.min()}..{idx.max()}")
-    if len(np.unique(idx)) != len(idx):
+    marked = np.zeros(n, dtype=np.bool_)
+    marked[idx] = True
+    if int(np.count_nonzero(marked)) != len(idx):  # (np.unique hashed 220k indices in 60 ms)
         raise ValueError(f"{label}: {what}= holds repeated indices (each task would count twice)")
     return idx
 
