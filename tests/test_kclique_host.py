@@ -129,3 +129,16 @@ def test_split_tasks_keep_small_edges_whole_and_never_exceed_the_candidates():
     assert got == {10: 32, 11: 32, 12: 17, 13: 1, 14: 1}
     assert (count[at >= 13] == 1).all()
     assert kclique.split_tasks(np.ones(5), bound, 100, 1, tasks)[1] is None
+
+
+def test_task_subsets_are_checked_before_a_launch():
+    from mce_kit.gpu.launch import pick_tasks
+
+    assert pick_tasks(None, 5, "X") is None
+    assert pick_tasks([4, 0, 2], 5, "X").tolist() == [4, 0, 2]
+    with pytest.raises(ValueError, match="repeated"):
+        pick_tasks([1, 3, 1], 5, "X")
+    with pytest.raises(ValueError, match=r"0\.\.4"):
+        pick_tasks([5], 5, "X")
+    with pytest.raises(ValueError, match="1-D"):
+        pick_tasks([[1]], 5, "X")
