@@ -112,8 +112,10 @@ fig.savefig(figures_dir() / "90_chunks_cpu.png", dpi=120)
 # `python -m mce_kit.experiments.multigpu --gpus 1 2` (every kernel, `--algo` picks):
 # one Dask cluster per GPU count (one worker per GPU), per kernel and graph a
 # warm-up, then the median of `--repeats` end-to-end runs (from the prepared
-# graph on the host: scatter, chunks, reduction), every answer checked against
-# the reference. The speed-up is taken against **one GPU without Dask** (the
+# graph on the host: chunks, reduction; the warm-up run copied the graph to the
+# workers, where the prepared job keeps it, as a user's repeated call would:
+# that first run's time is `first_s`), every answer checked against the
+# reference. The speed-up is taken against **one GPU without Dask** (the
 # plain kernel), so the Dask overhead counts against us. The papers measured up
 # to 8 GPUs; beside ours stand their speed-up and parallel efficiency (speed-up /
 # GPUs) at their largest count. Only measured rows are shown (the plots: each
@@ -141,9 +143,11 @@ if busy is not None:
 # gave one chunk every heavy task; dealing the tasks by cost (snake order)
 # gives each chunk heavy and light tasks alike, and one chunk per GPU lets each
 # launch balance its own warps. Below, each kernel's longest workload under each
-# chunking that was measured. Where a single task takes most of the one-GPU time
-# (KCMiner and the pivot counter on ego-Facebook), no cut can help: the second
-# GPU waits for the first one's heaviest task.
+# chunking that was measured. Where a single task takes most of the one-GPU time,
+# no cut of the task list can help: the second GPU waits for the first one's
+# heaviest task. That was KCMiner and the pivot counter on ego-Facebook (the
+# column "heavy edges whole"); their launches now cut such an edge into pieces
+# (notebook 30, "Splitting the heaviest edges"), and the same chunking scales.
 
 # %%
 if scaling is not None:
