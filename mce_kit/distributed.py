@@ -361,6 +361,13 @@ class Job:
     seconds: float
     params: dict = field(default_factory=dict)  # the parameters it was prepared with
     scattered: dict = field(default_factory=dict, repr=False)  # client id -> the prep on its workers
+    dealt: dict = field(default_factory=dict, repr=False)  # chunk count -> the chunks (chunk_tasks)
+
+    def chunks(self, n_chunks: int) -> list[np.ndarray]:
+        """``chunk_tasks`` of the Job's costs, kept per chunk count (a later run deals the same)."""
+        if n_chunks not in self.dealt:
+            self.dealt[n_chunks] = chunk_tasks(self.costs, n_chunks)
+        return self.dealt[n_chunks]
 
     def remote(self, client):
         """The prepared graph on ``client``'s workers: scattered to all of them on first use, then
@@ -434,7 +441,7 @@ def run(G, kernel: str | Kernel | Job, client, *, chunks_per_worker: int = 1, in
     kernel, prep = job.kernel, job.prep
     t1 = time.perf_counter()
     n_workers = max(1, len(client.scheduler_info()["workers"]))
-    chunks = chunk_tasks(job.costs, chunks_per_worker * n_workers)
+    chunks = job.chunks(chunks_per_worker * n_workers)
     remote = job.remote(client)
     todo = iter(enumerate(chunks))
     window = as_completed()
