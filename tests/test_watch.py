@@ -6,6 +6,7 @@ import re
 import signal
 import threading
 import time
+import weakref
 
 import numpy as np
 import pytest
@@ -45,9 +46,9 @@ class FakeLink:
     def finished(self, kernel) -> bool:
         return kernel.ended()
 
-    def read(self, counter) -> int:
+    def read(self, counter) -> list[int]:
         self.reads += 1
-        return self.kernel.taken()
+        return [self.kernel.taken(), 1][: len(counter)]
 
     def stop(self, word) -> None:
         word[0] = 1
@@ -129,6 +130,30 @@ def test_auto_shows_a_bar_only_once_a_launch_runs_long(monkeypatch):
     long = FakeLink(FakeKernel(300, rate=1000))      # 0.3 s: a bar after 0.1 s
     watch.wait(counter, 300, stop, progress="auto", what="RDMCE", unit="seed", link=long)
     assert long.reads >= 1 and made == [(True, 300, "RDMCE seeds")]
+
+
+def test_a_second_word_shows_the_tasks_in_flight(monkeypatch):
+    monkeypatch.setattr(watch, "POLL_S", 0.01)
+    shown = []
+
+    class Tqdm(Recorder):
+        def set_postfix(self, refresh=True, **kw):
+            shown.append(kw)
+
+    class Ticker:
+        def __init__(self, progress, total, desc):
+            self.bar = Tqdm()
+
+        def update(self, n):
+            self.bar.update(n)
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr("mce_kit.cpu_engine._run._Ticker", Ticker)
+    stop = np.zeros(1, np.int32)
+    watch.wait(np.zeros(2, np.int32), 100, stop, progress=True, link=FakeLink(FakeKernel(100, rate=1000)))
+    assert shown and all(kw == {"in_flight": 1} for kw in shown)
 
 
 def test_passes_add_up_and_a_relaunch_shows_the_same_tasks_again(monkeypatch):
@@ -226,3 +251,24 @@ def test_the_estimate_of_the_rest(done, total, rest):
     assert ("would take" in str(s)) == (rest is not None)
     if rest:
         assert str(s).endswith(rest)
+
+
+def test_released_lets_a_stop_out_without_the_runs_frames():
+    class Buffers:  # stands for a run's device arrays
+        pass
+
+    held = []
+
+    def run(x):
+        bufs = Buffers()
+        held.append(weakref.ref(bufs))
+        kernel = FakeKernel(10, rate=0)
+        with watch.interrupt_after(0.0):
+            watch.wait(np.zeros(1, np.int32), 10, np.zeros(1, np.int32), found=lambda: bufs and 0,
+                       link=FakeLink(kernel))
+
+    assert watch.released(lambda x: x + 1, 1) == 2
+    with pytest.raises(watch.Stopped) as info:
+        watch.released(run, 1)
+    assert held[0]() is None  # nothing of the run is kept by the exception
+    assert info.value.__context__ is None and "0 of 10 tasks finished" in str(info.value)

@@ -32,7 +32,7 @@ from . import require_gpu
 from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
 from .loader import load_module
 from .seeds import degeneracy_csr, seed_sets
-from .watch import Watch
+from .watch import Watch, released
 
 FLAG_IPX, FLAG_WL, FLAG_LIST, FLAG_EDGE, FLAG_LANE4, FLAG_IP_XLIST, FLAG_IP_SHORTER = 1, 2, 4, 8, 16, 32, 64
 IP_SEARCH = {"branch": 0, "excluded": FLAG_IP_XLIST, "shorter": FLAG_IP_SHORTER}
@@ -151,8 +151,8 @@ class Prepared:
         sub-trees and leaves out the isolated vertices: disjoint seed sets add up to the whole.
         ``progress``: a bar over the seeds (``watch.Watch``); Ctrl-C stops the kernel and raises
         ``watch.Stopped`` naming the seeds finished and the cliques they hold."""
-        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, profile=profile, seeds=seeds,
-                    progress=progress, **params)
+        return released(_run, self, listing=listing, max_buffer_bytes=max_buffer_bytes, profile=profile,
+                        seeds=seeds, progress=progress, **params)
 
 
 def prepare(G: Graph) -> Prepared:
@@ -285,7 +285,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, prog
                        list_cap=list_cap, n_seeds=len(idx), flags=flags, n_workers=workers,
                        donate_min_p=int(p["donate_min_p"]))
             kernel((workers,), (threads,), ())
-            watch.wait(ctrl[:1], len(idx), stop_word, base=base)  # a relaunch shows the same seeds again
+            # ctrl[:2]: seeds taken, blocks with work; a relaunch shows the same seeds again (base)
+            watch.wait(ctrl[:2], len(idx), stop_word, base=base)
             if not listing or int(overflow[0]) == 0:
                 break
             list_cap = int(pos[0]) + 1  # the kernel counted what it needed

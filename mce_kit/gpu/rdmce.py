@@ -67,7 +67,7 @@ from . import require_gpu
 from .launch import free_bytes, params_dtype, plan_passes, set_params
 from .loader import load_module
 from .seeds import ordered_csr, seed_sets
-from .watch import Watch
+from .watch import Watch, released
 
 FLAG_EXPOSE, FLAG_AGGRESSIVE, FLAG_STREAM, FLAG_SIZES, FLAG_HIST, FLAG_RESUME = 1, 2, 4, 8, 16, 32
 FLAG_LOCAL = 64
@@ -201,8 +201,8 @@ class Prepared:
         vertices (a chunk of a distributed run). ``progress``: a bar over the seeds (``watch.Watch``:
         True, "auto", a tqdm-like object or a wrapper); Ctrl-C stops the kernel and raises
         ``watch.Stopped`` naming the seeds finished and the cliques they hold."""
-        return _run(self, min_size, max_size, histogram, isolated and seeds is None, max_buffer_bytes,
-                    params, seeds, progress)
+        return released(_run, self, min_size, max_size, histogram, isolated and seeds is None,
+                        max_buffer_bytes, params, seeds, progress)
 
     def blocks(self, block_size: int = 1 << 20, *, min_size=None, max_size=None, isolated=True,
                as_cupy=False, ring_words=None, chunk_words=None, csr_words=None, max_buffer_bytes=None,
@@ -577,7 +577,7 @@ def _run(prep: Prepared, min_size, max_size, histogram, isolated, max_buffer_byt
                found_what="maximal cliques") as w:
         for n_seeds, _, launch in dev.passes():
             ctrl = launch(flags, lo, hi)
-            w.wait(ctrl[:1], n_seeds, dev.stop)
+            w.wait(ctrl[:2], n_seeds, dev.stop)  # seeds taken, tasks active
             dev.check(ctrl)
     count = int(dev.stats[0].sum()) + singles
     hist = dev.hist.get() if histogram else None

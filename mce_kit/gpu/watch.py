@@ -11,17 +11,26 @@
 A persistent kernel takes its tasks from an atomic next-task counter in device memory. While it
 runs, the host waits in a Python loop on a CUDA event recorded after the launch (so Ctrl-C lands
 at once: a blocking copy would hold it until the kernel ends). With a bar, every ``POLL_S`` it
-reads the counter with a 4-byte copy on a separate non-blocking stream (beside the kernel, not
-behind it) and shows tasks taken / total with tqdm's ETA. Without one nothing is read: the loop
-only queries the event, spinning for the first ``SPIN_S`` and then napping a small fraction of
-the time already waited. ``progress="auto"`` shows the bar once a launch has run ``QUIET_S``.
+reads the counter with a small copy on a separate non-blocking stream (beside the kernel, not
+behind it) and shows tasks taken / total with tqdm's ETA; where the counter has a second word, the
+tasks in flight, the bar shows it too (the last tasks taken may run long after the bar is full).
+Without one nothing is read: the loop only queries the event, spinning for the first ``SPIN_S``
+and then napping a small fraction of the time already waited. ``progress="auto"`` shows the bar
+once a launch has run ``QUIET_S``.
 
 Ctrl-C: the host writes 1 to the kernel's stop word (one int32 in device memory, a copy on the
 side stream), the kernel takes no further task (it reads the word where a worker fetches one),
 the tasks in flight finish, and once the launch has ended ``Stopped`` (a KeyboardInterrupt)
 says how many tasks finished of how many and what they found, a lower bound: never an answer.
 A second Ctrl-C while those tasks finish stops waiting for them. ``interrupt_after(s)`` acts
-like a Ctrl-C s seconds into each wait (tests, no signal needed).
+like a Ctrl-C s seconds into each wait (tests, no signal needed). ``released(run, ...)`` lets a
+``Stopped`` out without the run's frames, so its device buffers go back to the device.
+
+The kernel's side (rdmce.cu, mcegpu.cu): a ``const int* stop`` launch parameter, and where a
+worker is about to take a task, ``if (volatile_load(stop))`` take none and end as when the tasks
+run out. Tasks are taken in counter order, so the tasks finished are the first ones; a kernel that
+moves its counter to the end on a stop (so its usual end test holds) gives ``finished`` from its
+own per-worker task counts.
 """
 
 from __future__ import annotations
@@ -113,14 +122,14 @@ class CupyLink:
             self.pinned = cupy.cuda.alloc_pinned_memory(16)
             self.host = np.frombuffer(self.pinned, np.uint8, 16)
 
-    def read(self, counter) -> int:
-        """The value of ``counter`` (a one-element device array) now, while the kernel runs."""
+    def read(self, counter) -> list[int]:
+        """The values of ``counter`` (a device array of one or two words) now, while the kernel runs."""
         self._ready()
         rt = self.cupy.cuda.runtime
-        n = counter.dtype.itemsize
+        n = counter.nbytes
         rt.memcpyAsync(self.host.ctypes.data, counter.data.ptr, n, rt.memcpyDeviceToHost, self.side.ptr)
         self.side.synchronize()
-        return int(self.host[:n].view(counter.dtype)[0])
+        return self.host[:n].view(counter.dtype).tolist()
 
     def stop(self, word) -> None:
         """Write 1 into ``word`` (one int32 in device memory) beside the running kernel."""
@@ -167,7 +176,7 @@ class Watch:
             self.link = CupyLink()
         return self.link
 
-    def _show(self, value: int) -> None:
+    def _show(self, value: int, in_flight: int | None = None) -> None:
         if self.bar is None:
             from ..cpu_engine._run import _Ticker
 
@@ -176,10 +185,19 @@ class Watch:
         if value > self.shown:
             self.bar.update(value - self.shown)
             self.shown = value
+        postfix = getattr(getattr(self.bar, "bar", None), "set_postfix", None)  # a tqdm bar
+        if in_flight is not None and postfix is not None:
+            postfix(in_flight=in_flight, refresh=False)
+
+    def _taken(self, link, counter, base: int, tasks: int) -> tuple[int, int | None]:
+        """(tasks taken, counting earlier launches; tasks in flight or None) from the counter."""
+        words = link.read(counter)
+        return base + min(max(words[0], 0), tasks), (max(words[1], 0) if len(words) > 1 else None)
 
     def wait(self, counter=None, tasks: int | None = None, stop=None, *, done=None, base: int | None = None):
         """Return once the launch just queued has ended. ``counter``: its next-task counter (a
-        one-element device array; taken tasks = min(counter, tasks)); ``tasks``: tasks of this
+        device array: taken tasks = min(counter[0], tasks); counter[1], if there, the tasks in
+        flight); ``tasks``: tasks of this
         launch (default: all of ``total``); ``stop``: the int32 device word the kernel reads before
         taking a task (None: this kernel cannot be stopped; Ctrl-C then leaves it running);
         ``done``: an event recorded after the launch (default: one recorded now); ``base``: tasks
@@ -203,7 +221,7 @@ class Watch:
                 if link.finished(done):
                     break
                 if counter is not None and now >= next_read and (shown or (auto and waited >= QUIET_S)):
-                    self._show(base + min(max(link.read(counter), 0), tasks))
+                    self._show(*self._taken(link, counter, base, tasks))
                     next_read = now + POLL_S
                 if waited > SPIN_S:
                     time.sleep(min(MAX_NAP_S, NAP_SHARE * waited))
@@ -229,10 +247,27 @@ class Watch:
         if self.finished_fn is not None:
             finished = int(self.finished_fn())
         else:
-            finished = base + (min(max(link.read(counter), 0), tasks) if counter is not None else 0)
+            finished = self._taken(link, counter, base, tasks)[0] if counter is not None else base
         found = None if self.found_fn is None else int(self.found_fn())
         raise Stopped(self.what, self.unit, finished, self.total, found, self.found_what,
                       time.perf_counter() - self.t0) from None
+
+
+def released(run, *args, **kwargs):
+    """``run(*args, **kwargs)``; a ``Stopped`` comes out without the frames inside ``run``, so the
+    arrays they held go back to CuPy's pool, whose free blocks then go back to the device."""
+    try:
+        return run(*args, **kwargs)
+    except Stopped as s:
+        s.__traceback__ = s.__context__ = None  # the frames of the run (and of the wait) go
+        stopped = s
+    from . import has_gpu
+
+    if has_gpu():
+        import cupy
+
+        cupy.get_default_memory_pool().free_all_blocks()
+    raise stopped
 
 
 def wait(counter, total: int, stop, *, progress=None, what: str = "kernel", unit: str = "task", done=None,
