@@ -272,3 +272,54 @@ def test_released_lets_a_stop_out_without_the_runs_frames():
         watch.released(run, 1)
     assert held[0]() is None  # nothing of the run is kept by the exception
     assert info.value.__context__ is None and "0 of 10 tasks finished" in str(info.value)
+
+
+class _HostArray:
+    """A 'device' array that lives on the host: .data.ptr is its NumPy buffer's address."""
+
+    def __init__(self, a):
+        self.a = a
+        self.data = type("Ptr", (), {"ptr": a.ctypes.data})()
+        self.nbytes, self.dtype, self.flags, self.shape = a.nbytes, a.dtype, a.flags, a.shape
+
+
+def _fake_cupy():
+    """Just the CuPy calls CupyLink makes, with host memory standing in for the device's."""
+    import ctypes
+    import types
+
+    copies = []
+
+    def memcpy_async(dst, src, n, kind, stream):
+        copies.append((kind, n))
+        ctypes.memmove(dst, src, n)
+
+    class Stream:
+        ptr = 0
+
+        def __init__(self, non_blocking=False):
+            assert non_blocking  # beside the kernel's stream, never behind it
+
+        def synchronize(self):
+            pass
+
+    runtime = types.SimpleNamespace(memcpyAsync=memcpy_async, memcpyDeviceToHost=2, memcpyHostToDevice=1)
+    cuda = types.SimpleNamespace(Stream=Stream, runtime=runtime, alloc_pinned_memory=lambda n: bytearray(n))
+    return types.SimpleNamespace(cuda=cuda), copies
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint64])
+def test_cupy_link_reads_the_counter_words_and_writes_the_stop_word(dtype):
+    link = watch.CupyLink.__new__(watch.CupyLink)
+    link.cupy, copies = _fake_cupy()
+    link.side = None
+    ctrl = np.array([41, 7, 5, 99], dtype=dtype)
+    assert link.read(_HostArray(ctrl[:1])) == [41]
+    assert link.read(_HostArray(ctrl[:2])) == [41, 7]
+    stop = np.zeros(3, np.int32)
+    link.stop(_HostArray(stop[1:2]))
+    assert stop.tolist() == [0, 1, 0]                   # one int32 written, nothing beside it
+    assert link.read(_HostArray(ctrl[:2])) == [41, 7]   # the stop's bytes do not overlap a read
+    assert copies[-2:] == [(1, 4), (2, 2 * ctrl.itemsize)]
+    with pytest.raises(ValueError, match="1 or 2 contiguous words"):
+        link.read(_HostArray(ctrl[::2]))

@@ -119,14 +119,17 @@ class CupyLink:
         if self.side is None:
             cupy = self.cupy
             self.side = cupy.cuda.Stream(non_blocking=True)  # runs beside the kernel's stream
-            self.pinned = cupy.cuda.alloc_pinned_memory(16)
-            self.host = np.frombuffer(self.pinned, np.uint8, 16)
+            self.pinned = cupy.cuda.alloc_pinned_memory(32)  # [0, 16): the counter read, [16, 20): 1
+            self.host = np.frombuffer(self.pinned, np.uint8, 32)
 
     def read(self, counter) -> list[int]:
         """The values of ``counter`` (a device array of one or two words) now, while the kernel runs."""
         self._ready()
         rt = self.cupy.cuda.runtime
         n = counter.nbytes
+        if n > 16 or not counter.flags.c_contiguous:
+            raise ValueError(f"watch: the task counter is 1 or 2 contiguous words, got {counter.shape} "
+                             f"of {counter.dtype}")
         rt.memcpyAsync(self.host.ctypes.data, counter.data.ptr, n, rt.memcpyDeviceToHost, self.side.ptr)
         self.side.synchronize()
         return self.host[:n].view(counter.dtype).tolist()
@@ -135,8 +138,8 @@ class CupyLink:
         """Write 1 into ``word`` (one int32 in device memory) beside the running kernel."""
         self._ready()
         rt = self.cupy.cuda.runtime
-        self.host[8:12].view(np.int32)[0] = 1
-        rt.memcpyAsync(word.data.ptr, self.host.ctypes.data + 8, 4, rt.memcpyHostToDevice, self.side.ptr)
+        self.host[16:20].view(np.int32)[0] = 1
+        rt.memcpyAsync(word.data.ptr, self.host.ctypes.data + 16, 4, rt.memcpyHostToDevice, self.side.ptr)
         self.side.synchronize()
 
 
