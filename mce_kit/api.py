@@ -133,7 +133,7 @@ def _algorithm(algorithm: str) -> Callable:
 def _listed(G, kernel, min_size, max_size, params, progress=None) -> Iterator[list]:
     """Cliques from a listing-mode kernel (mce-gpu), filtered by size, as label lists."""
     label = _labeler(G.labels)
-    found = kernel().maximal_cliques(G, progress=progress or None, **params)
+    found = kernel().maximal_cliques(G, **_bar(progress), **params)
     return (label(c.tolist()) for c in found if _in_range(len(c), min_size, max_size))
 
 
@@ -208,6 +208,12 @@ def _progress(progress, desc: str):
 
         return lambda roots: tqdm(roots, desc=desc, unit="root", file=sys.stderr, leave=False)
     return progress or None
+
+
+def _bar(progress) -> dict:
+    """A GPU kernel's ``progress`` keyword, given only when asked: a bar over its seeds, and its
+    Ctrl-C message either way (``mce_kit.gpu.watch``)."""
+    return {"progress": progress} if progress else {}
 
 
 def _in_range(size: int, min_size, max_size) -> bool:
@@ -403,18 +409,18 @@ def count_maximal_cliques(
     dev = _device(device, "maximal cliques", kernel)
     params = _check_params(params, _mce_knobs(algorithm), dev, "count_maximal_cliques")
     lo = _floor(min_size, isolated)
-    bar = progress or None  # GPU: a bar over the seeds (gpu/watch.py); Ctrl-C stops the kernel
+    bar = _bar(progress)
 
     def run() -> int:
         if dev == "cpu":
             return engine.count_maximal_cliques(G, lo, max_size, progress=progress)
         if algorithm != MCE_ALGORITHMS[0]:
             if lo is None and max_size is None:
-                return kernel().count_maximal_cliques(G, progress=bar, **params)
-            return sum(1 for _ in _listed(G, kernel, lo, max_size, params, bar))
+                return kernel().count_maximal_cliques(G, **bar, **params)
+            return sum(1 for _ in _listed(G, kernel, lo, max_size, params, progress))
         if lo is None and max_size is None:
-            return _rdmce().count_maximal_cliques(G, progress=bar, **params)
-        return _rdmce().count_maximal_cliques(G, min_size=lo, max_size=max_size, progress=bar, **params)
+            return _rdmce().count_maximal_cliques(G, **bar, **params)
+        return _rdmce().count_maximal_cliques(G, min_size=lo, max_size=max_size, **bar, **params)
 
     extra = {"algorithm": algorithm} if dev == "gpu" and algorithm != MCE_ALGORITHMS[0] else {}
     return _timed(run, dev, {"min_size": min_size, "max_size": max_size,
@@ -430,9 +436,9 @@ def clique_size_histogram(G, *, isolated=True, device="auto", algorithm="rdmce",
     dev = _device(device, "maximal cliques", kernel)
     params = _check_params(params, _mce_knobs(algorithm), dev, "clique_size_histogram")
     if dev == "gpu" and algorithm != MCE_ALGORITHMS[0]:
-        hist = Counter(len(c) for c in kernel().maximal_cliques(G, progress=progress or None, **params))
+        hist = Counter(len(c) for c in kernel().maximal_cliques(G, **_bar(progress), **params))
     elif dev == "gpu":
-        hist = _rdmce().clique_size_histogram(G, progress=progress or None, **params)
+        hist = _rdmce().clique_size_histogram(G, **_bar(progress), **params)
     else:
         hist = engine.clique_size_histogram(G, progress=progress)
     return {k: v for k, v in sorted(hist.items()) if isolated or k >= 2}

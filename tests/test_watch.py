@@ -323,3 +323,41 @@ def test_cupy_link_reads_the_counter_words_and_writes_the_stop_word(dtype):
     assert copies[-2:] == [(1, 4), (2, 2 * ctrl.itemsize)]
     with pytest.raises(ValueError, match="1 or 2 contiguous words"):
         link.read(_HostArray(ctrl[::2]))
+
+
+def test_the_public_calls_pass_progress_to_the_gpu_kernels_only_when_asked(monkeypatch):
+    import networkx as nx
+
+    import mce_kit as mk
+    from mce_kit import api, cpu
+
+    calls = []
+
+    class Kernel:  # stands in for gpu.rdmce and gpu.mcegpu
+        DEFAULTS = {}
+
+        @staticmethod
+        def count_maximal_cliques(G, **kw):
+            calls.append(kw.get("progress", "absent"))
+            return cpu.count_maximal_cliques(G)
+
+        @staticmethod
+        def clique_size_histogram(G, **kw):
+            calls.append(kw.get("progress", "absent"))
+            return cpu.clique_size_histogram(G)
+
+        @staticmethod
+        def maximal_cliques(G, **kw):
+            calls.append(kw.get("progress", "absent"))
+            return [np.asarray(c) for c in cpu.maximal_cliques(G)]
+
+    monkeypatch.setattr("mce_kit.gpu.has_gpu", lambda: True)
+    monkeypatch.setattr(api, "_rdmce", lambda: Kernel)
+    monkeypatch.setattr(api, "_mcegpu", lambda: Kernel)
+    H = nx.gnp_random_graph(30, 0.3, seed=1)
+    for algorithm in ("rdmce", "mce-gpu"):
+        for progress in (False, True, "auto"):
+            mk.count_maximal_cliques(H, device="gpu", algorithm=algorithm, progress=progress)
+            mk.count_maximal_cliques(H, device="gpu", algorithm=algorithm, min_size=3, progress=progress)
+            mk.clique_size_histogram(H, device="gpu", algorithm=algorithm, progress=progress)
+    assert calls == 2 * (3 * ["absent"] + 3 * [True] + 3 * ["auto"])
