@@ -37,6 +37,7 @@ from .watch import Watch, released
 FLAG_IPX, FLAG_WL, FLAG_LIST, FLAG_EDGE, FLAG_LANE4, FLAG_IP_XLIST, FLAG_IP_SHORTER = 1, 2, 4, 8, 16, 32, 64
 IP_SEARCH = {"branch": 0, "excluded": FLAG_IP_XLIST, "shorter": FLAG_IP_SHORTER}
 ERR_CAPACITY = 1
+STOP_AT = 32  # ctrl[STOP_AT]: the Ctrl-C stop word (watch.py), on a 128-byte line of its own
 QPOS_WORDS = 48  # worker-list head, tail, avail: one 128-byte line each (Q_HEAD/Q_TAIL/Q_AVAIL in mcegpu.cu)
 MAX_WARPS = 8
 AUTO_RATIO = 200  # induced="auto": IP iff max degree / degeneracy > 200 (the paper's Table 3 heuristic)
@@ -253,7 +254,6 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, prog
     list_cap = max(1024, 8 * n_run) if listing else 1
     device_bytes = indptr.nbytes + indices.nbytes
     counts, records = [], []
-    stop_word = cupy.zeros(1, dtype=cupy.int32)  # raised by watch.py on Ctrl-C
     singles = len(prep.isolated) if seeds is None else 0
     # a bar over the seeds of every pass; on Ctrl-C the seeds taken all finish (block_seeds; ``out``:
     # the counters of the launch stopped)
@@ -273,7 +273,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, prog
             flag = cupy.zeros(workers, dtype=cupy.int32)
             queue = cupy.full(workers, -1, dtype=cupy.int32)
             qpos = cupy.zeros(QPOS_WORDS, dtype=cupy.uint64)
-            ctrl = cupy.zeros(4, dtype=cupy.int32)
+            ctrl = cupy.zeros(STOP_AT + 1, dtype=cupy.int32)
             lst = cupy.empty(list_cap, dtype=cupy.int32)
             pos = cupy.zeros(1, dtype=cupy.uint64)
             overflow = cupy.zeros(1, dtype=cupy.int32)
@@ -281,12 +281,12 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, prog
                        task_info=task_info, flag=flag, queue=queue, qpos=qpos, ctrl=ctrl,
                        block_count=out[0], block_nodes=out[1], block_cycles=out[2], block_seeds=out[3],
                        block_donated=out[4], block_received=out[5], block_sm=out[6], block_phase=ph,
-                       list=lst, list_pos=pos, list_overflow=overflow, stop=stop_word, buf_cap=cap,
+                       list=lst, list_pos=pos, list_overflow=overflow, stop=ctrl[STOP_AT:], buf_cap=cap,
                        list_cap=list_cap, n_seeds=len(idx), flags=flags, n_workers=workers,
                        donate_min_p=int(p["donate_min_p"]))
             kernel((workers,), (threads,), ())
             # ctrl[:2]: seeds taken, blocks with work; a relaunch shows the same seeds again (base)
-            watch.wait(ctrl[:2], len(idx), stop_word, base=base)
+            watch.wait(ctrl[:2], len(idx), ctrl[STOP_AT:], base=base)
             if not listing or int(overflow[0]) == 0:
                 break
             list_cap = int(pos[0]) + 1  # the kernel counted what it needed

@@ -75,6 +75,7 @@ ERR_CAPACITY, ERR_RING = 1, 2
 WARPS_PER_BLOCK = 4
 RESUME_INTS = 176     # per worker in resume[]: the walk, then a suspended register sub-tree (rdmce.cu)
 CTRL_INTS = 8         # ctrl[]: next seed, active tasks, errors, stop flag, next free chunk of the ring
+STOP_AT = 32          # ctrl[STOP_AT]: the Ctrl-C stop word (watch.py), on a 128-byte line of its own
 MIN_CHUNK_WORDS = 1024
 LOCAL_IDS = 32        # local vertices of a register sub-tree (one per lane): a group holds at most this many
 CSR_PER_RING_WORD = 4  # a launch stops once its cliques hold this many vertices per ring word (vert_soft)
@@ -492,7 +493,6 @@ class _Device:
         self.stats = [cupy.zeros(self.n_workers, dtype=dt) for dt in ("u8", "u8", "u8", "i4", "i4")]
         self.hist = cupy.zeros(max(1, hist_len), dtype=cupy.uint64)
         self.hist_len = max(1, hist_len)
-        self.stop = cupy.zeros(1, dtype=cupy.int32)  # raised by watch.py on Ctrl-C
         self.device_bytes = self.indptr.nbytes + self.indices.nbytes + self.hist.nbytes
 
     def passes(self):
@@ -507,7 +507,7 @@ class _Device:
                 copying=cupy.zeros(workers, dtype=cupy.int32),
                 rows_users=cupy.zeros(workers, dtype=cupy.int32),
                 task_info=cupy.zeros(8 * workers, dtype=cupy.int32),
-                ctrl=cupy.zeros(CTRL_INTS, dtype=cupy.int32),
+                ctrl=cupy.zeros(STOP_AT + 1, dtype=cupy.int32),
             )
             self.device_bytes = max(self.device_bytes, self.indptr.nbytes + self.indices.nbytes
                                     + su.nbytes * 2 + sum(b.nbytes for b in bufs.values())
@@ -530,7 +530,8 @@ class _Device:
                    worker_seeds=out[3], worker_steals=out[4], hist=self.hist,
                    ring=r.get("ring", none), chunk_len=r.get("chunk_len", none),
                    chunk_recs=r.get("chunk_recs", none), chunk_next=_b["ctrl"][4:],
-                   resume=r.get("resume", none), stop=self.stop, rows_cap=_rc, stack_cap=_sc, n_seeds=_n,
+                   resume=r.get("resume", none), stop=_b["ctrl"][STOP_AT:], rows_cap=_rc, stack_cap=_sc,
+                   n_seeds=_n,
                    tau=self.p["tau"], flags=flags, n_workers=_w, min_size=lo, max_size=hi,
                    hist_len=self.hist_len, chunk_words=r.get("chunk_words", 0),
                    vert_soft=r.get("vert_soft", 0),
@@ -577,7 +578,7 @@ def _run(prep: Prepared, min_size, max_size, histogram, isolated, max_buffer_byt
                found_what="maximal cliques") as w:
         for n_seeds, _, launch in dev.passes():
             ctrl = launch(flags, lo, hi)
-            w.wait(ctrl[:2], n_seeds, dev.stop)  # seeds taken, tasks active
+            w.wait(ctrl[:2], n_seeds, ctrl[STOP_AT:])  # seeds taken, tasks active; the stop word
             dev.check(ctrl)
     count = int(dev.stats[0].sum()) + singles
     hist = dev.hist.get() if histogram else None
