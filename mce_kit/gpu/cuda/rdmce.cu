@@ -70,6 +70,9 @@
 #ifndef STREAMING
 #define STREAMING 0
 #endif
+#ifndef STOP_CHECK
+#define STOP_CHECK 1       // 0: no Ctrl-C stop check (measures its cost: bench --define STOP_CHECK=0)
+#endif
 #define HBINS 64           // sizes kept in the shared-memory histogram of a block
 // resume[] per worker: suspended?, l, c, xptr, lo, frozen_hi, tick, sub-tree pending?; then a
 // suspended register sub-tree (solve_local): d, r0, n at LOCAL_AT, its 32 local vertices at LOCAL_IDS,
@@ -1108,7 +1111,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) r
                     // Ctrl-C (one load per seed taken): the seeds count as gone, so the usual end
                     // test (ctrl[0] >= n_seeds, no active task) ends the launch once the tasks in
                     // flight are done; worker_seeds still says which seeds ran (the first ones).
-                    if (volatile_load(G.stop)) atomicMax(G.ctrl, G.n_seeds);
+                    if (STOP_CHECK && volatile_load(G.stop)) atomicMax(G.ctrl, G.n_seeds);
                     else {
                         atomicAdd(G.ctrl + 1, 1);
                         seed = atomicAdd(G.ctrl, 1);
