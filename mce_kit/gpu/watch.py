@@ -36,6 +36,7 @@ own per-worker task counts.
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 import time
 
@@ -78,7 +79,7 @@ class Stopped(KeyboardInterrupt):
 
 def _duration(s: float) -> str:
     if s < 120:
-        return f"{s:.0f} s"
+        return f"{max(1, round(s))} s"
     if s < 7200:
         return f"{s / 60:.0f} min"
     return f"{s / 3600:.1f} h"
@@ -181,14 +182,19 @@ class Watch:
 
     def _show(self, value: int, in_flight: int | None = None) -> None:
         if self.bar is None:
-            from ..cpu_engine._run import _Ticker
+            desc = f"{self.what} {self.unit}s"
+            if self.progress is True or self.progress == "auto":
+                from tqdm.auto import tqdm
 
-            self.bar = _Ticker(True if self.progress == "auto" else self.progress, self.total,
-                               f"{self.what} {self.unit}s")
+                self.bar = tqdm(total=self.total, desc=desc, unit=self.unit, file=sys.stderr, leave=False)
+            else:  # a tqdm-like object or a wrapper, as the CPU engine takes them
+                from ..cpu_engine._run import _Ticker
+
+                self.bar = _Ticker(self.progress, self.total, desc)
         if value > self.shown:
             self.bar.update(value - self.shown)
             self.shown = value
-        postfix = getattr(getattr(self.bar, "bar", None), "set_postfix", None)  # a tqdm bar
+        postfix = getattr(getattr(self.bar, "bar", self.bar), "set_postfix", None)  # where it is tqdm
         if in_flight is not None and postfix is not None:
             postfix(in_flight=in_flight, refresh=False)
 
