@@ -244,10 +244,14 @@ def test_the_end_of_a_launch_is_seen_soon_after_it_happens():
                                                      (9, 10, "about 1 s"), (1, 101, "about 100 s"),
                                                      (1, 1001, "about 17 min")])
 def test_the_estimate_of_the_rest(done, total, rest):
+    import pickle
+
     s = watch.Stopped("KCMiner", "edge", done, total, None, "found", 1.0)
     assert ("would take" in str(s)) == (rest is not None)
     if rest:
         assert str(s).endswith(rest)
+    back = pickle.loads(pickle.dumps(s))
+    assert type(back) is watch.Stopped and str(back) == str(s) and back.done == done
 
 
 def test_released_lets_a_stop_out_without_the_runs_frames():

@@ -76,6 +76,10 @@ class Stopped(KeyboardInterrupt):
     def __str__(self) -> str:
         return self.message()
 
+    def __reduce__(self):  # pickles whole (a Dask worker's error reaches the client)
+        return Stopped, (self.what, self.unit, self.done, self.total, self.found, self.found_what,
+                         self.seconds)
+
 
 def _duration(s: float) -> str:
     if s < 120:
