@@ -4,7 +4,7 @@
                finished=lambda: int(seeds_taken.sum()), found=lambda: int(counts.sum())) as w:
         for ...:                                  # one launch per pass
             kernel(...)
-            w.wait(ctrl[:1], n_tasks, stop)       # returns once the launch has ended
+            w.wait(ctrl[:2], n_tasks, stop)       # ctrl[0]: next task, ctrl[1]: tasks in flight
 
     wait(ctrl[:1], n_tasks, stop, progress=True, what="KCMiner", unit="edge")   # one launch
 
@@ -210,9 +210,9 @@ class Watch:
     def wait(self, counter=None, tasks: int | None = None, stop=None, *, done=None, base: int | None = None):
         """Return once the launch just queued has ended. ``counter``: its next-task counter (a
         device array: taken tasks = min(counter[0], tasks); counter[1], if there, the tasks in
-        flight); ``tasks``: tasks of this
-        launch (default: all of ``total``); ``stop``: the int32 device word the kernel reads before
-        taking a task (None: this kernel cannot be stopped; Ctrl-C then leaves it running);
+        flight); ``tasks``: tasks of this launch (default: all of ``total``); ``stop``: the int32
+        device word the kernel reads before taking a task (None: this kernel cannot be stopped;
+        Ctrl-C then leaves it running);
         ``done``: an event recorded after the launch (default: one recorded now); ``base``: tasks
         counted before this launch (default: those of the earlier waits; a relaunch of the same
         tasks passes its own). Ctrl-C: ``Stopped`` once the launch has ended."""
@@ -244,7 +244,7 @@ class Watch:
                 raise
             self._stop(link, done, counter, stop, base, tasks)
         if self.bar is not None:
-            self._show(base + tasks)
+            self._show(base + tasks, 0 if counter is not None and len(counter) > 1 else None)
         self.base = base + tasks
 
     def _stop(self, link, done, counter, stop, base, tasks):
