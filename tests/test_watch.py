@@ -149,7 +149,8 @@ def test_a_second_word_shows_the_tasks_in_flight(monkeypatch):
     monkeypatch.setattr("tqdm.auto.tqdm", Tqdm)
     stop = np.zeros(1, np.int32)
     watch.wait(np.zeros(2, np.int32), 100, stop, progress=True, link=FakeLink(FakeKernel(100, rate=1000)))
-    assert shown and all(kw == {"in_flight": 1} for kw in shown)
+    assert len(shown) >= 2 and all(kw == {"in_flight": 1} for kw in shown[:-1])
+    assert shown[-1] == {"in_flight": 0}  # the launch has ended
 
 
 def test_passes_add_up_and_a_relaunch_shows_the_same_tasks_again(monkeypatch):
