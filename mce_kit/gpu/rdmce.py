@@ -74,8 +74,8 @@ FLAG_LOCAL = 64
 ERR_CAPACITY, ERR_RING = 1, 2
 WARPS_PER_BLOCK = 4
 RESUME_INTS = 176     # per worker in resume[]: the walk, then a suspended register sub-tree (rdmce.cu)
-CTRL_INTS = 8         # ctrl[]: next seed, active tasks, errors, stop flag, next free chunk of the ring
-STOP_AT = 32          # ctrl[STOP_AT]: the Ctrl-C stop word (watch.py), on a 128-byte line of its own
+CTRL_INTS = 8         # ctrl[]: next seed, active tasks, errors, stop flag, next free chunk of the ring, ...
+STOP_AT = 32          # then ctrl[STOP_AT]: the Ctrl-C stop word (watch.py), on a 128-byte line of its own
 MIN_CHUNK_WORDS = 1024
 LOCAL_IDS = 32        # local vertices of a register sub-tree (one per lane): a group holds at most this many
 CSR_PER_RING_WORD = 4  # a launch stops once its cliques hold this many vertices per ring word (vert_soft)
@@ -531,8 +531,7 @@ class _Device:
                    ring=r.get("ring", none), chunk_len=r.get("chunk_len", none),
                    chunk_recs=r.get("chunk_recs", none), chunk_next=_b["ctrl"][4:],
                    resume=r.get("resume", none), stop=_b["ctrl"][STOP_AT:], rows_cap=_rc, stack_cap=_sc,
-                   n_seeds=_n,
-                   tau=self.p["tau"], flags=flags, n_workers=_w, min_size=lo, max_size=hi,
+                   n_seeds=_n, tau=self.p["tau"], flags=flags, n_workers=_w, min_size=lo, max_size=hi,
                    hist_len=self.hist_len, chunk_words=r.get("chunk_words", 0),
                    vert_soft=r.get("vert_soft", 0),
                    chunk_soft=r.get("chunk_soft", 0), chunk_hard=r.get("chunk_hard", 0))
