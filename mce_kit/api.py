@@ -13,7 +13,10 @@ knob given where the CPU runs gives one warning naming it. On the CPU the
 maximal-clique, k-clique and biclique calls run the compiled engine
 (``mce_kit.engine``, Numba, all cores); the Python oracles (``mce_kit.cpu``)
 check it. ``progress=True`` shows a tqdm bar on stderr over the roots (or pass
-a wrapper); Ctrl-C stops a CPU call between chunks of roots.
+a wrapper); Ctrl-C stops a CPU call between chunks of roots. On the GPU the maximal-clique
+counts show a bar over the kernel's seeds (``"auto"``: once a launch has run a second), and
+Ctrl-C stops the kernel cleanly: KeyboardInterrupt says how many seeds finished and the count
+so far, a lower bound (``mce_kit.gpu.watch``).
 
 Vertices without neighbours (also those whose only edge was a self-loop,
 dropped by ``load_graph``) are maximal cliques of size 1, as in networkx;
@@ -127,10 +130,10 @@ def _algorithm(algorithm: str) -> Callable:
     return (lambda: _rdmce()) if algorithm == "rdmce" else (lambda: _mcegpu())
 
 
-def _listed(G, kernel, min_size, max_size, params) -> Iterator[list]:
+def _listed(G, kernel, min_size, max_size, params, progress=None) -> Iterator[list]:
     """Cliques from a listing-mode kernel (mce-gpu), filtered by size, as label lists."""
     label = _labeler(G.labels)
-    found = kernel().maximal_cliques(G, **params)
+    found = kernel().maximal_cliques(G, **_bar(progress), **params)
     return (label(c.tolist()) for c in found if _in_range(len(c), min_size, max_size))
 
 
@@ -207,6 +210,12 @@ def _progress(progress, desc: str):
     return progress or None
 
 
+def _bar(progress) -> dict:
+    """A GPU kernel's ``progress`` keyword, given only when asked: a bar over its seeds, and its
+    Ctrl-C message either way (``mce_kit.gpu.watch``)."""
+    return {"progress": progress} if progress else {}
+
+
 def _in_range(size: int, min_size, max_size) -> bool:
     return (min_size is None or size >= min_size) and (max_size is None or size <= max_size)
 
@@ -252,7 +261,7 @@ def find_cliques(
     if G.m == 0:  # no edges: every vertex is a maximal clique (no kernel launch for that)
         return iter([label([v]) for v in range(G.n)] if _in_range(1, min_size, max_size) else [])
     if dev == "gpu" and algorithm != MCE_ALGORITHMS[0]:
-        return _listed(G, kernel, min_size, max_size, params)
+        return _listed(G, kernel, min_size, max_size, params, progress)
     if dev == "gpu":
         blocks = maximal_clique_blocks(G, min_size=min_size, max_size=max_size, device="gpu", **params)
         other = G.labels is not None and G.labels.dtype.kind not in "iu"
@@ -400,17 +409,18 @@ def count_maximal_cliques(
     dev = _device(device, "maximal cliques", kernel)
     params = _check_params(params, _mce_knobs(algorithm), dev, "count_maximal_cliques")
     lo = _floor(min_size, isolated)
+    bar = _bar(progress)
 
     def run() -> int:
         if dev == "cpu":
             return engine.count_maximal_cliques(G, lo, max_size, progress=progress)
         if algorithm != MCE_ALGORITHMS[0]:
             if lo is None and max_size is None:
-                return kernel().count_maximal_cliques(G, **params)
-            return sum(1 for _ in _listed(G, kernel, lo, max_size, params))
+                return kernel().count_maximal_cliques(G, **bar, **params)
+            return sum(1 for _ in _listed(G, kernel, lo, max_size, params, progress))
         if lo is None and max_size is None:
-            return _rdmce().count_maximal_cliques(G, **params)
-        return _rdmce().count_maximal_cliques(G, min_size=lo, max_size=max_size, **params)
+            return _rdmce().count_maximal_cliques(G, **bar, **params)
+        return _rdmce().count_maximal_cliques(G, min_size=lo, max_size=max_size, **bar, **params)
 
     extra = {"algorithm": algorithm} if dev == "gpu" and algorithm != MCE_ALGORITHMS[0] else {}
     return _timed(run, dev, {"min_size": min_size, "max_size": max_size,
@@ -426,9 +436,9 @@ def clique_size_histogram(G, *, isolated=True, device="auto", algorithm="rdmce",
     dev = _device(device, "maximal cliques", kernel)
     params = _check_params(params, _mce_knobs(algorithm), dev, "clique_size_histogram")
     if dev == "gpu" and algorithm != MCE_ALGORITHMS[0]:
-        hist = Counter(len(c) for c in kernel().maximal_cliques(G, **params))
+        hist = Counter(len(c) for c in kernel().maximal_cliques(G, **_bar(progress), **params))
     elif dev == "gpu":
-        hist = _rdmce().clique_size_histogram(G, **params)
+        hist = _rdmce().clique_size_histogram(G, **_bar(progress), **params)
     else:
         hist = engine.clique_size_histogram(G, progress=progress)
     return {k: v for k, v in sorted(hist.items()) if isolated or k >= 2}

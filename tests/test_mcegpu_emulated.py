@@ -41,8 +41,10 @@ def binary(tmp_path_factory):
 
 
 def run_emulated(exe, G, *, subtree="L1", induced="IPX", worker_list=True, donate_min_p=10, blocks=4,
-                 warps_per_block=1, lane_words=4, ip_search="branch"):
-    """(count, donations, cliques in original labels) from the emulated kernel, one pass."""
+                 warps_per_block=1, lane_words=4, ip_search="branch", stop_us=-1, taken=None):
+    """(count, donations, cliques in original labels) from the emulated kernel, one pass.
+    ``stop_us``: when the host raises the stop word (-1 never, 0 before the launch); ``taken``: a
+    list that gets the number of seeds the blocks took."""
     prep = mcegpu.prepare(G)
     u, v, p, x = prep.seed_arrays(subtree)
     ipx = prep.induced_mode(induced) == "IPX"
@@ -59,11 +61,13 @@ def run_emulated(exe, G, *, subtree="L1", induced="IPX", worker_list=True, donat
         return f"{len(a)} " + " ".join(map(str, np.asarray(a).tolist()))
 
     text = "\n".join([vec(prep.indptr), vec(prep.indices), vec(u[idx]), vec(v[idx]),
-                      f"{cap} {list_cap} {flags} {workers} {32 * warps_per_block} {donate_min_p}"])
+                      f"{cap} {list_cap} {flags} {workers} {32 * warps_per_block} {donate_min_p} {stop_us}"])
     res = subprocess.run([str(exe)], input=text, capture_output=True, text=True, timeout=120, check=True)
     head, *lines = res.stdout.splitlines()
     f = head.split()
     count, donations, overflow, error = int(f[1]), int(f[3]), int(f[5]), int(f[7])
+    if taken is not None:
+        taken.append(int(f[9]))
     assert overflow == 0 and error == 0
     cliques = [tuple(sorted(prep.order[int(t)] for t in ln.split()[1:])) for ln in lines]
     cliques += [(int(prep.order[i]),) for i in prep.isolated]
@@ -132,3 +136,43 @@ def test_emulated_ip_searches_agree(binary, ip_search):
                                          ip_search=ip_search)
             want = sorted(tuple(sorted(c)) for c in nx.find_cliques(H))
             assert got == want and count == len(want), f"graph {i} {subtree}"
+
+
+def _cliques_of_first_seeds(G, subtree, k):
+    """The maximal cliques (labels, sorted) that seeds 0..k-1 of ``subtree`` hold, with the isolated
+    vertices: a clique belongs to the seed of its lowest vertex (L1) or lowest two (L2), in
+    degeneracy positions."""
+    prep = mcegpu.prepare(G)
+    u, v, _, _ = prep.seed_arrays(subtree)
+    pos = np.empty(G.n, dtype=np.int64)
+    pos[prep.order] = np.arange(G.n)
+    first = {(int(a), int(b)) if subtree == "L2" else int(a) for a, b in zip(u[:k], v[:k], strict=True)}
+    out = [(int(prep.order[i]),) for i in prep.isolated]
+    for c in nx.find_cliques(G.to_networkx()):
+        if len(c) < 2:
+            continue
+        low = sorted(pos[c].tolist())
+        if ((low[0], low[1]) if subtree == "L2" else low[0]) in first:
+            out.append(tuple(sorted(c)))
+    return sorted(out)
+
+
+@pytest.mark.parametrize("subtree", ["L1", "L2"])
+def test_emulated_stop_word_ends_the_launch_with_the_first_seeds_exact(binary, subtree):
+    # Ctrl-C (gpu/watch.py): once the host raises the stop word no block takes a seed; the seeds
+    # taken finish (blocks that wait in the worker list may get branches of them) and the launch
+    # ends with exactly their cliques. Raised before the launch: no seed at all.
+    G = from_networkx(nx.disjoint_union(moon_moser_nx(4), nx.gnp_random_graph(30, 0.3, seed=2)))
+    n_seeds = len(mcegpu.prepare(G).seed_arrays(subtree)[0])
+    partial = 0
+    for stop_us in (0, 300, 1000, 3000, 10_000, 30_000):
+        taken = []
+        count, _, got = run_emulated(binary, G, subtree=subtree, induced="IPX", donate_min_p=2, blocks=6,
+                                     stop_us=stop_us, taken=taken)
+        k = taken[0]
+        want = _cliques_of_first_seeds(G, subtree, k)
+        assert got == want and count == len(want), f"stop after {stop_us} us, {k} seeds taken"
+        if stop_us == 0:
+            assert k == 0
+        partial += 0 < k < n_seeds
+    assert partial, "no stop landed mid-run: the delays need retuning"

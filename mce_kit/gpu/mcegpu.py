@@ -32,10 +32,12 @@ from . import require_gpu
 from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
 from .loader import load_module
 from .seeds import degeneracy_csr, seed_sets
+from .watch import Watch, released
 
 FLAG_IPX, FLAG_WL, FLAG_LIST, FLAG_EDGE, FLAG_LANE4, FLAG_IP_XLIST, FLAG_IP_SHORTER = 1, 2, 4, 8, 16, 32, 64
 IP_SEARCH = {"branch": 0, "excluded": FLAG_IP_XLIST, "shorter": FLAG_IP_SHORTER}
 ERR_CAPACITY = 1
+STOP_AT = 32  # ctrl[STOP_AT]: the Ctrl-C stop word (watch.py), on a 128-byte line of its own
 QPOS_WORDS = 48  # worker-list head, tail, avail: one 128-byte line each (Q_HEAD/Q_TAIL/Q_AVAIL in mcegpu.cu)
 MAX_WARPS = 8
 AUTO_RATIO = 200  # induced="auto": IP iff max degree / degeneracy > 200 (the paper's Table 3 heuristic)
@@ -48,7 +50,7 @@ PHASES = ("build", "pivot", "set_ops", "worker_list")
 PARAMS = params_dtype(
     pointers=("indptr", "indices", "seed_u", "seed_v", "buf", "task_info", "flag", "queue", "qpos", "ctrl",
               "block_count", "block_nodes", "block_cycles", "block_seeds", "block_donated",
-              "block_received", "block_sm", "block_phase", "list", "list_pos", "list_overflow"),
+              "block_received", "block_sm", "block_phase", "list", "list_pos", "list_overflow", "stop"),
     i8=("buf_cap", "list_cap"),
     i4=("n_seeds", "flags", "n_workers", "donate_min_p"))
 
@@ -144,12 +146,14 @@ class Prepared:
             raise ValueError(f"induced must be 'auto', 'IP' or 'IPX', got {induced!r}")
         return induced
 
-    def run(self, *, listing=False, max_buffer_bytes=None, profile=False, seeds=None,
+    def run(self, *, listing=False, max_buffer_bytes=None, profile=False, seeds=None, progress=None,
             **params) -> MCEGPUResult:
         """One timed launch. ``seeds`` (indices into ``seed_arrays(subtree)``) runs only those
-        sub-trees and leaves out the isolated vertices: disjoint seed sets add up to the whole."""
-        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, profile=profile, seeds=seeds,
-                    **params)
+        sub-trees and leaves out the isolated vertices: disjoint seed sets add up to the whole.
+        ``progress``: a bar over the seeds (``watch.Watch``); Ctrl-C stops the kernel and raises
+        ``watch.Stopped`` naming the seeds finished and the cliques they hold."""
+        return released(_run, self, listing=listing, max_buffer_bytes=max_buffer_bytes, profile=profile,
+                        seeds=seeds, progress=progress, **params)
 
 
 def prepare(G: Graph) -> Prepared:
@@ -213,7 +217,8 @@ def _sum_u64(a: np.ndarray) -> int:
     return (int((a >> np.uint64(32)).sum()) << 32) + int((a & np.uint64(0xFFFFFFFF)).sum())
 
 
-def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, **params) -> MCEGPUResult:
+def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, progress=None,
+         **params) -> MCEGPUResult:
     p = _check(params)
     seeds = pick_tasks(seeds, len(prep.seed_arrays(p["subtree"])[0]), "mce-gpu")
     require_gpu()
@@ -249,7 +254,14 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, **pa
     list_cap = max(1024, 8 * n_run) if listing else 1
     device_bytes = indptr.nbytes + indices.nbytes
     counts, records = [], []
+    singles = len(prep.isolated) if seeds is None else 0
+    # a bar over the seeds of every pass; on Ctrl-C the seeds taken all finish (block_seeds; ``out``:
+    # the counters of the launch stopped)
+    watch = Watch(n_run, progress=progress, what="mce-gpu", unit="seed", found_what="maximal cliques",
+                  finished=lambda: int(stats[3].sum() + out[3].sum()),
+                  found=lambda: sum(_sum_u64(c) for c in counts) + _sum_u64(out[0].get()) + singles)
     for idx, cap, workers in passes:
+        base = watch.base
         su, sv = cupy.asarray(u[idx]), cupy.asarray(v[idx])
         buf = cupy.empty(workers * cap, dtype=cupy.uint32)
         task_info = cupy.zeros(8 * workers, dtype=cupy.int32)
@@ -261,7 +273,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, **pa
             flag = cupy.zeros(workers, dtype=cupy.int32)
             queue = cupy.full(workers, -1, dtype=cupy.int32)
             qpos = cupy.zeros(QPOS_WORDS, dtype=cupy.uint64)
-            ctrl = cupy.zeros(4, dtype=cupy.int32)
+            ctrl = cupy.zeros(STOP_AT + 1, dtype=cupy.int32)
             lst = cupy.empty(list_cap, dtype=cupy.int32)
             pos = cupy.zeros(1, dtype=cupy.uint64)
             overflow = cupy.zeros(1, dtype=cupy.int32)
@@ -269,9 +281,12 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, **pa
                        task_info=task_info, flag=flag, queue=queue, qpos=qpos, ctrl=ctrl,
                        block_count=out[0], block_nodes=out[1], block_cycles=out[2], block_seeds=out[3],
                        block_donated=out[4], block_received=out[5], block_sm=out[6], block_phase=ph,
-                       list=lst, list_pos=pos, list_overflow=overflow, buf_cap=cap, list_cap=list_cap,
-                       n_seeds=len(idx), flags=flags, n_workers=workers, donate_min_p=int(p["donate_min_p"]))
+                       list=lst, list_pos=pos, list_overflow=overflow, stop=ctrl[STOP_AT:], buf_cap=cap,
+                       list_cap=list_cap, n_seeds=len(idx), flags=flags, n_workers=workers,
+                       donate_min_p=int(p["donate_min_p"]))
             kernel((workers,), (threads,), ())
+            # ctrl[:2]: seeds taken, blocks with work; a relaunch shows the same seeds again (base)
+            watch.wait(ctrl[:2], len(idx), ctrl[STOP_AT:], base=base)
             if not listing or int(overflow[0]) == 0:
                 break
             list_cap = int(pos[0]) + 1  # the kernel counted what it needed
@@ -286,7 +301,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, **pa
         if listing:
             records.append(lst[: int(pos[0])].get())
         del buf
-    answer = sum(_sum_u64(c) for c in counts) + (len(prep.isolated) if seeds is None else 0)
+    watch.close()
+    answer = sum(_sum_u64(c) for c in counts) + singles
     stop.record()
     stop.synchronize()
     gpu_ms = cupy.cuda.get_elapsed_time(start, stop)

@@ -67,13 +67,15 @@ from . import require_gpu
 from .launch import free_bytes, params_dtype, plan_passes, set_params
 from .loader import load_module
 from .seeds import ordered_csr, seed_sets
+from .watch import Watch, released
 
 FLAG_EXPOSE, FLAG_AGGRESSIVE, FLAG_STREAM, FLAG_SIZES, FLAG_HIST, FLAG_RESUME = 1, 2, 4, 8, 16, 32
 FLAG_LOCAL = 64
 ERR_CAPACITY, ERR_RING = 1, 2
 WARPS_PER_BLOCK = 4
 RESUME_INTS = 176     # per worker in resume[]: the walk, then a suspended register sub-tree (rdmce.cu)
-CTRL_INTS = 8         # ctrl[]: next seed, active tasks, errors, stop flag, next free chunk of the ring
+CTRL_INTS = 8         # ctrl[]: next seed, active tasks, errors, stop flag, next free chunk of the ring, ...
+STOP_AT = 32          # then ctrl[STOP_AT]: the Ctrl-C stop word (watch.py), on a 128-byte line of its own
 MIN_CHUNK_WORDS = 1024
 LOCAL_IDS = 32        # local vertices of a register sub-tree (one per lane): a group holds at most this many
 CSR_PER_RING_WORD = 4  # a launch stops once its cliques hold this many vertices per ring word (vert_soft)
@@ -114,7 +116,7 @@ PARAMS = params_dtype(
     pointers=("indptr", "indices", "seed_u", "seed_v", "rows_buf", "stack_buf", "expo", "copying",
               "rows_users", "task_info", "ctrl", "worker_count", "worker_nodes", "worker_cycles",
               "worker_seeds", "worker_steals", "hist", "ring", "chunk_len", "chunk_recs", "chunk_next",
-              "resume"),
+              "resume", "stop"),
     i8=("rows_cap", "stack_cap", "vert_soft"),
     i4=("n_seeds", "tau", "flags", "n_workers", "min_size", "max_size", "hist_len", "chunk_words",
         "chunk_soft", "chunk_hard"))
@@ -193,13 +195,15 @@ class Prepared:
         return self.seeds[seeding]
 
     def run(self, *, min_size=None, max_size=None, histogram=False, isolated=True, max_buffer_bytes=None,
-            seeds=None, **params) -> RDMCEResult:
+            seeds=None, progress=None, **params) -> RDMCEResult:
         """Count (and with ``histogram=True`` count per size) the maximal cliques with
         ``min_size <= size <= max_size``; ``isolated=False`` leaves out vertices without neighbours.
         ``seeds`` (indices into ``seed_arrays``) runs only those seeds and leaves out the isolated
-        vertices (a chunk of a distributed run)."""
-        return _run(self, min_size, max_size, histogram, isolated and seeds is None, max_buffer_bytes,
-                    params, seeds)
+        vertices (a chunk of a distributed run). ``progress``: a bar over the seeds (``watch.Watch``:
+        True, "auto", a tqdm-like object or a wrapper); Ctrl-C stops the kernel and raises
+        ``watch.Stopped`` naming the seeds finished and the cliques they hold."""
+        return released(_run, self, min_size, max_size, histogram, isolated and seeds is None,
+                        max_buffer_bytes, params, seeds, progress)
 
     def blocks(self, block_size: int = 1 << 20, *, min_size=None, max_size=None, isolated=True,
                as_cupy=False, ring_words=None, chunk_words=None, csr_words=None, max_buffer_bytes=None,
@@ -503,7 +507,7 @@ class _Device:
                 copying=cupy.zeros(workers, dtype=cupy.int32),
                 rows_users=cupy.zeros(workers, dtype=cupy.int32),
                 task_info=cupy.zeros(8 * workers, dtype=cupy.int32),
-                ctrl=cupy.zeros(CTRL_INTS, dtype=cupy.int32),
+                ctrl=cupy.zeros(STOP_AT + 1, dtype=cupy.int32),
             )
             self.device_bytes = max(self.device_bytes, self.indptr.nbytes + self.indices.nbytes
                                     + su.nbytes * 2 + sum(b.nbytes for b in bufs.values())
@@ -526,8 +530,8 @@ class _Device:
                    worker_seeds=out[3], worker_steals=out[4], hist=self.hist,
                    ring=r.get("ring", none), chunk_len=r.get("chunk_len", none),
                    chunk_recs=r.get("chunk_recs", none), chunk_next=_b["ctrl"][4:],
-                   resume=r.get("resume", none), rows_cap=_rc, stack_cap=_sc, n_seeds=_n,
-                   tau=self.p["tau"], flags=flags, n_workers=_w, min_size=lo, max_size=hi,
+                   resume=r.get("resume", none), stop=_b["ctrl"][STOP_AT:], rows_cap=_rc, stack_cap=_sc,
+                   n_seeds=_n, tau=self.p["tau"], flags=flags, n_workers=_w, min_size=lo, max_size=hi,
                    hist_len=self.hist_len, chunk_words=r.get("chunk_words", 0),
                    vert_soft=r.get("vert_soft", 0),
                    chunk_soft=r.get("chunk_soft", 0), chunk_hard=r.get("chunk_hard", 0))
@@ -558,7 +562,7 @@ class _Device:
 
 
 def _run(prep: Prepared, min_size, max_size, histogram, isolated, max_buffer_bytes, params,
-         seeds=None) -> RDMCEResult:
+         seeds=None, progress=None) -> RDMCEResult:
     on, lo, hi = size_range(min_size, max_size)
     dev = _Device(prep, params, max_buffer_bytes, seeds=seeds)
     cupy = dev.cupy
@@ -566,9 +570,15 @@ def _run(prep: Prepared, min_size, max_size, histogram, isolated, max_buffer_byt
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
     start.record()
     dev.start(hist_len=prep.d + 3 if histogram else 1)
-    for _, _, launch in dev.passes():
-        dev.check(launch(flags, lo, hi))
     singles = len(extra_singletons(prep, isolated, lo, hi))
+    # a bar over the seeds of every pass; on Ctrl-C the seeds taken all finish (worker_seeds)
+    with Watch(len(dev.u), progress=progress, what="RDMCE", unit="seed",
+               finished=lambda: int(dev.stats[3].sum()), found=lambda: int(dev.stats[0].sum()) + singles,
+               found_what="maximal cliques") as w:
+        for n_seeds, _, launch in dev.passes():
+            ctrl = launch(flags, lo, hi)
+            w.wait(ctrl[:2], n_seeds, ctrl[STOP_AT:])  # seeds taken, tasks active; the stop word
+            dev.check(ctrl)
     count = int(dev.stats[0].sum()) + singles
     hist = dev.hist.get() if histogram else None
     stop.record()

@@ -134,6 +134,12 @@ template <class T> inline T atomicAdd(T* p, T v) { return std::atomic_ref<T>(*p)
 template <class T> inline T atomicSub(T* p, T v) { return std::atomic_ref<T>(*p).fetch_sub(v); }
 template <class T> inline T atomicOr(T* p, T v) { return std::atomic_ref<T>(*p).fetch_or(v); }
 template <class T> inline T atomicExch(T* p, T v) { return std::atomic_ref<T>(*p).exchange(v); }
+template <class T> inline T atomicMax(T* p, T v) {
+    std::atomic_ref<T> r(*p);
+    T cur = r.load();
+    while (cur < v && !r.compare_exchange_weak(cur, v)) {}
+    return cur;
+}
 template <class T> inline T atomicCAS(T* p, T cmp, T v) {
     std::atomic_ref<T>(*p).compare_exchange_strong(cmp, v);
     return cmp;

@@ -39,6 +39,9 @@
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 4       // 4 x 256 threads per SM: at most 64 registers
 #endif
+#ifndef STOP_CHECK
+#define STOP_CHECK 1       // 0: no Ctrl-C stop check (measures its cost: bench --define STOP_CHECK=0)
+#endif
 #define PCACHE 64           // words of P kept in shared memory (p <= 2048); larger P is read in place
 #ifndef MCEGPU_PROFILE
 #define MCEGPU_PROFILE 0    // 1: per-block cycles in build / pivot / set operations / worker list
@@ -66,6 +69,7 @@ struct Params {             // one launch; fields must match PARAMS in mcegpu.py
     int* list;              // listing: [size, v...] records
     u64* list_pos;
     int* list_overflow;
+    const int* stop;        // set by the host on Ctrl-C (gpu/watch.py): take no further seed
     long long buf_cap;
     long long list_cap;
     int n_seeds;
@@ -657,9 +661,14 @@ extern "C" __global__ void __launch_bounds__(32 * MAX_WARPS, MIN_BLOCKS) mcegpu_
         if (tid == 0) {
             int s = -1;
             if (volatile_load(G.ctrl) < G.n_seeds) {     // phase 1: independent sub-trees
-                atomicAdd(G.ctrl + 1, 1);
-                s = atomicAdd(G.ctrl, 1);
-                if (s >= G.n_seeds) { s = -1; atomicSub(G.ctrl + 1, 1); }
+                // Ctrl-C (one load per seed taken): the seeds count as gone, so the blocks with
+                // work finish it (donating as in phase 2) and the waiting ones leave as usual.
+                if (STOP_CHECK && volatile_load(G.stop)) atomicMax(G.ctrl, G.n_seeds);
+                else {
+                    atomicAdd(G.ctrl + 1, 1);
+                    s = atomicAdd(G.ctrl, 1);
+                    if (s >= G.n_seeds) { s = -1; atomicSub(G.ctrl + 1, 1); }
+                }
             }
             sh.seed = s;
         }

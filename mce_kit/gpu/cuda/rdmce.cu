@@ -70,6 +70,9 @@
 #ifndef STREAMING
 #define STREAMING 0
 #endif
+#ifndef STOP_CHECK
+#define STOP_CHECK 1       // 0: no Ctrl-C stop check (measures its cost: bench --define STOP_CHECK=0)
+#endif
 #define HBINS 64           // sizes kept in the shared-memory histogram of a block
 // resume[] per worker: suspended?, l, c, xptr, lo, frozen_hi, tick, sub-tree pending?; then a
 // suspended register sub-tree (solve_local): d, r0, n at LOCAL_AT, its 32 local vertices at LOCAL_IDS,
@@ -109,6 +112,7 @@ struct Params {            // one launch; fields must match PARAMS in rdmce.py (
     int* chunk_recs;       // records in each chunk
     int* chunk_next;       // [0] next free chunk (ctrl + 4 when streaming)
     int* resume;           // RESUME_INTS per worker: a walk suspended by the stop flag
+    const int* stop;       // set by the host on Ctrl-C (gpu/watch.py): take no further seed
     long long rows_cap;
     long long stack_cap;
     long long vert_soft;   // streaming: a launch stops once its cliques hold this many vertices
@@ -1104,9 +1108,15 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) r
                 // Once the seeds are gone, idle laps leave ctrl alone: a lap's brief ctrl[1]
                 // increment would hide the zero that ends the kernel, and ctrl[0] would wrap.
                 else if (volatile_load(G.ctrl) < G.n_seeds) {
-                    atomicAdd(G.ctrl + 1, 1);
-                    seed = atomicAdd(G.ctrl, 1);
-                    if (seed >= G.n_seeds) { seed = -1; atomicSub(G.ctrl + 1, 1); }
+                    // Ctrl-C (one load per seed taken): the seeds count as gone, so the usual end
+                    // test (ctrl[0] >= n_seeds, no active task) ends the launch once the tasks in
+                    // flight are done; worker_seeds still says which seeds ran (the first ones).
+                    if (STOP_CHECK && volatile_load(G.stop)) atomicMax(G.ctrl, G.n_seeds);
+                    else {
+                        atomicAdd(G.ctrl + 1, 1);
+                        seed = atomicAdd(G.ctrl, 1);
+                        if (seed >= G.n_seeds) { seed = -1; atomicSub(G.ctrl + 1, 1); }
+                    }
                 }
             }
             seed = __shfl_sync(FULL_MASK, seed, 0);

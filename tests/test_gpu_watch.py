@@ -1,0 +1,116 @@
+"""Progress bars and Ctrl-C on the GPU (gpu/watch.py) for RDMCE and mce-gpu: the bar changes no
+count, and a stopped launch ends with exactly the cliques of the seeds it took.
+
+Run with ``pytest -m gpu``; every test here skips cleanly without a GPU.
+"""
+
+import networkx as nx
+import numpy as np
+import pytest
+from graph_families import from_networkx, random_nx_graphs
+
+import mce_kit as mk
+from mce_kit.gpu import has_gpu
+
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not has_gpu(), reason="needs a CUDA GPU")]
+
+ALGORITHMS = ["rdmce", "mce-gpu"]
+LONG = "ego-Facebook"  # RDMCE about 0.15 s, mce-gpu about 1.5 s on an H100: long enough to stop mid-run
+
+
+def _reference(name):
+    from mce_kit.experiments.rdmce import reference_counts
+
+    return reference_counts()[name]
+
+
+def _load(name):
+    from mce_kit import datasets
+
+    return datasets.load(name)
+
+
+def _launcher(algorithm):
+    from mce_kit.gpu import mcegpu, rdmce
+
+    return rdmce if algorithm == "rdmce" else mcegpu
+
+
+class Recorder:
+    """A tqdm-like bar that keeps every update."""
+
+    def __init__(self):
+        self.steps = []
+
+    def update(self, n):
+        self.steps.append(n)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_progress_changes_no_count_on_random_graphs(algorithm):
+    for i, H in enumerate(random_nx_graphs(40, seed=11)):
+        G = from_networkx(H)
+        want = sum(1 for _ in nx.find_cliques(H))
+        got = [mk.count_maximal_cliques(G, device="gpu", algorithm=algorithm, progress=p)
+               for p in (False, True, True, True)]
+        assert got == [want] * 4, f"graph {i} ({G.n} vertices, {G.m} edges)"
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_progress_changes_no_count_on_a_bundled_graph(algorithm):
+    G, want = _load("wiki-Vote"), _reference("wiki-Vote")
+    got = [mk.count_maximal_cliques(G, device="gpu", algorithm=algorithm, progress=p)
+           for p in (False, True, True, True)]
+    assert got == [want] * 4
+    hist = mk.clique_size_histogram(G, device="gpu", algorithm=algorithm, progress=True)
+    assert sum(hist.values()) == want
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_the_bar_reaches_every_seed_on_a_long_run(algorithm, monkeypatch):
+    from mce_kit.gpu import watch
+
+    monkeypatch.setattr(watch, "POLL_S", 0.01)  # many reads even in RDMCE's 0.15 s
+    G = _load(LONG)
+    prep = _launcher(algorithm).prepared(G)
+    bar = Recorder()
+    res = prep.run(progress=bar)
+    n_seeds = len(prep.seed_arrays("edge" if algorithm == "rdmce" else "L1")[0])
+    assert res.count == _reference(LONG)
+    assert all(s > 0 for s in bar.steps) and sum(bar.steps) == n_seeds
+    assert len(bar.steps) >= 2  # read while the kernel ran, then the end
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_a_stop_right_after_launch_names_the_seeds_and_the_next_call_is_exact(algorithm):
+    from mce_kit.gpu import watch
+
+    G, want = _load("wiki-Vote"), _reference("wiki-Vote")
+    with watch.interrupt_after(0.0), pytest.raises(KeyboardInterrupt) as info:
+        mk.count_maximal_cliques(G, device="gpu", algorithm=algorithm)
+    s = info.value
+    assert isinstance(s, watch.Stopped) and 0 <= s.done <= s.total and 0 <= s.found <= want
+    assert f"{s.done:,} of {s.total:,} seeds finished" in str(s) and "lower bound" in str(s)
+    assert mk.count_maximal_cliques(G, device="gpu", algorithm=algorithm) == want
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_a_stopped_launch_counts_exactly_the_seeds_it_took(algorithm):
+    # seeds are taken in order, so the seeds finished are the first `done` ones: their count,
+    # from a run of those seeds alone, is what the stopped call found (plus the isolated vertices)
+    from mce_kit.gpu import watch
+
+    G, want = _load(LONG), _reference(LONG)
+    prep = _launcher(algorithm).prepared(G)
+    res = prep.run()
+    assert res.count == want and res.passes == 1  # one pass: seeds in index order
+    done = []
+    for delay_s in (0.0, 0.005, 0.02, 0.1):
+        with watch.interrupt_after(delay_s), pytest.raises(watch.Stopped) as info:
+            prep.run()
+        s = info.value
+        first = prep.run(seeds=np.arange(s.done)).count if s.done else 0
+        assert s.found == first + len(prep.isolated), f"stopped after {delay_s} s, {s.done} seeds done"
+        done.append(s.done)
+    assert any(0 < d < s.total for d in done), done  # at least one stop landed mid-run
+    assert prep.run().count == want
