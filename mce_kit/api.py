@@ -573,9 +573,9 @@ def count_k_cliques(G, k: int, *, device="auto", progress=False, client=None, gp
             if params:
                 raise TypeError(f"count_k_cliques(algorithm='pivot') takes no KCMiner parameter(s): "
                                 f"{', '.join(sorted(params))}")
-            return _timed(lambda: _cliquecount().clique_counts(G, int(k))[int(k)], dev,
+            return _timed(lambda: _cliquecount().clique_counts(G, int(k), **_bar(progress))[int(k)], dev,
                           {"k": k, "algorithm": how})
-        return _timed(lambda: _kclique().count_k_cliques(G, k, **params), dev,
+        return _timed(lambda: _kclique().count_k_cliques(G, k, **_bar(progress), **params), dev,
                       {"k": k, "algorithm": how, **params})
     return _timed(lambda: engine.count_k_cliques(G, k, algorithm, progress=progress), dev,
                   {"k": k, "algorithm": None if algorithm == "auto" else algorithm})
@@ -593,7 +593,7 @@ def clique_counts(G, k_max: int | None = None, *, device="auto", progress=False,
         dev = "cpu" if device == "cpu" else "gpu"
         return distributed.clique_counts(G, k_max, client=client, gpus=gpus, device=dev, **params)
     if _device(device, "clique counts", _cliquecount) == "gpu":
-        return _cliquecount().clique_counts(G, k_max, **params)
+        return _cliquecount().clique_counts(G, k_max, **_bar(progress), **params)
     _no_params(params, "clique_counts on the CPU")
     return engine.clique_counts(G, k_max, progress=progress)
 

@@ -1,5 +1,6 @@
-"""Progress bars and Ctrl-C on the GPU (gpu/watch.py) for RDMCE and mce-gpu: the bar changes no
-count, and a stopped launch ends with exactly the cliques of the seeds it took.
+"""Progress bars and Ctrl-C on the GPU (gpu/watch.py) for RDMCE, mce-gpu, KCMiner and the pivot
+counter: the bar changes no count, and a stopped launch ends with exactly the cliques of the seeds
+it took.
 
 Run with ``pytest -m gpu``; every test here skips cleanly without a GPU.
 """
@@ -114,3 +115,43 @@ def test_a_stopped_launch_counts_exactly_the_seeds_it_took(algorithm):
         done.append(s.done)
     assert any(0 < d < s.total for d in done), done  # at least one stop landed mid-run
     assert prep.run().count == want
+
+
+def test_kcminer_and_the_pivot_counter_show_a_bar_and_count_the_same():
+    from mce_kit.gpu import cliquecount, kclique
+
+    G = _load("wiki-Vote")
+    bar = Recorder()
+    res = kclique.prepare(G).run(k=6, progress=bar)
+    assert res.answer == kclique.prepare(G).run(k=6).answer
+    assert sum(bar.steps) == res.pieces and all(s > 0 for s in bar.steps)
+    bar = Recorder()
+    got = cliquecount.prepare(G).run(k_max=6, progress=bar)
+    assert got.answer == cliquecount.prepare(G).run(k_max=6).answer and sum(bar.steps) == got.pieces
+    assert got.answer[6] == res.answer
+    assert mk.count_k_cliques(G, 6, device="gpu", progress=True) == res.answer
+
+
+def test_a_stopped_kcminer_launch_counts_exactly_the_tasks_it_took():
+    # tasks are taken in order (one pass): the first `done` entries of the launch finished, and
+    # what the stopped launch found is their count
+    from mce_kit.gpu import kclique, watch
+
+    G = _load(LONG)
+    prep = kclique.prepare(G)
+    whole = prep.run(k=7, split=False)
+    assert whole.passes == 1
+    done = []
+    for delay_s in (0.0, 0.005, 0.02):
+        with watch.interrupt_after(delay_s), pytest.raises(watch.Stopped) as info:
+            prep.run(k=7, split=False)
+        s = info.value
+        assert s.total == whole.pieces and "7-cliques found" in str(s)
+        first = prep.run(k=7, split=False, tasks=np.arange(s.done)).answer if s.done else 0
+        assert s.found == first, f"stopped after {delay_s} s, {s.done} tasks done"
+        done.append(s.done)
+    assert any(0 < d < whole.pieces for d in done), done
+    assert prep.run(k=7, split=False).answer == whole.answer
+    with watch.interrupt_after(0.0), pytest.raises(watch.Stopped):
+        mk.clique_counts(G, 8, device="gpu")
+    assert mk.clique_counts(G, 5, device="gpu")[5] == prep.run(k=5).answer

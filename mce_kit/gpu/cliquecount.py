@@ -23,9 +23,10 @@ import numpy as np
 from ..cpu.pivot import combine_leaves
 from ..graph import Graph
 from . import require_gpu
-from .kclique import OrientedGraph, _sms, check_params, split_sizes, split_tasks, tasks_of, upload
+from .kclique import OrientedGraph, _sms, check_params, split_sizes, split_tasks, tasks_of, upload, words32
 from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
 from .loader import load_module
+from .watch import Watch, released
 
 ERR_CAPACITY = 1
 WARPS_PER_BLOCK = 4
@@ -36,7 +37,7 @@ SPLIT_MIN_SIZE = 48
 TREE_GROWTH = 2 ** (1 / 6)  # estimated tree size: TREE_GROWTH ** (candidates), as for a maximal-clique seed
 
 PARAMS = params_dtype(
-    pointers=("indptr", "indices", "tasks", "split", "work", "ctrl", "leaves", "worker_tasks",
+    pointers=("indptr", "indices", "tasks", "split", "stop", "work", "ctrl", "leaves", "worker_tasks",
               "worker_nodes"),
     i8=("work_cap",),
     i4=("n_tasks", "k_max", "pc", "n_workers"))
@@ -69,18 +70,20 @@ class Result:
 
 
 class Prepared(OrientedGraph):
-    def run(self, *, max_buffer_bytes=None, tasks=None, **params) -> Result:
+    def run(self, *, max_buffer_bytes=None, tasks=None, progress=None, **params) -> Result:
         """One timed launch. ``tasks`` (indices into ``orient(order).u``/``.v``) counts only the cliques
         whose two earliest vertices are those edges: the answer then holds k >= 3 only, and the
-        answers of disjoint task sets add up (``mce_kit.distributed``)."""
-        return _run(self, max_buffer_bytes=max_buffer_bytes, tasks=tasks, **params)
+        answers of disjoint task sets add up (``mce_kit.distributed``). ``progress``: a bar over the
+        tasks (``watch.Watch``); Ctrl-C stops the launch cleanly."""
+        return released(_run, self, max_buffer_bytes=max_buffer_bytes, tasks=tasks, progress=progress,
+                        **params)
 
 
 def prepare(G: Graph, order: str = "degeneracy") -> Prepared:
     return Prepared.build(G, order)
 
 
-def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, **params) -> Result:
+def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **params) -> Result:
     p = check_params(params, DEFAULTS, "clique-count")
     k_max = p["k_max"]
     if k_max is not None and int(k_max) < 1:
@@ -122,18 +125,22 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, **params) -> Result:
     start.record()
     if run:
         blob, indptr, indices, d_tasks = upload(ori.all_blob, ori.indptr, ori.indices, len(ori.u))
+        watch = Watch(len(part), progress=progress, what="clique counts", unit="edge task")
         for idx, caps, workers in plan:
             pairs = tasks_of(d_tasks, ori.u, ori.v, part[idx])   # largest first
             split = 0 if code is None else cupy.asarray(code[idx])
             work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
-            # one zeroed buffer: ctrl (next task, error flags), leaves, per worker: nodes, tasks (int32)
-            state = cupy.zeros(1 + n_leaves + 2 * workers, dtype=cupy.uint64)
+            # one zeroed buffer: ctrl (next task, error flags), leaves, per worker: nodes, tasks (int32);
+            # last, the stop word
+            end = 1 + n_leaves + 2 * workers
+            state = cupy.zeros(end + 1, dtype=cupy.uint64)
             at = state.data.ptr
-            set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=pairs, split=split, work=work,
-                       ctrl=at, leaves=at + 8, worker_nodes=at + 8 * (1 + n_leaves),
-                       worker_tasks=at + 8 * (1 + n_leaves + workers),
+            set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=pairs, split=split,
+                       stop=at + 8 * end, work=work, ctrl=at, leaves=at + 8,
+                       worker_nodes=at + 8 * (1 + n_leaves), worker_tasks=at + 8 * (1 + n_leaves + workers),
                        work_cap=caps["work"], n_tasks=len(idx), k_max=K, pc=pc, n_workers=workers)
             kernel((-(-workers // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
+            watch.wait(words32(state, 0), len(idx), words32(state, end))
             host = state.get()
             if int(host[0]) >> 32 & ERR_CAPACITY:
                 raise RuntimeError("clique counts: a task exceeded its workspace bound (internal error)")
@@ -143,6 +150,7 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, **params) -> Result:
             n_tasks += len(idx)
             passes += 1
             del work
+        watch.close()
     stop.record()
     stop.synchronize()
     gpu_ms = cupy.cuda.get_elapsed_time(start, stop)

@@ -47,6 +47,7 @@ from .launch import (
     split_heavy,
 )
 from .loader import load_module
+from .watch import Watch, released
 
 FLAG_SCHED, FLAG_DYNAMIC, FLAG_SIZE, FLAG_LIST, FLAG_STATS, FLAG_BYROW, FLAG_BLOCK = 1, 2, 4, 8, 16, 32, 64
 ERR_CAPACITY = 1
@@ -62,7 +63,7 @@ DEFAULTS = dict(k=4, order="degree", scheduling=True, dynamic=True, size=True, l
 ROWS = ("flat", "by_row")  # how the bitmap rows are built (build_rows in cuda/subgraph.cuh)
 
 PARAMS = params_dtype(
-    pointers=("indptr", "indices", "tasks", "split", "work", "ctrl", "acc", "worker_tasks",
+    pointers=("indptr", "indices", "tasks", "split", "stop", "work", "ctrl", "acc", "worker_tasks",
               "worker_cycles", "bins", "active", "list", "list_pos"),
     i8=("work_cap", "list_cap"),
     i4=("n_tasks", "k", "flags", "lam_milli", "n_workers"))
@@ -251,10 +252,12 @@ class OrientedGraph:
 
 
 class Prepared(OrientedGraph):
-    def run(self, *, listing=False, max_buffer_bytes=None, tasks=None, **params) -> Result:
+    def run(self, *, listing=False, max_buffer_bytes=None, tasks=None, progress=None, **params) -> Result:
         """One timed launch. ``tasks`` (indices into ``orient(order).u``/``.v``, the oriented edges)
-        runs only those edge tasks: the counts of disjoint task sets add up to the whole."""
-        return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, tasks=tasks, **params)
+        runs only those edge tasks: the counts of disjoint task sets add up to the whole.
+        ``progress``: a bar over the tasks (``watch.Watch``); Ctrl-C stops the launch cleanly."""
+        return released(_run, self, listing=listing, max_buffer_bytes=max_buffer_bytes, tasks=tasks,
+                        progress=progress, **params)
 
 
 def prepare(G: Graph, order: str = "degree") -> Prepared:
@@ -307,12 +310,20 @@ def split_tasks(cost: np.ndarray, bound: np.ndarray, n_workers: int, split, task
 
 
 # the per-pass state, one zeroed u64 buffer: ctrl (next task, error flags), list_pos, active[2],
-# bins[2 * NBINS * 2], then per worker: acc (lo, hi), cycles, tasks (int32 in a u64 slot)
+# bins[2 * NBINS * 2], the stop word (int32), then per worker: acc (lo, hi), cycles, tasks (int32)
 _S_CTRL, _S_POS, _S_ACTIVE, _S_BINS = 0, 1, 2, 4
-_S_FIXED = _S_BINS + 2 * NBINS * 2
+_S_STOP = _S_BINS + 2 * NBINS * 2
+_S_FIXED = _S_STOP + 1
 
 
-def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, **params) -> Result:
+def words32(state, at: int):
+    """The first int32 of u64 slot ``at`` of a device state buffer (a task counter, a stop word)."""
+    import cupy
+
+    return state[at: at + 1].view(cupy.int32)[:1]
+
+
+def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None, **params) -> Result:
     p = check_params(params, DEFAULTS, "KCMiner")
     k = int(p["k"])
     if not 3 <= k <= KMAX:
@@ -377,6 +388,14 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, **params) -> 
     device_bytes = blob.nbytes
     list_cap = LIST_CAP if listing else 1
     lists = []
+    now = {}   # the pass running: its state and warps, and the count before it (what a Ctrl-C reports)
+
+    def found() -> int:
+        per, w = now["state"].get()[_S_FIXED:], now["warps"]
+        return now["before"] + sum128(per[0: 2 * w: 2], per[1: 2 * w: 2])
+
+    watch = Watch(sum(len(ph[0]) for ph in phases), progress=progress, what="KCMiner", unit="edge task",
+                  found=None if listing else found, found_what=f"{k}-cliques")
     for part, code, launch_flags, parts, plan in phases:
         for idx, caps, workers in plan:
             pairs = tasks_of(d_tasks, ori.u, ori.v, part[idx])   # largest first
@@ -384,6 +403,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, **params) -> 
             work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
             device_bytes = max(device_bytes, blob.nbytes + work.nbytes)
             warps = workers * parts
+            base = watch.base
             while True:
                 state = cupy.zeros(_S_FIXED + 4 * warps, dtype=cupy.uint64)
                 at = state.data.ptr
@@ -391,13 +411,16 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, **params) -> 
                 cyc, ntk = acc + 16 * warps, acc + 24 * warps
                 lst = cupy.empty(list_cap if listing else 1, dtype=cupy.int32)
                 set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=pairs, split=split,
-                           work=work, ctrl=at + 8 * _S_CTRL, acc=acc, worker_tasks=ntk, worker_cycles=cyc,
+                           stop=at + 8 * _S_STOP, work=work, ctrl=at + 8 * _S_CTRL, acc=acc,
+                           worker_tasks=ntk, worker_cycles=cyc,
                            bins=at + 8 * _S_BINS, active=at + 8 * _S_ACTIVE, list=lst,
                            list_pos=at + 8 * _S_POS, work_cap=caps["work"], list_cap=list_cap,
                            n_tasks=len(idx), k=k, flags=launch_flags, lam_milli=int(round(lam * 1000)),
                            n_workers=workers)
                 fn = block_kernel if parts > 1 else kernel
                 fn((-(-warps // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
+                now.update(state=state, warps=warps, before=total)
+                watch.wait(words32(state, _S_CTRL), len(idx), words32(state, _S_STOP), base=base)
                 host = state.get()
                 if not listing or int(host[_S_POS]) <= list_cap:
                     break
@@ -413,6 +436,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, **params) -> 
             if listing:
                 lists.append(lst[: int(host[_S_POS])].get())
             del work
+    watch.close()
     stop.record()
     stop.synchronize()
     gpu_ms = cupy.cuda.get_elapsed_time(start, stop)

@@ -39,6 +39,7 @@ struct Params {            // one launch; fields must match PARAMS in cliquecoun
     const int* indices;
     const int* tasks;      // task t is the edge (tasks[2 t], tasks[2 t + 1]), largest first
     const int* split;      // null, or task t is piece split[t] & 0xffff of split[t] >> 16 of its edge
+    const int* stop;       // set by the host on Ctrl-C (gpu/watch.py): take no further task
     u32* work;             // work_cap words per worker
     int* ctrl;             // [0] next task, [1] error flags
     u64* leaves;           // [(k_max + 1) * pc] leaf counts by (held h, pivots p)
@@ -72,7 +73,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) c
     #pragma unroll 1
     for (;;) {
         int task = 0;
-        if (lane == 0) task = atomicAdd(G.ctrl, 1);
+        if (lane == 0) task = volatile_load(G.stop) ? G.n_tasks : atomicAdd(G.ctrl, 1);
         task = __shfl_sync(FULL_MASK, task, 0);
         if (task >= G.n_tasks) break;
         tasks++;

@@ -60,6 +60,7 @@ struct Params {            // one launch; fields must match PARAMS in kclique.py
     const int* indices;
     const int* tasks;      // task t is the oriented edge (tasks[2 t], tasks[2 t + 1]), largest first
     const int* split;      // null, or task t is piece split[t] & 0xffff of split[t] >> 16 of its edge
+    const int* stop;       // set by the host on Ctrl-C (gpu/watch.py): take no further task
     u32* work;             // work_cap words per worker
     int* ctrl;             // [0] next task, [1] error flags
     u64* acc;              // per worker: 128-bit count (lo, hi)
@@ -373,11 +374,11 @@ __device__ __forceinline__ void kclique_worker() {
     for (;;) {
         int task = 0;
         if (BLOCK) {
-            if (threadIdx.x == 0) sh_block[0] = atomicAdd(G.ctrl, 1);
+            if (threadIdx.x == 0) sh_block[0] = volatile_load(G.stop) ? G.n_tasks : atomicAdd(G.ctrl, 1);
             __syncthreads();
             task = sh_block[0];
         } else {
-            if (lane == 0) task = atomicAdd(G.ctrl, 1);
+            if (lane == 0) task = volatile_load(G.stop) ? G.n_tasks : atomicAdd(G.ctrl, 1);
             task = __shfl_sync(FULL_MASK, task, 0);
         }
         if (task >= G.n_tasks) break;
