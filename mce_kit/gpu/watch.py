@@ -46,7 +46,7 @@ POLL_S = 0.15     # seconds between two reads of the task counter while a bar is
 QUIET_S = 1.0     # progress="auto": a launch that runs this long gets a bar
 SPIN_S = 0.005    # the first seconds of a wait query the event back to back (no nap)
 NAP_SHARE = 0.02  # then each nap is this share of the time waited so far (the end is seen that late)...
-MAX_NAP_S = 0.02  # ...and at most this long
+MAX_NAP_S = 0.002  # ...and at most this long (a launch's end seen late adds to every timed call)
 
 _hook = threading.local()  # interrupt_after: seconds into a wait at which a Ctrl-C is simulated
 
