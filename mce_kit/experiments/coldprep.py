@@ -4,7 +4,7 @@ what Numba costs a fresh process (the numbers behind ``accel.use_compiled``).
     python -m mce_kit.experiments.coldprep --out data/results [--repeats 5] [--only NAME ...]
 
 Rows ``step``, per graph and path ("numpy" or "compiled"), median milliseconds of ``--repeats``
-runs, each on a fresh copy of the graph (nothing kept):
+runs, each on a fresh copy of the graph (nothing kept; ``load_avg``: the machine's load then):
 - ``mce``: the degeneracy-ordered CSR and the edge seeds with their buffer words (RDMCE's first call);
 - ``kclique``: the graph relabelled by degree and oriented (``order.oriented_csr``, KCMiner's);
 - ``mbe``: ``gmbe.prepare`` (GMBE+'s order, both CSRs and the 2-hop sizes).
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -69,7 +70,7 @@ def numba_costs(repeats: int) -> pd.DataFrame:
     runs[:, 2] /= 3  # three further twins
     return pd.DataFrame({"step": "numba", "graph": "", "path": "fresh process", "entries": 0,
                          "median_ms": np.median(runs, axis=0), "min_ms": runs.min(axis=0),
-                         "repeats": repeats, "detail": NUMBA_STEPS})
+                         "repeats": repeats, "detail": NUMBA_STEPS, "load_avg": os.getloadavg()[0]})
 
 
 def _mce(G: Graph):
@@ -107,8 +108,9 @@ def host_steps(names, repeats: int):
     try:
         for name in names:
             G = datasets.load(name)
-            steps = [("mbe", _mbe)] if isinstance(G, BipartiteGraph) else [("mce", _mce), ("kclique", _kclique)]
-            entries = G.m if isinstance(G, BipartiteGraph) else len(G.indices)
+            bipartite = isinstance(G, BipartiteGraph)
+            steps = [("mbe", _mbe)] if bipartite else [("mce", _mce), ("kclique", _kclique)]
+            entries = G.m if bipartite else len(G.indices)
             for step, fn in steps:
                 got = {}
                 for path in ("numpy", "compiled"):
@@ -116,7 +118,7 @@ def host_steps(names, repeats: int):
                     got[path], times = _timed(fn, G, repeats)
                     yield {"step": step, "graph": name, "path": path, "entries": entries,
                            "median_ms": statistics.median(times), "min_ms": min(times), "repeats": repeats,
-                           "detail": ""}
+                           "detail": "", "load_avg": os.getloadavg()[0]}
                 same = all(np.array_equal(a, b) for a, b in zip(got["numpy"], got["compiled"], strict=True))
                 if not same:
                     raise AssertionError(f"{step} {name}: the compiled arrays differ from NumPy's")
@@ -125,11 +127,11 @@ def host_steps(names, repeats: int):
 
 
 def provenance() -> dict:
+    import numba
+
     from ..gpu import has_gpu
     from ..measure import provenance as gpu_provenance
     from .nxbackend import cpu_provenance
-
-    import numba
 
     return {**(gpu_provenance() if has_gpu() else cpu_provenance()), "numba": numba.__version__}
 
@@ -142,7 +144,8 @@ def measure_all(names, repeats: int):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m mce_kit.experiments.coldprep", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m mce_kit.experiments.coldprep",
+                                 description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--only", nargs="*", help="graph names")
