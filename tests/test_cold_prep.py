@@ -107,3 +107,16 @@ def test_count_command_imports_only_what_it_needs(args):
                          check=True, cwd=datasets.data_dir().parent).stdout
     assert "cliques:" in out, out
     assert out.strip().splitlines()[-1] == "loaded:", out
+
+
+def test_per_seed_table_gives_the_formulas_values():
+    from mce_kit.gpu import mcegpu, rdmce
+    from mce_kit.gpu.seeds import per_seed
+
+    rng = np.random.default_rng(5)
+    fns = (rdmce.rows_words, rdmce.stack_words, lambda p, x: mcegpu.buffer_words(p, x, True))
+    for n, pmax, xmax in [(0, 1, 1), (1, 0, 0), (500, 40, 300), (20000, 40, 300), (2000, 3, 2)]:  # both ways
+        p, x = rng.integers(0, pmax + 1, n), rng.integers(0, xmax + 1, n)
+        got = per_seed(p, x, *fns)
+        assert all(np.array_equal(np.asarray(f(p, x), np.int64), g) and g.dtype == np.int64
+                   for f, g in zip(fns, got, strict=True))

@@ -71,3 +71,18 @@ def seed_bounds(indptr, indices, seeding: str, xp=np):
     else:
         raise ValueError(f"seeding must be 'edge' or 'vertex', got {seeding!r}")
     return u.astype(xp.int32), v.astype(xp.int32), p.astype(xp.int64), x.astype(xp.int64)
+
+
+def per_seed(p, x, *fns) -> tuple:
+    """``fn(p, x)`` of every seed for each of ``fns`` (int64 formulas of the bounds, e.g. a launcher's
+    buffer words): read from a table over the (p, x) grid when the grid is smaller than the seeds
+    (the same values for a fraction of the arithmetic), else computed elementwise."""
+    if len(p) == 0:
+        return tuple(np.asarray(fn(p, x), dtype=np.int64) for fn in fns)
+    cols = int(x.max()) + 1
+    cells = (int(p.max()) + 1) * cols
+    if cells > len(p):
+        return tuple(np.asarray(fn(p, x), dtype=np.int64) for fn in fns)
+    grid_p, grid_x = np.divmod(np.arange(cells, dtype=np.int64), cols)
+    at = p * cols + x
+    return tuple(np.asarray(fn(grid_p, grid_x), dtype=np.int64)[at] for fn in fns)
