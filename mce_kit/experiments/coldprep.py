@@ -8,10 +8,11 @@ runs, each on a fresh copy of the graph (nothing kept; ``load_avg``: the machine
 - ``mce``: the degeneracy-ordered CSR and the edge seeds with their buffer words (RDMCE's first call);
 - ``kclique``: the graph relabelled by degree and oriented (``order.oriented_csr``, KCMiner's);
 - ``mbe``: ``gmbe.prepare`` (GMBE+'s order, both CSRs and the 2-hop sizes).
-Both paths must give the same arrays (checked on every row). Rows ``numba`` (graph empty): in
+On a GPU host ``mce`` also runs on the GPU (path "cupy", ``gpu.prep``, copies included). Every path
+must give NumPy's arrays (checked on every row). Rows ``numba`` (graph empty): in
 ``--repeats`` fresh processes, the import, the first compiled twin (Numba's CPU target starts), each
-further twin's first call, and the bounds' first ``clique_bounds`` (``mce_kit.bounds``). The host
-preparation runs on the CPU only; on a GPU host the rows carry its provenance.
+further twin's first call, and the bounds' first ``clique_bounds`` (``mce_kit.bounds``). The
+rows carry the machine's provenance (its GPU where there is one).
 """
 
 from __future__ import annotations
@@ -103,25 +104,39 @@ def _timed(fn, G, repeats: int):
     return out, times
 
 
+def _mce_cupy(G: Graph):
+    """``_mce``'s arrays computed on the GPU (``gpu.prep``: what ``GPU_MIN_ENTRIES`` sends there)."""
+    from ..gpu import prep, rdmce
+
+    order, _, ptr, idx = prep.degeneracy_csr(G.indptr, G.indices)
+    ptr = np.ascontiguousarray(ptr, dtype=np.int32)
+    return (order, ptr, idx, *prep.seed_needs(ptr, idx, "edge", rdmce.rows_words, rdmce.stack_words))
+
+
 def host_steps(names, repeats: int):
+    from ..gpu import has_gpu
+
     real = accel.use_compiled
     try:
         for name in names:
             G = datasets.load(name)
             bipartite = isinstance(G, BipartiteGraph)
-            steps = [("mbe", _mbe)] if bipartite else [("mce", _mce), ("kclique", _kclique)]
+            steps = [("mbe", _mbe, None)] if bipartite else [("mce", _mce, _mce_cupy),
+                                                             ("kclique", _kclique, None)]
             entries = G.m if bipartite else len(G.indices)
-            for step, fn in steps:
+            for step, fn, on_gpu in steps:
+                paths = [("numpy", fn), ("compiled", fn)]
+                paths += [("cupy", on_gpu)] if on_gpu and has_gpu() else []
                 got = {}
-                for path in ("numpy", "compiled"):
+                for path, run in paths:
                     accel.use_compiled = lambda _entries, c=path == "compiled": c
-                    got[path], times = _timed(fn, G, repeats)
+                    got[path], times = _timed(run, G, repeats)
                     yield {"step": step, "graph": name, "path": path, "entries": entries,
                            "median_ms": statistics.median(times), "min_ms": min(times), "repeats": repeats,
                            "detail": "", "load_avg": os.getloadavg()[0]}
-                same = all(np.array_equal(a, b) for a, b in zip(got["numpy"], got["compiled"], strict=True))
-                if not same:
-                    raise AssertionError(f"{step} {name}: the compiled arrays differ from NumPy's")
+                    same = all(np.array_equal(a, b) for a, b in zip(got["numpy"], got[path], strict=True))
+                    if not same:
+                        raise AssertionError(f"{step} {name}: the {path} arrays differ from NumPy's")
     finally:
         accel.use_compiled = real
 
