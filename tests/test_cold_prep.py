@@ -32,6 +32,8 @@ def test_compiled_twins_give_the_numpy_arrays():
         assert same(peel_arrays(G.indptr, G.indices), compiled.peel(G.indptr, G.indices)), G.name
         ptr, idx = relabel_arrays(G.indptr, G.indices, order)
         assert same((ptr, idx), compiled.relabel(G.indptr, G.indices, order)), G.name
+        H = relabel_reference(G, order)
+        assert np.array_equal(H.indptr, ptr) and np.array_equal(H.indices, idx), G.name
         ptr = ptr.astype(np.int32)
         for seeding in ("edge", "vertex"):
             want = seed_bounds(ptr, idx, seeding)
@@ -41,9 +43,19 @@ def test_compiled_twins_give_the_numpy_arrays():
         assert np.array_equal(compiled.later(ptr, idx), np.bincount(src[idx > src], minlength=G.n))
 
 
+def relabel_reference(G: Graph, order) -> Graph:
+    """G with vertex order[i] renamed i, by its definition: row i is the sorted new names of order[i]'s
+    neighbours."""
+    rank = np.empty(G.n, np.int64)
+    rank[order] = np.arange(G.n)
+    rows = [np.sort(rank[G.neighbors(w)]) for w in order]
+    indptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])])
+    return Graph(indptr, np.concatenate([np.zeros(0, np.int64), *rows]))
+
+
 def orientation_reference(G: Graph, order) -> tuple:
-    """KCMiner's orientation as first written (Graph.relabel, then NumPy): the arrays of oriented_csr."""
-    H = G.relabel(order)
+    """KCMiner's orientation as first written (relabelled, then NumPy): the arrays of oriented_csr."""
+    H = relabel_reference(G, order)
     src = np.repeat(np.arange(H.n, dtype=np.int32), H.degrees())
     keep = H.indices > src
     out_deg = np.bincount(src[keep], minlength=H.n)
@@ -64,6 +76,9 @@ def test_oriented_csr_is_kcminers_orientation(monkeypatch, use):
         want = kclique._orient(G, "degree")  # what KCMiner keeps today
         got = (want.indptr, want.indices, want.out_ptr, want.out_idx, want.u, want.v, want.bound)
         assert same(got, oriented_csr(G, o)), G.name
+        H = G.relabel(o)  # Graph.relabel: the same arrays, and the labels
+        assert np.array_equal(H.indptr, got[0]) and np.array_equal(H.indices, got[1])
+        assert np.array_equal(H.labels, o if G.labels is None else G.labels[o])
 
 
 @pytest.mark.parametrize("use", [False, True])
