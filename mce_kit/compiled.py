@@ -187,36 +187,41 @@ def _orient(indptr, indices):
     return out_ptr, out_idx, u, v, by
 
 
+def _csr(indptr, indices) -> tuple[np.ndarray, np.ndarray]:
+    """One dtype per argument (int64 row pointers, int32 columns): one compiled specialisation each
+    function, loaded once per process."""
+    return np.asarray(indptr, dtype=np.int64), np.asarray(indices, dtype=np.int32)
+
+
 def peel(indptr, indices) -> tuple[np.ndarray, np.ndarray]:
     """(order, core numbers), int32: ``order.peel_arrays`` compiled."""
-    return _peel(np.asarray(indptr), np.asarray(indices))
+    return _peel(*_csr(indptr, indices))
 
 
 def two_hop_sizes(a_ptr, a_idx, b_ptr, b_idx) -> np.ndarray:
     """For each vertex v of side A (CSR ``a_ptr, a_idx`` into side B, ``b_ptr, b_idx`` back into
     A): how many vertices of A share a neighbour with v, v itself included (0 without
     neighbours); the row sizes of A A^T without forming it."""
-    return _two_hop(np.asarray(a_ptr), np.asarray(a_idx), np.asarray(b_ptr), np.asarray(b_idx),
-                    len(a_ptr) - 1)
+    return _two_hop(*_csr(a_ptr, a_idx), *_csr(b_ptr, b_idx), len(a_ptr) - 1)
 
 
 def relabel(indptr, indices, order) -> tuple[np.ndarray, np.ndarray]:
     """``order.relabel_arrays`` compiled: (indptr int64, indices int32), in O(|V| + |E|) (the graph is
     symmetric, so writing the new columns in ascending order fills every row sorted)."""
-    return _relabel(np.asarray(indptr), np.asarray(indices), np.asarray(order))
+    return _relabel(*_csr(indptr, indices), np.asarray(order, dtype=np.int64))
 
 
 def seed_bounds(indptr, indices, seeding: str) -> tuple:
     """``seeds.seed_bounds`` compiled: (u int32, v int32, p int64, x int64)."""
-    return _seed_bounds(np.asarray(indptr), np.asarray(indices), seeding == "edge")
+    return _seed_bounds(*_csr(indptr, indices), seeding == "edge")
 
 
 def orient(indptr, indices) -> tuple:
     """``order.orient_arrays`` compiled: (out_ptr, out_idx, u, v, bound), the edges by bound
     descending (a stable counting sort)."""
-    return _orient(np.asarray(indptr), np.asarray(indices))
+    return _orient(*_csr(indptr, indices))
 
 
 def later(indptr, indices) -> np.ndarray:
     """``seeds.later_counts`` compiled."""
-    return _later(np.asarray(indptr), np.asarray(indices))
+    return _later(*_csr(indptr, indices))
