@@ -100,7 +100,7 @@ def orient_arrays(indptr, indices) -> tuple:
     return out_ptr, v.copy(), u[by_size], v[by_size], bound[by_size]
 
 
-def _compiled(name: str, entries: int):
+def compiled_twin(name: str, entries: int):
     """``mce_kit.compiled``'s twin ``name`` when it pays (``accel.use_compiled``), else None."""
     from .accel import use_compiled
 
@@ -113,13 +113,13 @@ def _compiled(name: str, entries: int):
 
 def relabel_host(indptr, indices, order) -> tuple:
     """``relabel_arrays`` on the host: its compiled twin when it pays, else NumPy (same arrays)."""
-    fast = _compiled("relabel", len(indices))
+    fast = compiled_twin("relabel", len(indices))
     return fast(indptr, indices, order) if fast else relabel_arrays(indptr, indices, order)
 
 
 def orient_host(indptr, indices) -> tuple:
     """``orient_arrays``: its compiled twin when it pays, else NumPy (same arrays)."""
-    fast = _compiled("orient", len(indices))
+    fast = compiled_twin("orient", len(indices))
     return fast(indptr, indices) if fast else orient_arrays(indptr, indices)
 
 
@@ -141,7 +141,7 @@ def peel(G: Graph) -> tuple[np.ndarray, np.ndarray]:
 def peel_host(indptr, indices) -> tuple[np.ndarray, np.ndarray]:
     """``peel_arrays`` on the host: its Numba twin (``compiled.peel``, the same arrays) for long
     inputs or once Numba is loaded (``accel.use_compiled``), else NumPy."""
-    fast = _compiled("peel", len(indices))
+    fast = compiled_twin("peel", len(indices))
     return fast(indptr, indices) if fast else peel_arrays(indptr, indices)
 
 

@@ -33,17 +33,17 @@ def seed_sets(indptr, indices, seeding: str, device: str = "auto"):
         raise ValueError(f"seeding must be 'edge' or 'vertex', got {seeding!r}")
     if prep.use_gpu(len(indices), device):
         return prep.seed_sets(indptr, indices, seeding)
-    from ..order import _compiled
+    from ..order import compiled_twin
 
-    fast = _compiled("seed_bounds", len(indices))  # the same arrays, without NumPy's passes
+    fast = compiled_twin("seed_bounds", len(indices))  # the same arrays, without NumPy's passes
     return fast(indptr, indices, seeding) if fast else seed_bounds(indptr, indices, seeding)
 
 
 def later_counts(indptr, indices) -> np.ndarray:
     """How many neighbours of each vertex have a larger id (int64): its later neighbours."""
-    from ..order import _compiled, rows_of
+    from ..order import compiled_twin, rows_of
 
-    fast = _compiled("later", len(indices))
+    fast = compiled_twin("later", len(indices))
     if fast:
         return fast(indptr, indices)
     src = rows_of(indptr)
