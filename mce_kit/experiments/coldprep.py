@@ -7,7 +7,8 @@ Rows ``step``, per graph and path ("numpy" or "compiled"), median milliseconds o
 runs, each on a fresh copy of the graph (nothing kept; ``load_avg``: the machine's load then):
 - ``mce``: the degeneracy-ordered CSR and the edge seeds with their buffer words (RDMCE's first call);
 - ``kclique``: the graph relabelled by degree and oriented (``order.oriented_csr``, KCMiner's);
-- ``mbe``: ``gmbe.prepare`` (GMBE+'s order, both CSRs and the 2-hop sizes).
+- ``mbe``: ``gmbe.prepare`` (GMBE+'s order, both CSRs and the 2-hop sizes);
+- ``mce: peel``, ``mce: relabel``, ``mce: seeds``, ``mce: buffer words``: the parts of ``mce`` alone.
 On a GPU host ``mce`` also runs on the GPU (path "cupy", ``gpu.prep``, copies included). Every path
 must give NumPy's arrays (checked on every row). Rows ``numba`` (graph empty): in
 ``--repeats`` fresh processes, the import, the first compiled twin (Numba's CPU target starts), each
@@ -94,6 +95,22 @@ def _mbe(B: BipartiteGraph):
     return tuple(v for v in vars(p).values() if isinstance(v, np.ndarray))
 
 
+def _mce_parts(G: Graph) -> list:
+    """(name, G -> arrays) of each part of ``_mce`` alone, its inputs computed beforehand."""
+    from ..gpu import rdmce
+    from ..gpu.seeds import per_seed, seed_sets
+    from ..order import peel_arrays, peel_host, relabel_arrays, relabel_host
+
+    order = peel_arrays(G.indptr, G.indices)[0]
+    ptr, idx = relabel_arrays(G.indptr, G.indices, order)
+    ptr = ptr.astype(np.int32)
+    _, _, p, x = seed_sets(ptr, idx, "edge", "cpu")
+    return [("mce: peel", lambda G: peel_host(G.indptr, G.indices)),
+            ("mce: relabel", lambda G: relabel_host(G.indptr, G.indices, order)),
+            ("mce: seeds", lambda G: seed_sets(ptr, idx, "edge", "cpu")),
+            ("mce: buffer words", lambda G: per_seed(p, x, rdmce.rows_words, rdmce.stack_words))]
+
+
 def _timed(fn, G, repeats: int):
     fn(G)  # loads what the path needs (Numba's functions) outside the timing
     times, out = [], None
@@ -123,6 +140,7 @@ def host_steps(names, repeats: int):
             bipartite = isinstance(G, BipartiteGraph)
             steps = [("mbe", _mbe, None)] if bipartite else [("mce", _mce, _mce_cupy),
                                                              ("kclique", _kclique, None)]
+            steps += [] if bipartite else [(part, fn, None) for part, fn in _mce_parts(G)]
             entries = G.m if bipartite else len(G.indices)
             for step, fn, on_gpu in steps:
                 paths = [("numpy", fn), ("compiled", fn)]
