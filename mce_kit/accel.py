@@ -48,11 +48,12 @@ _numpy_entries = [0]  # entries this process has prepared with NumPy so far
 
 def use_compiled(entries: int) -> bool:
     """Whether a step of ``mce_kit.compiled`` pays for itself. Rent or buy: Numba costs a process
-    about a second once (import, then its CPU target with the first cached function; each further
-    function a few ms), and saves a cold call most of its host preparation. So the compiled twins
+    once (its import, then its CPU target with the first cached function; far less for each further
+    function), and saves every later cold call most of its host preparation. So the compiled twins
     run once Numba is loaded, or once this input and the NumPy steps this process has already run
     together reach ``COMPILED_MIN_ENTRIES`` entries; before that NumPy runs (a one-call process on
-    a graph of the kind bundled never pays for Numba). ``scripts/cold_prep.py`` measures both."""
+    a graph of the kind bundled never pays for Numba). ``python -m mce_kit.experiments.coldprep``
+    measures both (``data/results/cold_prep.csv``)."""
     if "numba" in sys.modules or _numpy_entries[0] + entries >= COMPILED_MIN_ENTRIES:
         return True
     _numpy_entries[0] += entries
