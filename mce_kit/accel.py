@@ -42,11 +42,19 @@ def to_host(*arrays) -> tuple:
     return out
 
 
-COMPILED_MIN_ENTRIES = 1 << 22  # below this, a process without Numba loaded is sooner with NumPy
+COMPILED_MIN_ENTRIES = 1 << 22  # NumPy entries worth Numba's one-time cost (data/results/cold_prep.csv)
+_numpy_entries = [0]  # entries this process has prepared with NumPy so far
 
 
 def use_compiled(entries: int) -> bool:
-    """Whether a step of ``mce_kit.compiled`` pays for itself: Numba is already loaded, or the input
-    is this long (importing Numba and loading a cached function cost 0.5-2 s on a busy 2-core box,
-    more than NumPy needs to peel soc-Slashdot0902)."""
-    return "numba" in sys.modules or entries >= COMPILED_MIN_ENTRIES
+    """Whether a step of ``mce_kit.compiled`` pays for itself. Rent or buy: Numba costs a process
+    once (its import, then its CPU target with the first cached function; far less for each further
+    function), and saves every later cold call most of its host preparation. So the compiled twins
+    run once Numba is loaded, or once this input and the NumPy steps this process has already run
+    together reach ``COMPILED_MIN_ENTRIES`` entries; before that NumPy runs (a one-call process on
+    a graph of the kind bundled never pays for Numba). ``python -m mce_kit.experiments.coldprep``
+    measures both (``data/results/cold_prep.csv``)."""
+    if "numba" in sys.modules or _numpy_entries[0] + entries >= COMPILED_MIN_ENTRIES:
+        return True
+    _numpy_entries[0] += entries
+    return False

@@ -163,22 +163,13 @@ class Graph:
         return H
 
     def relabel(self, order: np.ndarray) -> Graph:
-        """The same graph with vertex ``order[i]`` renamed ``i``."""
-        import scipy.sparse as sp
+        """The same graph with vertex ``order[i]`` renamed ``i`` (``order.relabel_host``)."""
+        from .order import relabel_host
 
         order = np.asarray(order, dtype=np.int64)
-        rank = positions(order)
         labels = order if self.labels is None else self.labels[order]
-        # Rows in the new order with renamed columns (unsorted), then one O(n + m) transpose
-        # (SciPy's counting sort): the matrix is symmetric, so its CSC is the sorted CSR.
-        deg = np.diff(self.indptr)[order]
-        indptr = np.zeros(self.n + 1, dtype=np.int64)
-        np.cumsum(deg, out=indptr[1:])
-        starts = np.repeat(self.indptr[order].astype(np.int64) - indptr[:-1], deg)
-        cols = rank.astype(np.int32)[self.indices[starts + np.arange(len(self.indices), dtype=np.int64)]]
-        A = sp.csr_matrix((np.ones(len(cols), dtype=np.int8), cols, indptr), shape=(self.n, self.n))
-        T = A.tocsc()
-        return Graph(T.indptr, T.indices, labels=labels, name=self.name, report=self.report)
+        indptr, indices = relabel_host(self.indptr, self.indices, order)
+        return Graph(indptr, indices, labels=labels, name=self.name, report=self.report)
 
     def __repr__(self) -> str:
         return f"Graph({self.name or 'unnamed'}: n={self.n}, m={self.m})"

@@ -83,6 +83,56 @@ def relabel_arrays(indptr, indices, order, xp=np) -> tuple:
     return csr_from_keys(xp.sort(key), n, xp)
 
 
+def orient_arrays(indptr, indices) -> tuple:
+    """(out_ptr, out_idx, u, v, bound) of the CSR graph oriented from each vertex to its larger
+    neighbours: the later-neighbour CSR (int32) and its edges u < v (int32) with
+    ``bound = min(out-degree(u), out-degree(v))`` (int64), largest bound first, ties in CSR order."""
+    indptr = np.asarray(indptr)
+    n = len(indptr) - 1
+    src = np.repeat(np.arange(n, dtype=np.int32), np.diff(indptr))
+    keep = indices > src
+    out_deg = np.bincount(src[keep], minlength=n)
+    out_ptr = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(out_deg, out=out_ptr[1:])
+    u, v = src[keep], np.asarray(indices[keep], dtype=np.int32)
+    bound = np.minimum(out_deg[u], out_deg[v]).astype(np.int64)
+    by_size = np.argsort(-bound, kind="stable")
+    return out_ptr, v.copy(), u[by_size], v[by_size], bound[by_size]
+
+
+def compiled_twin(name: str, entries: int):
+    """``mce_kit.compiled``'s twin ``name`` when it pays (``accel.use_compiled``), else None."""
+    from .accel import use_compiled
+
+    if use_compiled(entries):
+        from . import compiled
+
+        return getattr(compiled, name)
+    return None
+
+
+def relabel_host(indptr, indices, order) -> tuple:
+    """``relabel_arrays`` on the host: its compiled twin when it pays, else NumPy (same arrays)."""
+    fast = compiled_twin("relabel", len(indices))
+    return fast(indptr, indices, order) if fast else relabel_arrays(indptr, indices, order)
+
+
+def orient_host(indptr, indices) -> tuple:
+    """``orient_arrays``: its compiled twin when it pays, else NumPy (same arrays)."""
+    fast = compiled_twin("orient", len(indices))
+    return fast(indptr, indices) if fast else orient_arrays(indptr, indices)
+
+
+def oriented_csr(G: Graph, order) -> tuple:
+    """(indptr, indices, out_ptr, out_idx, u, v, bound): ``G`` relabelled by ``order`` (int32 CSR,
+    vertex ``order[i]`` renamed ``i``), then ``orient_arrays`` of it (KCMiner's and the pivot
+    counter's host preparation)."""
+    indptr, indices = relabel_host(G.indptr, G.indices, np.asarray(order))
+    indptr = np.ascontiguousarray(indptr, dtype=np.int32)
+    indices = np.ascontiguousarray(indices, dtype=np.int32)
+    return (indptr, indices, *orient_host(indptr, indices))
+
+
 def peel(G: Graph) -> tuple[np.ndarray, np.ndarray]:
     """(degeneracy order, core numbers) of ``G``: ``peel_host``."""
     return peel_host(G.indptr, G.indices)
@@ -91,13 +141,8 @@ def peel(G: Graph) -> tuple[np.ndarray, np.ndarray]:
 def peel_host(indptr, indices) -> tuple[np.ndarray, np.ndarray]:
     """``peel_arrays`` on the host: its Numba twin (``compiled.peel``, the same arrays) for long
     inputs or once Numba is loaded (``accel.use_compiled``), else NumPy."""
-    from .accel import use_compiled
-
-    if use_compiled(len(indices)):
-        from .compiled import peel as compiled
-
-        return compiled(indptr, indices)
-    return peel_arrays(indptr, indices)
+    fast = compiled_twin("peel", len(indices))
+    return fast(indptr, indices) if fast else peel_arrays(indptr, indices)
 
 
 def core_numbers(G: Graph) -> np.ndarray:

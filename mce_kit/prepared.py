@@ -181,13 +181,13 @@ def _ordered_csr(G, device: str):
     import numpy as np
 
     from .gpu import prep
-    from .order import peel_host, relabel_arrays
+    from .order import peel_host, relabel_host
 
     if prep.use_gpu(len(G.indices), device):
         order, core, indptr, indices = prep.degeneracy_csr(G.indptr, G.indices)
     else:
         order, core = peel_host(G.indptr, G.indices)
-        indptr, indices = relabel_arrays(G.indptr, G.indices, order)
+        indptr, indices = relabel_host(G.indptr, G.indices, order)
     indptr = np.ascontiguousarray(indptr, dtype=np.int32)
     indices = np.ascontiguousarray(indices, dtype=np.int32)
     isolated = np.flatnonzero(np.diff(indptr) == 0).astype(np.int32)

@@ -171,9 +171,8 @@ def prepare(B: BipartiteGraph) -> Prepared:
     rank = positions(order)
     # U -> V with V as ranks, each list sorted
     u_rows = np.repeat(np.arange(B.n_u, dtype=np.int64), np.diff(B.u_indptr))
-    v_cols = rank[B.u_indices]
-    o = np.lexsort((v_cols, u_rows))
-    u_indices = v_cols[o].astype(np.int32)
+    key = np.sort(u_rows << 32 | rank[B.u_indices])  # rows kept, columns renamed and sorted (one sort)
+    u_indices = (key & 0xFFFFFFFF).astype(np.int32)
     u_indptr = np.asarray(B.u_indptr, dtype=np.int64)
     # V (by rank) -> U, sorted
     deg_r = deg_v[order]

@@ -31,7 +31,7 @@ from ..graph import Graph
 from . import require_gpu
 from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
 from .loader import load_module
-from .seeds import degeneracy_csr, seed_sets
+from .seeds import degeneracy_csr, later_counts, seed_sets
 from .watch import Watch, released
 
 FLAG_IPX, FLAG_WL, FLAG_LIST, FLAG_EDGE, FLAG_LANE4, FLAG_IP_XLIST, FLAG_IP_SHORTER = 1, 2, 4, 8, 16, 32, 64
@@ -161,8 +161,7 @@ def prepare(G: Graph) -> Prepared:
     t0 = time.perf_counter()
     order, indptr, indices, isolated = degeneracy_csr(G)
     deg = np.diff(indptr)
-    src = np.repeat(np.arange(len(deg)), deg)
-    later = np.bincount(src[indices > src], minlength=len(deg))
+    later = later_counts(indptr, indices)
     return Prepared(G, order, indptr, indices, isolated, int(deg.max(initial=0)), int(later.max(initial=0)),
                     prep_s=time.perf_counter() - t0)
 

@@ -66,7 +66,7 @@ from ..graph import Graph
 from . import require_gpu
 from .launch import free_bytes, params_dtype, plan_passes, set_params
 from .loader import load_module
-from .seeds import ordered_csr, seed_sets
+from .seeds import ordered_csr, per_seed, seed_sets
 from .watch import Watch, released
 
 FLAG_EXPOSE, FLAG_AGGRESSIVE, FLAG_STREAM, FLAG_SIZES, FLAG_HIST, FLAG_RESUME = 1, 2, 4, 8, 16, 32
@@ -236,7 +236,7 @@ def _make_seeds(indptr, indices, seeding):
     if prep.use_gpu(len(indices)):
         return prep.seed_needs(indptr, indices, seeding, rows_words, stack_words)
     u, v, p, x = seed_sets(indptr, indices, seeding, "cpu")
-    return u, v, rows_words(p, x).astype(np.int64), stack_words(p, x).astype(np.int64)
+    return u, v, *per_seed(p, x, rows_words, stack_words)
 
 
 def _plan(rows_need, stack_need, n_workers, budget, describe=None):

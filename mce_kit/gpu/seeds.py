@@ -33,7 +33,21 @@ def seed_sets(indptr, indices, seeding: str, device: str = "auto"):
         raise ValueError(f"seeding must be 'edge' or 'vertex', got {seeding!r}")
     if prep.use_gpu(len(indices), device):
         return prep.seed_sets(indptr, indices, seeding)
-    return seed_bounds(indptr, indices, seeding)
+    from ..order import compiled_twin
+
+    fast = compiled_twin("seed_bounds", len(indices))  # the same arrays, without NumPy's passes
+    return fast(indptr, indices, seeding) if fast else seed_bounds(indptr, indices, seeding)
+
+
+def later_counts(indptr, indices) -> np.ndarray:
+    """How many neighbours of each vertex have a larger id (int64): its later neighbours."""
+    from ..order import compiled_twin, rows_of
+
+    fast = compiled_twin("later", len(indices))
+    if fast:
+        return fast(indptr, indices)
+    src = rows_of(indptr)
+    return np.bincount(src[indices > src], minlength=len(indptr) - 1)
 
 
 def seed_bounds(indptr, indices, seeding: str, xp=np):
@@ -57,3 +71,18 @@ def seed_bounds(indptr, indices, seeding: str, xp=np):
     else:
         raise ValueError(f"seeding must be 'edge' or 'vertex', got {seeding!r}")
     return u.astype(xp.int32), v.astype(xp.int32), p.astype(xp.int64), x.astype(xp.int64)
+
+
+def per_seed(p, x, *fns) -> tuple:
+    """``fn(p, x)`` of every seed for each of ``fns`` (int64 formulas of the bounds, e.g. a launcher's
+    buffer words): read from a table over the (p, x) grid when the grid is smaller than the seeds
+    (the same values for a fraction of the arithmetic), else computed elementwise."""
+    if len(p) == 0:
+        return tuple(np.asarray(fn(p, x), dtype=np.int64) for fn in fns)
+    cols = int(x.max()) + 1
+    cells = (int(p.max()) + 1) * cols
+    if cells > len(p):
+        return tuple(np.asarray(fn(p, x), dtype=np.int64) for fn in fns)
+    grid_p, grid_x = np.divmod(np.arange(cells, dtype=np.int64), cols)
+    at = p * cols + x
+    return tuple(np.asarray(fn(grid_p, grid_x), dtype=np.int64)[at] for fn in fns)
