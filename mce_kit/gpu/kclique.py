@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..graph import Graph
+from ..order import oriented_csr
 from . import require_gpu
 from .launch import (
     SPLIT_MIN_SIZE,
@@ -152,19 +153,7 @@ def orient(G: Graph, order: str) -> Oriented:
 def _orient(G: Graph, order: str) -> Oriented:
     t0 = time.perf_counter()
     o = orientation(G, order)
-    H = G.relabel(o)
-    indptr = np.ascontiguousarray(H.indptr, dtype=np.int32)
-    indices = np.ascontiguousarray(H.indices, dtype=np.int32)
-    src = np.repeat(np.arange(H.n, dtype=np.int32), np.diff(indptr))
-    keep = indices > src
-    out_deg = np.bincount(src[keep], minlength=H.n)
-    out_ptr = np.zeros(H.n + 1, dtype=np.int32)
-    np.cumsum(out_deg, out=out_ptr[1:])
-    u, v = src[keep], indices[keep]
-    bound = np.minimum(out_deg[u], out_deg[v]).astype(np.int64)
-    by_size = np.argsort(-bound, kind="stable")
-    u, v, bound = u[by_size], v[by_size], bound[by_size]
-    out_idx = np.ascontiguousarray(indices[keep])
+    indptr, indices, out_ptr, out_idx, u, v, bound = oriented_csr(G, o)
     uv = np.stack([u, v], axis=1).ravel()
     return Oriented(o, indptr, indices, out_ptr, out_idx, u, v, bound, time.perf_counter() - t0,
                     out_blob=np.concatenate([out_ptr, out_idx, uv]).astype(np.int32, copy=False),
