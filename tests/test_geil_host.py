@@ -152,7 +152,7 @@ def test_api_gpu_path_uses_labels(monkeypatch):
     assert omega == 3
     assert sorted(map(sorted, cliques)) == sorted(sorted(c) for c in nx.find_cliques(H) if len(c) == 3)
     n = mk.clique_number(H, heuristic="none")
-    assert n == 3 and n.device == "gpu" and n.params == {"heuristic": "none"}
+    assert n == 3 and n.device == "gpu" and n.params == {"heuristic": "none", "route": "bounds"}
     with pytest.raises(TimeoutError, match="bound only"):
         mk.max_cliques(planted_cliques(60, 0.3, [9], seed=5), time_limit_s=1e-9)
 
