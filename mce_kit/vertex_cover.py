@@ -28,9 +28,9 @@ import numpy as np
 from .bounds import CliqueBounds, core_subgraph
 from .graph import Graph
 
-DENSITY = 0.97          # the route is taken for graphs at least this dense (experiments.maxclique)
+DENSITY = 0.98          # the route is taken from this density (maxclique_density.csv: measured rule)
 MAX_N = 1 << 13         # and at most this many vertices (the complement is built as a bitset)
-NODE_CAP = 1 << 20      # branch nodes before the route gives up (about a second)
+NODE_CAP = 1 << 17      # branch nodes before the route gives up (about a second; MANN_a27 needs 16,223)
 
 
 def complement(G: Graph):

@@ -120,3 +120,15 @@ def test_complement_bit_rows():
         assert sorted(indices[indptr[v]:indptr[v + 1]].tolist()) == np.flatnonzero(A[v]).tolist()
         got = [u for u in range(G.n) if (int(bits[v, u >> 6]) >> (u & 63)) & 1]
         assert got == np.flatnonzero(A[v]).tolist()
+
+
+def test_the_density_rule_is_the_measured_one():
+    import pandas as pd
+
+    from mce_kit.experiments.maxclique import density_threshold
+    from mce_kit.references import RESULTS
+
+    df = pd.read_csv(RESULTS / "maxclique_density.csv")
+    assert vc.DENSITY == density_threshold(df)
+    mann = df[(df["graph"] == "MANN_a27")].set_index("route")["median_ms"]
+    assert mann["complement"] < mann["search"]
