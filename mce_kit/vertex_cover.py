@@ -246,11 +246,12 @@ def use_complement(G: Graph) -> bool:
     return 1 < G.n <= MAX_N and 2 * G.m >= DENSITY * G.n * (G.n - 1)
 
 
-def complement_clique(G: Graph, above: int = 0, node_cap: int = NODE_CAP):
+def complement_clique(G: Graph, above: int = 0, node_cap: int | None = None):
     """(size, clique as sorted ids of G) for the largest clique larger than ``above``; (above, None)
-    where no clique is larger; None where the search passed ``node_cap`` branch nodes."""
+    where no clique is larger; None where the search passed ``node_cap`` (NODE_CAP) branch nodes."""
     indptr, indices, bits = complement(G)
-    size, members, _, finished = largest_independent_set(indptr, indices, bits, int(above), int(node_cap))
+    cap = NODE_CAP if node_cap is None else node_cap
+    size, members, _, finished = largest_independent_set(indptr, indices, bits, int(above), int(cap))
     if not finished:
         return None
     if len(members) == 0:

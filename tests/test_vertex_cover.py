@@ -96,11 +96,16 @@ def test_the_density_rule():
 
 
 def test_node_cap_falls_back_to_the_search(monkeypatch):
-    G = erdos_renyi(60, 0.98, seed=4)
+    G = datasets.load("MANN_a27")
     assert vc.complement_clique(G, node_cap=0) is None
+    b = clique_bounds(G)
+    assert not b.exact and vc.omega_above_bounds(G, b) is not None
     monkeypatch.setattr(vc, "NODE_CAP", 0)
-    omega, route = engine.clique_number(G, with_route=True)
-    assert omega == cpu.clique_number(G) and route in ("bounds", "search")
+    assert vc.omega_above_bounds(G, b) is None  # gave up: the callers search instead
+    H = erdos_renyi(120, 0.99, seed=1)
+    assert not clique_bounds(H).exact and vc.use_complement(H)
+    omega, route = engine.clique_number(H, with_route=True)
+    assert omega == cpu.clique_number(H) and route == "search"
 
 
 def test_routes_reported_by_the_public_call():
