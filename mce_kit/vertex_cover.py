@@ -265,6 +265,9 @@ def omega_above_bounds(G: Graph, b: CliqueBounds):
     (the bounds meet already, the part is too sparse or too large, or the search gave up)."""
     if b.exact or G.n == 0:
         return None
+    k = int(np.count_nonzero(b.core >= b.lower))
+    if k > MAX_N or 2 * G.m < DENSITY * k * (k - 1):  # the part cannot be dense enough: not built
+        return None
     H, ids = core_subgraph(G, b.core, b.lower)
     if not use_complement(H):
         return None
