@@ -137,3 +137,33 @@ def test_the_density_rule_is_the_measured_one():
     assert vc.DENSITY == density_threshold(df)
     mann = df[(df["graph"] == "MANN_a27")].set_index("route")["median_ms"]
     assert mann["complement"] < mann["search"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(graphs(max_n=20))
+def test_both_public_paths_through_the_route_on_every_family(G):
+    """With the rule opened to every density, the CPU engine and Geil's calls (NumPy twins) take the
+    route wherever the bounds do not meet, and still match the oracle."""
+    from mce_kit.gpu import geil
+
+    omega, cliques = cpu.max_cliques(G)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(vc, "DENSITY", 0.0)
+        route = engine.clique_number(G, with_route=True)
+        assert route[0] == omega and (route[1] == "complement") == (G.n > 1 and not clique_bounds(G).exact)
+        assert engine.max_cliques(G) == (omega, cliques)
+        size, clique = engine.omega_and_clique(G)
+        assert size == omega and (G.n == 0 or is_clique(G, clique))
+        assert geil.clique_number(G, device="cpu") == omega
+        assert geil.max_cliques(G, device="cpu") == (omega, cliques)
+
+
+@pytest.mark.parametrize("sparse", SPARSE[:4], ids=lambda G: G.name or "graph")
+def test_both_public_paths_on_complements_of_sparse_graphs(sparse):
+    from mce_kit.gpu import geil
+
+    G = _complement(sparse)
+    omega = cpu.clique_number(G)
+    assert engine.clique_number(G) == omega and geil.clique_number(G, device="cpu") == omega
+    size, clique = engine.omega_and_clique(G)
+    assert size == omega and is_clique(G, clique)
