@@ -15,8 +15,17 @@ Upper bounds: a clique of size t lies in the (t-1)-core, so omega <= max core + 
 uses each colour of a proper colouring once, so omega <= the colours of a greedy colouring in
 reverse degeneracy order (never more than max core + 1, often fewer on dense graphs).
 
-``vertex_bound`` is per vertex: core[v] + 1 bounds every clique through v, so a search for cliques
-of size t keeps only the vertices with core >= t - 1.
+Where they do not meet, the ego pass looks at each root v (reverse degeneracy order, core + 1 above
+the lower bound): its later neighbours with core >= lower, peeled to those with lower - 1 of them
+left, are what a larger clique through v as its earliest vertex can use. First (work-capped) a
+clique is grown greedily in each, always the candidate with most candidate neighbours; then each is
+coloured first-fit in smallest-last order, and 1 + colours bounds v's cliques (``root_bound``; the
+greedy runs again where that passes lower). omega <= the largest root bound when every root was
+seen (``upper_ego``), and a search need only visit the roots whose bound passes its target
+(``open_roots`` of them for a larger clique).
+
+A clique through v lies in the core[v]-core, so a search for cliques of size t keeps only the
+vertices with core >= t - 1.
 """
 
 from __future__ import annotations

@@ -3,10 +3,13 @@
     omega = clique_number(G)            # stops as soon as the bounds meet
     omega, cliques = max_cliques(G)     # every maximum clique, sorted, each ascending
 
-1. ``mce_kit.bounds.clique_bounds``: a greedy clique (lower) against the core number and a greedy
-   colouring (upper). ``clique_number`` returns when they meet.
+1. ``mce_kit.bounds.clique_bounds``: greedy cliques (lower) against the core number, a greedy
+   colouring and the ego pass's per-root colour bounds (upper). ``clique_number`` returns when they
+   meet; on a graph of density >= ``vertex_cover.DENSITY`` it then asks the complement's vertex
+   cover (``mce_kit.vertex_cover``), and searches only where that gives up.
 2. Roots in reverse degeneracy order (high core first). The cliques whose earliest vertex is v lie
-   in v's later neighbours S; only vertices with core >= target - 1 enter S, then S is peeled to
+   in v's later neighbours S (only roots whose ego-pass bound reaches the target, where the pass
+   finished); only vertices with core >= target - 1 enter S, then S is peeled to
    its (target - 2)-core on bitsets, so a root whose S is too small costs one scan. The first root
    with core + 1 < target ends the search (core numbers only fall along the reversed order).
 3. Inside a root, MCQ/BBMC: candidates are bitsets over S relabelled by falling local degree; a

@@ -30,8 +30,10 @@ The search, step by step:
    ``status == "bound only"`` with the best clique found (``answer`` is None).
 
 The public calls ``max_cliques(G)`` and ``clique_number(G)`` first take the bounds of
-``mce_kit.bounds`` (greedy clique, core and colouring bounds): ``clique_number`` launches nothing
-when they meet, and otherwise the search runs on the (lower - 1)-core with the bounds' clique as its
+``mce_kit.bounds`` (greedy cliques, core, colouring and per-root bounds): ``clique_number`` launches
+nothing when they meet, when the graph is dense enough for the complement's vertex cover
+(``mce_kit.vertex_cover``), or when at most ``HOST_ROOTS`` roots stay open (the CPU engine searches
+them); its route says which. Otherwise the search runs on the (lower - 1)-core with the bounds' clique as its
 starting ``w`` (``run(lower_clique=, upper=)``). ``run(progress=True)`` ticks a bar per window (the
 level and its entries beside it); Ctrl-C between steps frees the device buffers and raises
 KeyboardInterrupt naming the best clique found and the bounds; a list of maximum cliques that
