@@ -2,7 +2,8 @@
 
     b = clique_bounds(G)
     b.lower, b.clique    # a real clique (vertex ids of G) and its size: omega >= lower
-    b.upper              # min(core number + 1, colours of a greedy colouring): omega <= upper
+    b.upper              # min(core number + 1, colours of a greedy colouring, ego pass): omega <= upper
+    b.open_roots         # roots whose ego bound passes lower (None where the pass did not finish)
     b.exact              # lower == upper: omega is known without a search
 
 Lower bound: peel the graph in degeneracy order (Batagelj-Zaversnik buckets); when what is left
