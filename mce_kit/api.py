@@ -626,14 +626,20 @@ def max_cliques(G, *, device="auto", progress=False, **params) -> tuple[int, lis
 
 def clique_number(G, *, device="auto", progress=False, **params) -> Count:
     """omega, the size of a maximum clique, as a Count: no search where the greedy clique meets the
-    core or colouring bound (``mce_kit.bounds``), else the branch and bound of ``max_cliques``."""
+    core or colouring bound (``mce_kit.bounds``); on a dense graph the complement's vertex cover
+    (``mce_kit.vertex_cover``, no kernel); else the branch and bound of ``max_cliques``. The Count's
+    ``params["route"]`` says which ("bounds", "complement" or "search")."""
     G = as_graph(G)
     dev = _device(device, "maximum cliques", _geil)
     params = _check_params(params, _knobs(_geil), dev, "clique_number")
+    t = time.perf_counter()
     if dev == "gpu":
-        return _timed(lambda: _geil().clique_number(G, progress=progress, **params), dev, params)
-    bar = _progress(progress, "maximum cliques")
-    return _timed(lambda: engine.clique_number(G, progress=bar), dev, params)
+        omega, route = _geil().clique_number(G, progress=progress, with_route=True, **params)
+    else:
+        bar = _progress(progress, "maximum cliques")
+        omega, route = engine.clique_number(G, progress=bar, with_route=True)
+    kept = {k: v for k, v in params.items() if v is not None}
+    return Count(omega, dev, time.perf_counter() - t, {**kept, "route": route})
 
 
 # ---- maximal bicliques ----

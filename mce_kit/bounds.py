@@ -2,7 +2,8 @@
 
     b = clique_bounds(G)
     b.lower, b.clique    # a real clique (vertex ids of G) and its size: omega >= lower
-    b.upper              # min(core number + 1, colours of a greedy colouring): omega <= upper
+    b.upper              # min(core number + 1, colours of a greedy colouring, ego pass): omega <= upper
+    b.open_roots         # roots whose ego bound passes lower (None where the pass did not finish)
     b.exact              # lower == upper: omega is known without a search
 
 Lower bound: peel the graph in degeneracy order (Batagelj-Zaversnik buckets); when what is left
@@ -15,8 +16,17 @@ Upper bounds: a clique of size t lies in the (t-1)-core, so omega <= max core + 
 uses each colour of a proper colouring once, so omega <= the colours of a greedy colouring in
 reverse degeneracy order (never more than max core + 1, often fewer on dense graphs).
 
-``vertex_bound`` is per vertex: core[v] + 1 bounds every clique through v, so a search for cliques
-of size t keeps only the vertices with core >= t - 1.
+Where they do not meet, the ego pass looks at each root v (reverse degeneracy order, core + 1 above
+the lower bound): its later neighbours with core >= lower, peeled to those with lower - 1 of them
+left, are what a larger clique through v as its earliest vertex can use. First (work-capped) a
+clique is grown greedily in each, always the candidate with most candidate neighbours; then each is
+coloured first-fit in smallest-last order, and 1 + colours bounds v's cliques (``root_bound``; the
+greedy runs again where that passes lower). omega <= the largest root bound when every root was
+seen (``upper_ego``), and a search need only visit the roots whose bound passes its target
+(``open_roots`` of them for a larger clique).
+
+A clique through v lies in the core[v]-core, so a search for cliques of size t keeps only the
+vertices with core >= t - 1.
 """
 
 from __future__ import annotations
@@ -25,11 +35,15 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
+from numba import types
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
 
 from .graph import Graph
 
 SWAP_ROUNDS = 16  # (1,2)-swap rounds tried on the best greedy clique
 GREEDY_WORK = 2   # the greedy cliques may touch at most this many times 2m + n adjacency entries
+EGO_WORK = 32     # the ego pass stops past this many times 2m + n steps (its root bounds are then unused)
 
 
 @dataclass(frozen=True)
@@ -41,14 +55,23 @@ class CliqueBounds:
     upper_colour: int        # colours used by a greedy colouring
     order: np.ndarray        # a degeneracy order (int32)
     core: np.ndarray         # core numbers (int32)
+    upper_ego: int = 0       # the ego pass's bound (upper_colour where the pass did not finish)
+    root_bound: np.ndarray | None = None  # per vertex v: no clique whose earliest vertex is v is larger
 
     @property
     def exact(self) -> bool:
         return self.lower == self.upper
 
+    @property
+    def open_roots(self) -> int | None:
+        """Roots the ego pass left open (their bound passes lower); None where it did not finish."""
+        if self.root_bound is None:
+            return None
+        return int(np.count_nonzero(self.root_bound > self.lower))
+
     def as_dict(self) -> dict:
         return {"lower": self.lower, "upper": self.upper, "upper_core": self.upper_core,
-                "upper_colour": self.upper_colour}
+                "upper_colour": self.upper_colour, "upper_ego": self.upper_ego}
 
 
 @numba.njit(cache=True, nogil=True)
@@ -200,6 +223,211 @@ def _swap_once(indptr, indices, C):
     return C
 
 
+@intrinsic
+def popcount(typingctx, x):
+    """Set bits of a uint64 (one machine instruction)."""
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return types.uint64(types.uint64), codegen
+
+
+@numba.njit(cache=True, nogil=True)
+def orient(indptr, indices, order, core, min_core):
+    """Later neighbours (in ``order``) of every vertex with core >= min_core, among those vertices."""
+    n = len(order)
+    rank = np.empty(n, np.int64)
+    for i in range(n):
+        rank[order[i]] = i
+    optr = np.zeros(n + 1, np.int64)
+    for v in range(n):
+        c = 0
+        if core[v] >= min_core:
+            for j in range(indptr[v], indptr[v + 1]):
+                u = indices[j]
+                if rank[u] > rank[v] and core[u] >= min_core:
+                    c += 1
+        optr[v + 1] = optr[v] + c
+    oidx = np.empty(optr[n], np.int32)
+    for v in range(n):
+        t = optr[v]
+        if core[v] >= min_core:
+            for j in range(indptr[v], indptr[v + 1]):
+                u = indices[j]
+                if rank[u] > rank[v] and core[u] >= min_core:
+                    oidx[t] = u
+                    t += 1
+    return optr, oidx
+
+
+@numba.njit(cache=True, nogil=True)
+def _ego_pass(optr, oidx, order, core, best, colour_bound, work_cap):
+    """(best clique, bound per vertex as a root, whether every root was seen) of the ego pass (module
+    doc); ``optr, oidx``: the later neighbours of ``orient``. Without ``colour_bound`` every root only
+    grows a greedy clique (the bounds returned are then unset)."""
+    n = len(order)
+    bound = np.empty(n, np.int32)
+    for v in range(n):
+        bound[v] = core[v] + 1
+    pos = np.full(n, -1, np.int64)
+    S = np.empty(n, np.int64)
+    most = 1
+    for v in range(n):
+        most = max(most, optr[v + 1] - optr[v])
+    W = (most + 63) >> 6
+    adj = np.zeros((most, W), np.uint64)
+    deg = np.empty(most, np.int64)
+    queue = np.empty(most, np.int64)
+    stack = np.empty(most, np.int64)
+    colour = np.empty(most, np.int64)
+    used = np.zeros(most + 2, np.int64)
+    A = np.zeros(W, np.uint64)
+    cand = np.zeros(W, np.uint64)
+    pick = np.empty(most, np.int64)
+    work = 0
+    one = np.uint64(1)
+    for i in range(n - 1, -1, -1):
+        v = order[i]
+        lower = len(best)
+        if core[v] + 1 <= lower:
+            return best, bound, True
+        if work > work_cap:
+            return best, bound, False
+        s = 0
+        for j in range(optr[v], optr[v + 1]):
+            u = oidx[j]
+            if core[u] >= lower:
+                pos[u] = s
+                S[s] = u
+                s += 1
+        work += optr[v + 1] - optr[v] + 1
+        bound[v] = min(bound[v], s + 1)
+        if s < lower:  # no room for a clique of lower + 1 with v
+            for k in range(s):
+                pos[S[k]] = -1
+            continue
+        w = (s + 63) >> 6
+        for k in range(s):
+            for x in range(w):
+                adj[k, x] = 0
+        for k in range(s):
+            u = S[k]
+            for j in range(optr[u], optr[u + 1]):
+                p = pos[oidx[j]]
+                if p >= 0:
+                    adj[k, p >> 6] |= one << np.uint64(p & 63)
+                    adj[p, k >> 6] |= one << np.uint64(k & 63)
+            work += optr[u + 1] - optr[u]
+        for k in range(s):
+            pos[S[k]] = -1
+        # peel S to the vertices with >= lower - 1 neighbours left (a clique of lower + 1 needs them)
+        need = lower - 1
+        for x in range(w):
+            A[x] = 0
+        top = 0
+        left = s
+        for k in range(s):
+            d = 0
+            for x in range(w):
+                d += popcount(adj[k, x])
+            deg[k] = d
+            if d >= need:
+                A[k >> 6] |= one << np.uint64(k & 63)
+            else:
+                queue[top] = k
+                top += 1
+                left -= 1
+        while top > 0:
+            top -= 1
+            k = queue[top]
+            for x in range(w):
+                bits = adj[k, x] & A[x]
+                while bits != 0:
+                    p = x * 64 + trailing_zeros(bits)
+                    bits &= bits - one
+                    deg[p] -= 1
+                    if deg[p] < need:
+                        A[p >> 6] &= ~(one << np.uint64(p & 63))
+                        queue[top] = p
+                        top += 1
+                        left -= 1
+        work += s * w
+        if left < lower:
+            bound[v] = lower  # larger cliques would lie in what is left
+            continue
+        if colour_bound:
+            # smallest-last order of what is left, then first-fit colours in reverse of it
+            for x in range(w):
+                cand[x] = A[x]
+            for t in range(left):
+                m = -1
+                for x in range(w):
+                    bits = cand[x]
+                    while bits != 0:
+                        p = x * 64 + trailing_zeros(bits)
+                        bits &= bits - one
+                        if m < 0 or deg[p] < deg[m]:
+                            m = p
+                stack[t] = m
+                cand[m >> 6] &= ~(one << np.uint64(m & 63))
+                for x in range(w):
+                    bits = adj[m, x] & cand[x]
+                    while bits != 0:
+                        p = x * 64 + trailing_zeros(bits)
+                        bits &= bits - one
+                        deg[p] -= 1
+            colours = 0
+            for t in range(left - 1, -1, -1):
+                m = stack[t]
+                for x in range(w):
+                    bits = adj[m, x] & cand[x]
+                    while bits != 0:
+                        p = x * 64 + trailing_zeros(bits)
+                        bits &= bits - one
+                        used[colour[p]] = m + 1
+                c = 0
+                while used[c] == m + 1:
+                    c += 1
+                colour[m] = c
+                colours = max(colours, c + 1)
+                cand[m >> 6] |= one << np.uint64(m & 63)
+            for c in range(colours + 1):
+                used[c] = 0
+            work += left * left
+            bound[v] = max(colours + 1, lower)
+            if colours + 1 <= lower:
+                continue
+        # greedy clique in what is left: always the candidate with most candidate neighbours
+        for x in range(w):
+            cand[x] = A[x]
+        size = 0
+        while True:
+            m = -1
+            md = -1
+            for x in range(w):
+                bits = cand[x]
+                while bits != 0:
+                    p = x * 64 + trailing_zeros(bits)
+                    bits &= bits - one
+                    d = 0
+                    for y in range(w):
+                        d += popcount(adj[p, y] & cand[y])
+                    if d > md:
+                        md, m = d, p
+            if m < 0:
+                break
+            pick[size] = S[m]
+            size += 1
+            for x in range(w):
+                cand[x] &= adj[m, x]
+            work += left * w
+        if size + 1 > lower:
+            best = np.empty(size + 1, np.int32)
+            best[0] = v
+            best[1:] = pick[:size]
+    return best, bound, True
+
+
 @numba.njit(cache=True, nogil=True)
 def greedy_colours(indptr, indices, order):
     """Colours used by greedy colouring in reverse ``order`` (each vertex the least free colour)."""
@@ -235,22 +463,41 @@ def _clique_bounds(G: Graph, swap_rounds: int) -> CliqueBounds:
     indptr, indices = G.indptr, G.indices
     if G.n == 0:
         z = np.zeros(0, np.int32)
-        return CliqueBounds(0, z, 0, 0, 0, z, z)
+        return CliqueBounds(0, z, 0, 0, 0, z, z, 0)
     order, core, tail = peel(indptr, indices)
     upper_core = int(core.max()) + 1
     C = _greedy(indptr, indices, order, core, tail, GREEDY_WORK * (len(indices) + G.n))
     if len(C) == 0:
         C = order[-1:].copy()
-    for _ in range(swap_rounds):
-        if len(C) >= upper_core:
+    C = _swaps(indptr, indices, C, upper_core, swap_rounds)
+    upper_colour = upper_core if len(C) >= upper_core else int(greedy_colours(indptr, indices, order))
+    upper = min(upper_core, upper_colour)
+    upper_ego, root_bound = upper, None
+    if len(C) < upper:  # the ego pass: greedy cliques first, then the roots' colour bounds
+        optr, oidx = orient(indptr, indices, order, core, len(C))
+        cap = EGO_WORK * (len(indices) + G.n)
+        C = _ego_pass(optr, oidx, order, core, C, False, GREEDY_WORK * (len(indices) + G.n))[0]
+        C = _swaps(indptr, indices, C, upper, swap_rounds)
+        if len(C) < upper:
+            C, bound, whole = _ego_pass(optr, oidx, order, core, C, True, cap)
+            if whole:
+                root_bound = bound
+                upper_ego = max(len(C), int(bound.max()))
+                upper = min(upper, upper_ego)
+    C = np.sort(C).astype(np.int32)
+    return CliqueBounds(len(C), C, upper, upper_core, upper_colour, order, core, upper_ego, root_bound)
+
+
+def _swaps(indptr, indices, C, upper: int, rounds: int):
+    """C grown by up to ``rounds`` (1,2)-swaps or additions, stopping at ``upper``."""
+    for _ in range(rounds):
+        if len(C) >= upper:
             break
         D = _swap_once(indptr, indices, C)
         if len(D) == len(C):
             break
         C = D
-    upper_colour = upper_core if len(C) >= upper_core else int(greedy_colours(indptr, indices, order))
-    C = np.sort(C).astype(np.int32)
-    return CliqueBounds(len(C), C, min(upper_core, upper_colour), upper_core, upper_colour, order, core)
+    return C
 
 
 def core_subgraph(G: Graph, core: np.ndarray, min_core: int) -> tuple[Graph, np.ndarray]:

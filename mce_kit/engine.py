@@ -129,8 +129,9 @@ def max_cliques(G: Graph, progress=None) -> tuple[int, list[list[int]]]:
     return maxclique_engine.max_cliques(G, progress=progress)
 
 
-def clique_number(G: Graph, progress=None) -> int:
-    """omega (no search where the greedy clique meets the core or colouring bound)."""
+def clique_number(G: Graph, progress=None, with_route: bool = False):
+    """omega (no search where the bounds meet; the complement on dense graphs); ``with_route``:
+    (omega, "bounds" | "complement" | "search")."""
     from . import maxclique_engine
 
-    return maxclique_engine.clique_number(G, progress=progress)
+    return maxclique_engine.clique_number(G, progress=progress, with_route=with_route)

@@ -3,10 +3,13 @@
     omega = clique_number(G)            # stops as soon as the bounds meet
     omega, cliques = max_cliques(G)     # every maximum clique, sorted, each ascending
 
-1. ``mce_kit.bounds.clique_bounds``: a greedy clique (lower) against the core number and a greedy
-   colouring (upper). ``clique_number`` returns when they meet.
+1. ``mce_kit.bounds.clique_bounds``: greedy cliques (lower) against the core number, a greedy
+   colouring and the ego pass's per-root colour bounds (upper). ``clique_number`` returns when they
+   meet; on a graph of density >= ``vertex_cover.DENSITY`` it then asks the complement's vertex
+   cover (``mce_kit.vertex_cover``), and searches only where that gives up.
 2. Roots in reverse degeneracy order (high core first). The cliques whose earliest vertex is v lie
-   in v's later neighbours S; only vertices with core >= target - 1 enter S, then S is peeled to
+   in v's later neighbours S (only roots whose ego-pass bound reaches the target, where the pass
+   finished); only vertices with core >= target - 1 enter S, then S is peeled to
    its (target - 2)-core on bitsets, so a root whose S is too small costs one scan. The first root
    with core + 1 < target ends the search (core numbers only fall along the reversed order).
 3. Inside a root, MCQ/BBMC: candidates are bitsets over S relabelled by falling local degree; a
@@ -29,13 +32,13 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba import types
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import intrinsic
 
-from .bounds import CliqueBounds, clique_bounds
+from .bounds import CliqueBounds, clique_bounds, orient
+from .bounds import popcount as _popcount
 from .config import available_bytes
 from .graph import Graph
+from .vertex_cover import omega_above_bounds, use_complement
 
 NODES_PER_CALL = 1 << 18   # branch nodes searched between two returns to Python (progress, Ctrl-C)
 FIRST_ROWS = 1 << 12       # maximum cliques the first buffer holds
@@ -43,42 +46,6 @@ ONE_PASS_BYTES = 1 << 26   # buffer the one-pass search may fill before it leave
 PY_BYTES_PER_ID = 44       # a vertex id in a Python list of lists (8-byte pointer, int object) + buffer
 PY_BYTES_PER_CLIQUE = 120  # a list object and its row in the sorted list
 MEMORY_SHARE = 0.5         # share of the available memory the list of cliques may take
-
-
-@intrinsic
-def _popcount(typingctx, x):
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return types.uint64(types.uint64), codegen
-
-
-@numba.njit(cache=True, nogil=True)
-def orient(indptr, indices, order, core, min_core):
-    """Later neighbours (in ``order``) of every vertex with core >= min_core, among those vertices."""
-    n = len(order)
-    rank = np.empty(n, np.int64)
-    for i in range(n):
-        rank[order[i]] = i
-    optr = np.zeros(n + 1, np.int64)
-    for v in range(n):
-        c = 0
-        if core[v] >= min_core:
-            for j in range(indptr[v], indptr[v + 1]):
-                u = indices[j]
-                if rank[u] > rank[v] and core[u] >= min_core:
-                    c += 1
-        optr[v + 1] = optr[v] + c
-    oidx = np.empty(optr[n], np.int32)
-    for v in range(n):
-        t = optr[v]
-        if core[v] >= min_core:
-            for j in range(indptr[v], indptr[v + 1]):
-                u = indices[j]
-                if rank[u] > rank[v] and core[u] >= min_core:
-                    oidx[t] = u
-                    t += 1
-    return optr, oidx
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -122,9 +89,10 @@ def _emit(out, n_out, v, verts, R, depth):
 
 
 @numba.njit(cache=True, nogil=True)
-def search(optr, oidx, core, order, start, stop, target, upper, ties, rising, node_budget, out, n_out, best,
+def search(optr, oidx, core, roots, start, stop, target, upper, ties, rising, node_budget, out, n_out, best,
            pos, work):
-    """Roots order[n-1-start], order[n-2-start], ... up to index ``stop`` (see the module doc).
+    """Roots roots[start], roots[start + 1], ... up to index ``stop`` (see the module doc); ``roots``
+    follow the reversed degeneracy order (core numbers never rise along it).
 
     Strict (ties False): seeks cliques of size >= target; each one found is written to ``best``
     (best[0] = size, then its vertices) and raises target to size + 1; stops at ``upper``.
@@ -133,13 +101,11 @@ def search(optr, oidx, core, order, start, stop, target, upper, ties, rising, no
     Returns (next start, target, nodes, status): status 0 = go on or done, 1 = ``out`` is full
     (call again with a larger ``out`` holding the same rows: the search goes on where it stopped,
     its state kept in ``work``). ``pos`` (n, all -1) and ``work`` are kept between calls."""
-    n = len(order)
     nodes = 0
     rows = out.shape[0]
     adj, adj2, P, V, C, it, R, deg, S, S2, loc, A, U, Q, verts, state = work
     while start < stop:
-        i = n - 1 - start
-        v = order[i]
+        v = roots[start]
         if state[0] != 0:  # back in the root that filled ``out``: first the clique it held back
             depth, W2 = state[1], state[2]
             state[0] = 0
@@ -322,8 +288,12 @@ class _Search:
         self.width = int(out_deg.max()) if len(out_deg) else 0
         self.pos = np.full(G.n, -1, np.int32)
         self.work = _work(self.width, b.upper)
-        core_desc = b.core[b.order[::-1]]
-        self.roots = int(np.count_nonzero(core_desc >= min_core))  # a prefix of the reversed order
+        roots = b.order[::-1]
+        roots = roots[b.core[roots] >= min_core]  # a prefix of the reversed order
+        if b.root_bound is not None:  # the ego pass of the bounds rules the other roots out
+            roots = roots[b.root_bound[roots] >= min_core + 1]
+        self.root_ids = np.ascontiguousarray(roots)
+        self.roots = len(roots)
 
     def run(self, target: int, ties: bool, out=None, memory_bytes: int | None = None, rising: bool = False,
             max_rows: int | None = None):
@@ -340,7 +310,7 @@ class _Search:
             bar = RootBar(self.progress, self.roots, self.what)
         try:
             while start < self.roots:
-                nxt, target, _, status = search(self.optr, self.oidx, self.b.core, self.b.order, start,
+                nxt, target, _, status = search(self.optr, self.oidx, self.b.core, self.root_ids, start,
                                                 self.roots, target, self.b.upper, ties, rising,
                                                 NODES_PER_CALL, out, n_out, best, self.pos, self.work)
                 if bar is not None:
@@ -415,18 +385,29 @@ class RootBar:
         getattr(self.wrapped, "close", lambda: None)()
 
 
-def clique_number(G: Graph, *, progress=False, bounds: CliqueBounds | None = None) -> int:
-    """omega; no search when the bounds meet (``progress``: True for a tqdm bar over the roots)."""
-    return omega_and_clique(G, progress=progress, bounds=bounds)[0]
+def clique_number(G: Graph, *, progress=False, bounds: CliqueBounds | None = None, with_route: bool = False):
+    """omega; no search when the bounds meet (``progress``: True for a tqdm bar over the roots);
+    ``with_route``: (omega, how it was found: "bounds", "complement" or "search")."""
+    omega, _, route = _omega(G, progress, bounds)
+    return (omega, route) if with_route else omega
 
 
 def omega_and_clique(G: Graph, *, progress=False, bounds: CliqueBounds | None = None):
     """(omega, one maximum clique as sorted vertex ids)."""
+    return _omega(G, progress, bounds)[:2]
+
+
+def _omega(G: Graph, progress, bounds: CliqueBounds | None):
+    """(omega, one maximum clique, route): "bounds" where they meet, "complement" where the dense
+    graph's complement answered (mce_kit.vertex_cover), else "search"."""
     b = clique_bounds(G) if bounds is None else bounds
     if b.exact:
-        return b.lower, b.clique
+        return b.lower, b.clique, "bounds"
+    found = omega_above_bounds(G, b)
+    if found is not None:
+        return (*found, "complement")
     size, clique = _Search(G, b, b.lower, progress, "maximum clique").run(b.lower + 1, False)
-    return (size, clique) if size else (b.lower, b.clique)
+    return (size, clique, "search") if size else (b.lower, b.clique, "search")
 
 
 def max_cliques(G: Graph, *, progress=False, bounds: CliqueBounds | None = None,
@@ -439,7 +420,7 @@ def max_cliques(G: Graph, *, progress=False, bounds: CliqueBounds | None = None,
     omega = b.lower
     if b.exact and omega == 1:
         return 1, [[v] for v in range(G.n)]
-    if not b.exact:  # one pass: the target rises from the greedy clique's size, ties kept
+    if not b.exact and not use_complement(G):  # one pass: the target rises from the greedy clique's size
         try:
             search_ = _Search(G, b, b.lower - 1, progress, "maximum cliques")
             first = np.zeros((FIRST_ROWS, b.upper), np.int32)

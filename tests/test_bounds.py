@@ -21,8 +21,15 @@ def test_lower_is_a_clique_and_bounds_hold(G):
     omega = cpu.clique_number(G)
     assert b.lower <= omega <= b.upper
     assert len(b.clique) == b.lower and is_clique(G, b.clique)
-    assert b.upper == min(b.upper_core, b.upper_colour)
+    assert b.upper == min(b.upper_core, b.upper_colour, b.upper_ego)
     assert b.exact == (b.lower == b.upper)
+    if b.root_bound is not None:  # the ego pass: no clique beats its earliest vertex's bound
+        assert b.root_bound.max() == b.upper_ego
+        _, cliques = cpu.max_cliques(G)
+        rank = np.empty(G.n, np.int64)
+        rank[b.order] = np.arange(G.n)
+        for c in cliques:
+            assert b.root_bound[min(c, key=lambda v: rank[v])] >= omega
 
 
 @settings(max_examples=60, deadline=None)

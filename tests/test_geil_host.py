@@ -21,7 +21,8 @@ from graph_families import (
 from hypothesis import given, settings
 
 import mce_kit as mk
-from mce_kit import api, cpu
+from mce_kit import api, cpu, datasets
+from mce_kit.bounds import clique_bounds
 from mce_kit.gpu import geil
 from mce_kit.gpu.launch import kernel_struct_fields
 from mce_kit.gpu.loader import read_source
@@ -152,7 +153,7 @@ def test_api_gpu_path_uses_labels(monkeypatch):
     assert omega == 3
     assert sorted(map(sorted, cliques)) == sorted(sorted(c) for c in nx.find_cliques(H) if len(c) == 3)
     n = mk.clique_number(H, heuristic="none")
-    assert n == 3 and n.device == "gpu" and n.params == {"heuristic": "none"}
+    assert n == 3 and n.device == "gpu" and n.params == {"heuristic": "none", "route": "bounds"}
     with pytest.raises(TimeoutError, match="bound only"):
         mk.max_cliques(planted_cliques(60, 0.3, [9], seed=5), time_limit_s=1e-9)
 
@@ -261,3 +262,13 @@ def test_a_core_that_is_the_clique_needs_no_kernel(monkeypatch):
     monkeypatch.setattr(geil, "prepare", lambda *a, **k: pytest.fail("prepare() called"))
     G = disjoint_union(star(5), complete(7), erdos_renyi(20, 0.1, seed=2))
     assert geil.max_cliques(G, device="cpu") == cpu.max_cliques(G)
+
+
+def test_routes_without_a_kernel(monkeypatch):
+    """MANN_a27 through the complement's vertex cover, email-Eu-core through the few roots its bounds
+    leave open (the CPU engine): neither prepares Geil's search."""
+    monkeypatch.setattr(geil, "prepare", lambda *a, **k: pytest.fail("prepare() called"))
+    assert geil.clique_number(datasets.load("MANN_a27"), device="cpu", with_route=True) == (126, "complement")
+    G = datasets.load("email-Eu-core")
+    assert 0 < clique_bounds(G).open_roots <= geil.HOST_ROOTS
+    assert geil.clique_number(G, device="cpu", with_route=True) == (18, "roots")

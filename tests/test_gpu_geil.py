@@ -197,3 +197,18 @@ def test_progress_ticks_and_ctrl_c_frees_the_device():
         prep.run(listing=True, window=2000, heuristic="none", progress=interrupt)
     assert pool.used_bytes() <= before
     assert prep.run(listing=True).answer == res.answer
+
+
+def test_routes_on_the_gpu_call():
+    """clique_number with no kernel where the complement (MANN_a27) or the bounds' few open roots
+    (email-Eu-core) answer; the Count names the route."""
+    import mce_kit as mk
+
+    mann = mk.clique_number(datasets.load("MANN_a27"), device="gpu")
+    assert mann == 126 and mann.params["route"] == "complement"
+    email = mk.clique_number(datasets.load("email-Eu-core"), device="gpu")
+    assert email == 18 and email.params["route"] == "roots"
+    for name in ("brock200_2", "keller4", "hamming8-4", "C125.9", "socfb-MIT", "CA-GrQc"):
+        from mce_kit.experiments.geil import reference
+
+        assert mk.clique_number(datasets.load(name), device="gpu") == reference()[name][0]

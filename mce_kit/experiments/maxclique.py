@@ -3,6 +3,7 @@
     python -m mce_kit.experiments.maxclique --out data/results                 # CPU rows
     python -m mce_kit.experiments.maxclique --out DIR --device gpu             # GPU rows (on a GPU host)
     python -m mce_kit.experiments.maxclique --out DIR --peers ../shared/peers  # MC-BRB from there
+    python -m mce_kit.experiments.maxclique --out data/results --density       # the complement's rule
 
 Per graph and call (``mk.clique_number``, ``mk.max_cliques``): the cold call (the first on a freshly
 loaded graph, kernels already compiled), then ``--repeats`` warm calls (every time kept in
@@ -50,19 +51,21 @@ GPU_TIME_LIMIT_S = 60.0  # time_limit_s of the GPU calls: past it a row says "ti
 
 
 def _call(G, call: str, device: str):
-    """(omega, number of maximum cliques or None, status) of one public call."""
+    """(omega, number of maximum cliques or None, status, route) of one public call; the route is
+    clique_number's ("bounds", "complement", "roots" or "search"), "" for max_cliques."""
     import mce_kit as mk
 
     kw = {"time_limit_s": GPU_TIME_LIMIT_S} if device == "gpu" else {}
     try:
         if call == "clique_number":
-            return int(mk.clique_number(G, device=device, **kw)), None, "exact"
+            omega = mk.clique_number(G, device=device, **kw)
+            return int(omega), None, "exact", omega.params["route"]
         omega, cliques = mk.max_cliques(G, device=device, **kw)
     except MemoryError:
-        return None, None, "refused"
+        return None, None, "refused", ""
     except TimeoutError:
-        return None, None, "timeout"
-    return omega, len(cliques), "exact"
+        return None, None, "timeout", ""
+    return omega, len(cliques), "exact", ""
 
 
 def _check(name: str, omega, count, status: str) -> str:
@@ -91,12 +94,13 @@ def _load(name: str):
 
 
 def warm_up(device: str) -> None:
-    """Compile or load every kernel once, on a graph that needs a search."""
+    """Compile or load every kernel once, on graphs that need a search or the complement."""
     from ..io import load_graph
 
-    G = load_graph(nx.gnp_random_graph(40, 0.5, seed=1))
-    for call in CALLS:
-        _call(G, call, device)
+    for G in (load_graph(nx.gnp_random_graph(40, 0.5, seed=1)),  # a search
+              load_graph(nx.gnp_random_graph(120, 0.99, seed=1))):  # the complement route (Numba)
+        for call in CALLS:
+            _call(G, call, device)
 
 
 def ours(graphs, device: str, repeats: int):
@@ -114,11 +118,11 @@ def ours(graphs, device: str, repeats: int):
                 times.append((time.perf_counter() - t) * 1e3)
                 if again != got:
                     raise AssertionError(f"{name} {call}: {again} after {got}")
-            omega, count, status = got
+            omega, count, status, route = got
             checked = _check(name, omega, count, status)
             row = dict(graph=name, n=G.n, m=G.m, code="mce_kit", call=f"mk.{call}", device=device,
-                       omega=omega, n_maximum=count, status=status, checked=checked, cold_ms=round(cold, 4),
-                       **_spread(times))
+                       omega=omega, n_maximum=count, status=status, checked=checked, route=route,
+                       cold_ms=round(cold, 4), **_spread(times))
             print(row, flush=True)
             yield pd.DataFrame([row])
 
@@ -159,9 +163,60 @@ def mcbrb(graphs, peers: Path, repeats: int):
             checked = _check(name, omega, None, "exact")
             row = dict(graph=name, n=G.n, m=G.m, code="MC-BRB", call="mcbrb MC-BRB (one maximum clique)",
                        device="cpu", omega=omega, n_maximum=None, status="exact", checked=checked,
-                       cold_ms=None, **_spread(times))
+                       route="", cold_ms=None, **_spread(times))
             print(row, f"(whole process {statistics.median(wall):.3f} s)", flush=True)
             yield pd.DataFrame([row])
+
+
+DENSITIES = (0.95, 0.96, 0.97, 0.98, 0.99)  # G(n, p) of the density rule
+DENSE_DIMACS = ["hamming6-2", "C125.9", "gen200_p0.9_44", "MANN_a27"]
+
+
+def density_rows(repeats: int, n: int = 150, seeds=(1, 2)):
+    """The density rule's measurement: omega by the complement's vertex cover against the search,
+    both from the same (kept) bounds, on G(n, p) for each of ``DENSITIES`` and the dense DIMACS graphs.
+    One row per graph and route; a complement search past its node cap says ``gave up``."""
+    import networkx as nx
+
+    from .. import maxclique_engine as engine
+    from .. import vertex_cover as vc
+    from ..bounds import clique_bounds, core_subgraph
+    from ..io import load_graph
+
+    def complement(G, b):  # the route without the rule that gates it
+        H, _ = core_subgraph(G, b.core, b.lower)
+        found = vc.complement_clique(H, above=b.lower)
+        return None if found is None else found[0]
+
+    def search(G, b):
+        return engine._Search(G, b, b.lower, False, "").run(b.lower + 1, False)[0] or b.lower
+
+    cases = [(f"G({n},{p})#{s}", nx.gnp_random_graph(n, p, seed=s)) for p in DENSITIES for s in seeds]
+    cases = [(name, load_graph(H)) for name, H in cases] + [(name, _load(name)) for name in DENSE_DIMACS]
+    for name, G in cases:
+        b = clique_bounds(G)
+        for route, fn in (("complement", complement), ("search", search)):
+            times = []
+            for _ in range(repeats):
+                t = time.perf_counter()
+                omega = fn(G, b)
+                times.append((time.perf_counter() - t) * 1e3)
+            row = dict(graph=name, n=G.n, m=G.m, density=round(2 * G.m / (G.n * (G.n - 1)), 4), route=route,
+                       omega=omega, status="gave up" if omega is None else "exact", bounds_exact=b.exact,
+                       **_spread(times))
+            print(row, flush=True)
+            yield pd.DataFrame([row])
+
+
+def density_threshold(df: pd.DataFrame) -> float:
+    """The lowest measured density from which the complement's median time is at most the search's
+    on every random graph at least as dense (the rule ``vertex_cover.DENSITY``)."""
+    rnd = df[df["graph"].str.startswith("G(")]
+    piv = rnd.pivot_table(index=["graph", "density"], columns="route", values="median_ms").reset_index()
+    piv["wins"] = piv["complement"].fillna(float("inf")) <= piv["search"]
+    p = piv["graph"].str.extract(r",([\d.]+)\)")[0].astype(float)
+    ok = [q for q in sorted(p.unique()) if piv.loc[p >= q, "wins"].all()]
+    return min(ok) if ok else float("inf")
 
 
 def table(df: pd.DataFrame) -> pd.DataFrame:
@@ -199,7 +254,15 @@ def main(argv=None) -> None:
     ap.add_argument("--graphs", nargs="*", help=f"default: {' '.join(GRAPHS)}")
     ap.add_argument("--repeats", type=int, default=5, help="warm calls (and MC-BRB runs) per row")
     ap.add_argument("--peers", type=Path, default=PEERS, help="peers folder with cpu-bin/mcbrb ('' to skip)")
+    ap.add_argument("--density", action="store_true",
+                    help="measure the density rule instead (maxclique_density.csv; CPU)")
     a = ap.parse_args(argv)
+    a.out.mkdir(parents=True, exist_ok=True)
+    if a.density:
+        prov = {**provenance("cpu"), "params": f"repeats={a.repeats}"}
+        df = write_rows(density_rows(a.repeats), a.out / "maxclique_density.csv", prov)
+        print("complement route from density", density_threshold(df))
+        return
     graphs = names(a.graphs) or GRAPHS
     a.out.mkdir(parents=True, exist_ok=True)
 

@@ -30,8 +30,10 @@ The search, step by step:
    ``status == "bound only"`` with the best clique found (``answer`` is None).
 
 The public calls ``max_cliques(G)`` and ``clique_number(G)`` first take the bounds of
-``mce_kit.bounds`` (greedy clique, core and colouring bounds): ``clique_number`` launches nothing
-when they meet, and otherwise the search runs on the (lower - 1)-core with the bounds' clique as its
+``mce_kit.bounds`` (greedy cliques, core, colouring and per-root bounds): ``clique_number`` launches
+nothing when they meet, when the graph is dense enough for the complement's vertex cover
+(``mce_kit.vertex_cover``), or when at most ``HOST_ROOTS`` roots stay open (the CPU engine searches
+them); its route says which. Otherwise the search runs on the (lower - 1)-core with the bounds' clique as its
 starting ``w`` (``run(lower_clique=, upper=)``). ``run(progress=True)`` ticks a bar per window (the
 level and its entries beside it); Ctrl-C between steps frees the device buffers and raises
 KeyboardInterrupt naming the best clique found and the bounds; a list of maximum cliques that
@@ -51,6 +53,7 @@ import numpy as np
 from ..bounds import clique_bounds, core_subgraph
 from ..cpu.maxclique import colour_order
 from ..graph import Graph, positions
+from ..vertex_cover import omega_above_bounds
 from .launch import free_bytes, params_dtype, plan_passes, set_params
 
 HEURISTICS = ("none", "single-degree", "single-core", "multi-degree", "multi-core")
@@ -60,6 +63,7 @@ DEFAULTS = dict(heuristic="multi-degree", seeds=0, window=0, level_bytes=4 << 30
                 max_tasks=1 << 21)
 WARPS_PER_BLOCK = 4
 THREADS = 256
+HOST_ROOTS = 16  # clique_number: at most this many roots left open by the bounds are searched on the CPU
 MAX_DFS_CANDIDATES = 32767  # colours and local ids share one 32-bit word in the kernel
 
 # The kernels' launch parameters (same fields, same order as the structs in geil.cu).
@@ -820,14 +824,29 @@ def max_cliques(G: Graph, device: str = "gpu", progress=None, **params) -> tuple
     return res.omega, sorted(np.sort(ids[M], axis=1).tolist())
 
 
-def clique_number(G: Graph, device: str = "gpu", progress=None, **params) -> int:
-    """omega alone: the bounds when they meet (no kernel), else the search on the reduced core."""
+def clique_number(G: Graph, device: str = "gpu", progress=None, with_route: bool = False, **params):
+    """omega alone: the bounds when they meet, or on a dense graph the complement's vertex cover
+    (``mce_kit.vertex_cover``; neither launches a kernel), else the search on the reduced core.
+    When the bounds' ego pass leaves at most ``HOST_ROOTS`` roots open, the CPU engine searches those
+    (no kernel either). ``with_route``: (omega, "bounds" | "complement" | "roots" | "search")."""
+    omega, route = _clique_number(G, device, progress, params)
+    return (omega, route) if with_route else omega
+
+
+def _clique_number(G: Graph, device: str, progress, params: dict):
     b, _, ids, start = _prepared(G, device, search=False)
     if b.exact:
-        return b.lower
+        return b.lower, "bounds"
+    found = omega_above_bounds(G, b)
+    if found is not None:
+        return found[0], "complement"
+    if b.open_roots is not None and b.open_roots <= HOST_ROOTS:  # a few roots: the CPU engine's search
+        from ..maxclique_engine import omega_and_clique
+
+        return omega_and_clique(G, bounds=b)[0], "roots"
     prep = _prepared(G, device)[1]
     res = prep.run(omega_only=True, lower_clique=start, upper=b.upper, progress=progress, **params)
     if not res.exact:
         res.best_clique = sorted(ids[res.best_clique].tolist())
         raise _stopped(res, b, params)
-    return res.omega
+    return res.omega, "search"
