@@ -420,7 +420,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
             total += sum128(per[0: 2 * warps: 2], per[1: 2 * warps: 2])
             wc[:warps] += per[2 * warps: 3 * warps]
             wt[:warps] += per[3 * warps:].view(np.int32)[:warps]
-            bins += host[_S_BINS:_S_FIXED]
+            bins += host[_S_BINS:_S_STOP]
             active += host[_S_ACTIVE:_S_BINS]
             if listing:
                 lists.append(lst[: int(host[_S_POS])].get())
