@@ -16,10 +16,10 @@ python3 -m compileall -q mce_kit
 case "${2:?}" in
 tests)
     run() { timeout "$1" python3 -m pytest -q -m gpu -p no:cacheprovider -rfE "${@:2}" 2>&1 | tail -8; }
-    { run 150 tests/test_gpu_watch.py tests/test_gpu_kclique.py tests/test_gpu_geil.py tests/test_gpu_prep.py \
+    { run 260 tests/test_gpu_watch.py tests/test_gpu_kclique.py tests/test_gpu_geil.py tests/test_gpu_prep.py \
           tests/test_gpu_prepared.py -k "not load_paths and not every_k_and_switch"
-      run 60 tests/test_gpu_rdmce.py tests/test_gpu_mcegpu.py -k "random_graphs or bundled_graphs_exact"
-      run 40 tests/test_gpu_subsets.py -k "kcminer or clique_count"; } | tee "$out/gpu_tests.log"
+      run 150 tests/test_gpu_rdmce.py tests/test_gpu_mcegpu.py -k "random_graphs or bundled_graphs_exact"
+      run 60 tests/test_gpu_subsets.py -k "kcminer or clique_count"; } | tee "$out/gpu_tests.log"
     timeout 70 python3 -m mce_kit.experiments.coldprep --out "$out" --repeats 3 \
         --only CA-GrQc Email-Enron soc-Slashdot0902 socfb-MIT MovieLens 2>&1 | tail -2
     for f in data/snap/wiki-Vote.txt.gz data/snap/soc-Slashdot0902.txt.gz; do
