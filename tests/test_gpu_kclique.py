@@ -159,7 +159,7 @@ def test_split_pivot_trees_with_a_large_shared_top_stay_exact():
 
     for seed, (n, p) in enumerate([(130, 0.8), (160, 0.7), (110, 0.9)]):
         prep = cliquecount.prepare(erdos_renyi(n, p, seed))
-        for k_max in (8, None):
+        for k_max in (6, 8):   # (k_max=None took minutes here, unsplit)
             whole = prep.run(k_max=k_max, split=False).answer
             for split in (3, 16, 64):
                 assert prep.run(k_max=k_max, split=split).answer == whole, (n, p, k_max, split)
