@@ -233,6 +233,27 @@ def popcount(typingctx, x):
 
 
 @numba.njit(cache=True, nogil=True)
+def bitset_rows(S, s, pos, optr, oidx, adj) -> int:
+    """Rows 0..s-1 of ``adj``: the bitsets of the graph induced on S[:s], read from the
+    later-neighbour CSR (``optr``, ``oidx``; each edge set both ways) with ``pos[S[k]] == k``.
+    Returns the entries scanned (the ego pass's work; the CPU engine's search builds the same rows)."""
+    one = np.uint64(1)
+    for k in range(s):
+        for x in range((s + 63) >> 6):
+            adj[k, x] = 0
+    scanned = 0
+    for k in range(s):
+        u = S[k]
+        for j in range(optr[u], optr[u + 1]):
+            p = pos[oidx[j]]
+            if p >= 0:
+                adj[k, p >> 6] |= one << np.uint64(p & 63)
+                adj[p, k >> 6] |= one << np.uint64(k & 63)
+        scanned += optr[u + 1] - optr[u]
+    return scanned
+
+
+@numba.njit(cache=True, nogil=True)
 def orient(indptr, indices, order, core, min_core):
     """Later neighbours (in ``order``) of every vertex with core >= min_core, among those vertices."""
     n = len(order)
@@ -307,17 +328,7 @@ def _ego_pass(optr, oidx, order, core, best, colour_bound, work_cap):
                 pos[S[k]] = -1
             continue
         w = (s + 63) >> 6
-        for k in range(s):
-            for x in range(w):
-                adj[k, x] = 0
-        for k in range(s):
-            u = S[k]
-            for j in range(optr[u], optr[u + 1]):
-                p = pos[oidx[j]]
-                if p >= 0:
-                    adj[k, p >> 6] |= one << np.uint64(p & 63)
-                    adj[p, k >> 6] |= one << np.uint64(k & 63)
-            work += optr[u + 1] - optr[u]
+        work += bitset_rows(S, s, pos, optr, oidx, adj)
         for k in range(s):
             pos[S[k]] = -1
         # peel S to the vertices with >= lower - 1 neighbours left (a clique of lower + 1 needs them)

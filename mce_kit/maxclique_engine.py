@@ -34,7 +34,7 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from .bounds import CliqueBounds, clique_bounds, orient
+from .bounds import CliqueBounds, bitset_rows, clique_bounds, orient
 from .bounds import popcount as _popcount
 from .config import available_bytes
 from .graph import Graph
@@ -125,15 +125,7 @@ def search(optr, oidx, core, roots, start, stop, target, upper, ties, rising, no
             W = (s + 63) >> 6
             for k in range(s):
                 pos[S[k]] = k
-                for w in range(W):
-                    adj[k, w] = 0
-            for k in range(s):
-                u = S[k]
-                for j in range(optr[u], optr[u + 1]):
-                    p = pos[oidx[j]]
-                    if p >= 0:
-                        adj[k, p >> 6] |= np.uint64(1) << np.uint64(p & 63)
-                        adj[p, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+            bitset_rows(S, s, pos, optr, oidx, adj)
             for k in range(s):
                 pos[S[k]] = -1
             # peel S to the vertices with >= target - 2 neighbours in S
