@@ -254,6 +254,45 @@ def bitset_rows(S, s, pos, optr, oidx, adj) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
+def bitset_peel(adj, s, need, A, deg, queue) -> int:
+    """Peel the graph of ``bitset_rows`` to its vertices with at least ``need`` neighbours left:
+    ``A`` (bitset) holds them and ``deg`` their degrees among them; returns how many there are.
+    ``queue`` is scratch of s ints."""
+    one = np.uint64(1)
+    w = (s + 63) >> 6
+    for x in range(w):
+        A[x] = 0
+    top = 0
+    left = s
+    for k in range(s):
+        d = 0
+        for x in range(w):
+            d += popcount(adj[k, x])
+        deg[k] = d
+        if d >= need:
+            A[k >> 6] |= one << np.uint64(k & 63)
+        else:
+            queue[top] = k
+            top += 1
+            left -= 1
+    while top > 0:
+        top -= 1
+        k = queue[top]
+        for x in range(w):
+            bits = adj[k, x] & A[x]
+            while bits != 0:
+                p = x * 64 + trailing_zeros(bits)
+                bits &= bits - one
+                deg[p] -= 1
+                if deg[p] < need:
+                    A[p >> 6] &= ~(one << np.uint64(p & 63))
+                    queue[top] = p
+                    top += 1
+                    left -= 1
+    return left
+
+
+@numba.njit(cache=True, nogil=True)
 def orient(indptr, indices, order, core, min_core):
     """Later neighbours (in ``order``) of every vertex with core >= min_core, among those vertices."""
     n = len(order)
@@ -332,36 +371,7 @@ def _ego_pass(optr, oidx, order, core, best, colour_bound, work_cap):
         for k in range(s):
             pos[S[k]] = -1
         # peel S to the vertices with >= lower - 1 neighbours left (a clique of lower + 1 needs them)
-        need = lower - 1
-        for x in range(w):
-            A[x] = 0
-        top = 0
-        left = s
-        for k in range(s):
-            d = 0
-            for x in range(w):
-                d += popcount(adj[k, x])
-            deg[k] = d
-            if d >= need:
-                A[k >> 6] |= one << np.uint64(k & 63)
-            else:
-                queue[top] = k
-                top += 1
-                left -= 1
-        while top > 0:
-            top -= 1
-            k = queue[top]
-            for x in range(w):
-                bits = adj[k, x] & A[x]
-                while bits != 0:
-                    p = x * 64 + trailing_zeros(bits)
-                    bits &= bits - one
-                    deg[p] -= 1
-                    if deg[p] < need:
-                        A[p >> 6] &= ~(one << np.uint64(p & 63))
-                        queue[top] = p
-                        top += 1
-                        left -= 1
+        left = bitset_peel(adj, s, lower - 1, A, deg, queue)
         work += s * w
         if left < lower:
             bound[v] = lower  # larger cliques would lie in what is left

@@ -34,7 +34,7 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from .bounds import CliqueBounds, bitset_rows, clique_bounds, orient
+from .bounds import CliqueBounds, bitset_peel, bitset_rows, clique_bounds, orient
 from .bounds import popcount as _popcount
 from .config import available_bytes
 from .graph import Graph
@@ -129,33 +129,7 @@ def search(optr, oidx, core, roots, start, stop, target, upper, ties, rising, no
             for k in range(s):
                 pos[S[k]] = -1
             # peel S to the vertices with >= target - 2 neighbours in S
-            need = target - 2
-            for w in range(W):
-                A[w] = 0
-            top = 0
-            for k in range(s):
-                d = 0
-                for w in range(W):
-                    d += _popcount(adj[k, w])
-                deg[k] = d
-                if d >= need:
-                    A[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
-                else:
-                    loc[top] = k
-                    top += 1
-            while top > 0:
-                top -= 1
-                k = loc[top]
-                for w in range(W):
-                    x = adj[k, w] & A[w]
-                    while x != 0:
-                        p = w * 64 + trailing_zeros(x)
-                        x &= x - np.uint64(1)
-                        deg[p] -= 1
-                        if deg[p] < need:
-                            A[p >> 6] &= ~(np.uint64(1) << np.uint64(p & 63))
-                            loc[top] = p
-                            top += 1
+            bitset_peel(adj, s, target - 2, A, deg, loc)
             s2 = 0
             for w in range(W):
                 x = A[w]
