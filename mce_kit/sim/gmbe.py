@@ -285,5 +285,8 @@ def pruned_branches(on: SearchTree, off: SearchTree) -> list[dict]:
             row.update({"without pruning: node made": off.describe(c).split(" ", 1)[1],
                         "maximal": off.check[c], "nodes below it": len(below),
                         "maximal below it": sum(off.check[j] is True for j in below)})
+        else:  # without pruning the parent was cut by another check: no node, nothing maximal below
+            row.update({"without pruning: node made": f"none (parent {off.status[q]})", "maximal": False,
+                        "nodes below it": 0, "maximal below it": 0})
         rows.append(row)
     return rows
