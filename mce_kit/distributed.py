@@ -369,12 +369,13 @@ class Job:
             self.dealt[n_chunks] = chunk_tasks(self.costs, n_chunks)
         return self.dealt[n_chunks]
 
-    def remote(self, client):
+    def remote(self, client, *, lost: bool = False):
         """The prepared graph on ``client``'s workers: scattered to all of them on first use, then
         kept with the Job, so a later run skips the copy and finds the workers' kept state (the
-        exact sizes of split tasks, compiled kernels) warm. Scattered again if it was lost."""
+        exact sizes of split tasks, compiled kernels) warm. ``lost=True`` scatters it again (Dask's
+        memory manager may keep one replica only, and a killed worker can take that one along)."""
         future = self.scattered.get(client.id)
-        if future is None or future.status != "finished":
+        if lost or future is None or future.status != "finished":
             # hash=False: a fresh key, never shared with another Job's (or an earlier scatter's) data
             future = self.scattered[client.id] = client.scatter(self.prep, broadcast=True, hash=False)
         return future
@@ -408,6 +409,7 @@ def prepare(G, kernel: str | Kernel, **params) -> Job:
                time.perf_counter() - t0, dict(params))
 
 
+MAX_RESUBMITS = 3  # times a chunk cancelled by lost data is submitted again before the run fails
 CHUNK_COLUMNS = ["chunk", "answer", "tasks", "first", "seconds", "worker", "pid", "started"]
 
 
@@ -435,6 +437,7 @@ def run(G, kernel: str | Kernel | Job, client, *, chunks_per_worker: int = 1, in
     arrives (progress bars, tests that kill a worker).
     """
     from distributed import as_completed
+    from distributed.client import FutureCancelledError
 
     job = kernel if isinstance(kernel, Job) else prepare(G, kernel, **params)
     params = job.merged(params)
@@ -442,18 +445,21 @@ def run(G, kernel: str | Kernel | Job, client, *, chunks_per_worker: int = 1, in
     t1 = time.perf_counter()
     n_workers = max(1, len(client.scheduler_info()["workers"]))
     chunks = job.chunks(chunks_per_worker * n_workers)
-    remote = job.remote(client)
     todo = iter(enumerate(chunks))
     window = as_completed()
+    chunk_of: dict[str, tuple] = {}  # future key -> (chunk, its tasks, resubmits, the graph's key it read)
+
+    def submit(i: int, idx: np.ndarray, tries: int = 0, lost: bool = False) -> None:
+        key = f"{kernel.name}-chunk-{i}-{os.getpid()}-{time.monotonic_ns()}"
+        remote = job.remote(client, lost=lost)
+        chunk_of[key] = (i, idx, tries, remote.key)
+        window.add(client.submit(_run_chunk, remote, kernel, i, idx, params, pure=False, key=key))
 
     def submit_next() -> bool:
         item = next(todo, None)
-        if item is None:
-            return False
-        i, idx = item
-        window.add(client.submit(_run_chunk, remote, kernel, i, idx, params, pure=False,
-                                 key=f"{kernel.name}-chunk-{i}-{os.getpid()}-{time.monotonic_ns()}"))
-        return True
+        if item is not None:
+            submit(*item)
+        return item is not None
 
     for _ in range(in_flight * n_workers):
         if not submit_next():
@@ -461,7 +467,15 @@ def run(G, kernel: str | Kernel | Job, client, *, chunks_per_worker: int = 1, in
     rows = []
     try:
         for future in window:
-            row = future.result()  # raises the chunk's error: no partial answer
+            i, idx, tries, read = chunk_of.pop(future.key)
+            try:
+                row = future.result()  # raises the chunk's error: no partial answer
+            except FutureCancelledError:
+                # the graph's last copy went down with a worker: scatter it again (once), re-run the chunk
+                if tries >= MAX_RESUBMITS:
+                    raise
+                submit(i, idx, tries + 1, lost=read == job.scattered[client.id].key)
+                continue
             rows.append(row)
             if on_result:
                 on_result(row)

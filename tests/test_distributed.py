@@ -209,6 +209,35 @@ def test_every_kernel_survives_a_killed_worker(kernel, params):
     assert killed and res.answer == want
 
 
+def test_a_run_survives_losing_every_copy_of_the_graph():
+    """SIGKILL every worker holding the scattered graph after the first chunk (Dask's memory manager
+    may keep a single replica): the graph is scattered again, cancelled chunks re-run, the answer holds."""
+    import signal
+
+    G = datasets.load("johnson8-4-4")
+    job = md.prepare(G, "kcminer-cpu", k=4)
+    from mce_kit import cpu
+
+    want = cpu.count_k_cliques(G, 4)
+    with LocalCluster(n_workers=3, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
+            Client(cl) as c:
+        first = job.remote(c)
+        killed = []
+
+        def kill_holders(row):
+            if not killed:
+                holders = list(c.who_has([first])[first.key])
+                pids = c.run(os.getpid, workers=holders)
+                killed.extend(pids.values())
+                for pid in killed:
+                    os.kill(pid, signal.SIGKILL)
+
+        res = md.run(G, job, c, chunks_per_worker=12, on_result=kill_holders)
+        assert killed and res.answer == want
+        assert job.remote(c).key != first.key  # scattered again
+        assert md.run(G, job, c).answer == want  # and kept for the next run
+
+
 def test_a_job_keeps_its_task_list():
     G = datasets.load("johnson8-4-4")
     job = md.prepare(G, "kcminer-cpu", k=4)
