@@ -1,7 +1,9 @@
 // A small CPU emulation of the CUDA features the mce_kit kernels use, so a
 // kernel's logic (indexing, barriers, warp collectives, the worker list) can
-// be checked on a machine without a GPU. Every CUDA thread is an OS thread;
-// every block runs at once, so blocks that wait for each other work as on a GPU.
+// be checked on a machine without a GPU. `launch`: every CUDA thread is an OS
+// thread and every block runs at once, so blocks that wait for each other work
+// as on a GPU. `launch_serial`: one block after another, its threads fibers
+// on one OS thread that switch at each barrier: many times faster.
 // Warp collectives assume full-warp convergence (FULL_MASK), as the kernels do.
 #pragma once
 #include <atomic>
@@ -11,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <thread>
+#include <ucontext.h>
 #include <vector>
 
 #define __device__
@@ -25,12 +28,31 @@
 struct dim3e { unsigned x = 1, y = 1, z = 1; };
 struct int2 { int x, y; };
 inline int2 make_int2(int x, int y) { return int2{x, y}; }
+inline bool g_fibers = false;   // launch_serial runs: barriers switch fibers
+inline void fiber_yield();
+struct FiberBarrier {           // n fibers meet: the last to arrive goes on, the others wait
+    int n, count = 0;
+    unsigned generation = 0;
+    void wait() {
+        const unsigned g = generation;
+        if (++count == n) {
+            count = 0;
+            ++generation;
+            return;
+        }
+        while (generation == g) fiber_yield();
+    }
+};
 struct WarpX {
     std::barrier<> bar{32};
+    FiberBarrier fbar{32};
     unsigned long long slot[32];
+    void wait() { g_fibers ? fbar.wait() : bar.arrive_and_wait(); }
 };
 struct BlockX {
     std::unique_ptr<std::barrier<>> bar;
+    FiberBarrier fbar{0};
+    void wait() { g_fibers ? fbar.wait() : bar->arrive_and_wait(); }
     std::vector<std::unique_ptr<WarpX>> warps;
     std::atomic<int> orv{0};
     std::atomic<int> generation{0};
@@ -43,25 +65,25 @@ inline dim3e blockDim_g;
 #define blockIdx (tctx.bid)
 #define blockDim (blockDim_g)
 
-inline void __syncthreads() { tctx.blk->bar->arrive_and_wait(); }
+inline void __syncthreads() { tctx.blk->wait(); }
 inline int __syncthreads_or(int p) {
     BlockX* b = tctx.blk;
-    b->bar->arrive_and_wait();
+    b->wait();
     if (tctx.tid.x == 0) b->orv.store(0);
-    b->bar->arrive_and_wait();
+    b->wait();
     if (p) b->orv.fetch_or(1);
-    b->bar->arrive_and_wait();
+    b->wait();
     int r = b->orv.load();
-    b->bar->arrive_and_wait();
+    b->wait();
     return r;
 }
-inline void __syncwarp(unsigned = 0xffffffffu) { tctx.blk->warps[tctx.tid.x >> 5]->bar.arrive_and_wait(); }
+inline void __syncwarp(unsigned = 0xffffffffu) { tctx.blk->warps[tctx.tid.x >> 5]->wait(); }
 
 template <class T> inline T* exchange(T v) {
     WarpX* w = tctx.blk->warps[tctx.tid.x >> 5].get();
-    w->bar.arrive_and_wait();
+    w->wait();
     std::memcpy(&w->slot[tctx.tid.x & 31], &v, sizeof(T));
-    w->bar.arrive_and_wait();
+    w->wait();
     return nullptr;
 }
 template <class T> inline T slot_of(int lane) {
@@ -69,7 +91,7 @@ template <class T> inline T slot_of(int lane) {
     std::memcpy(&v, &tctx.blk->warps[tctx.tid.x >> 5]->slot[lane], sizeof(T));
     return v;
 }
-inline void warp_done() { tctx.blk->warps[tctx.tid.x >> 5]->bar.arrive_and_wait(); }
+inline void warp_done() { tctx.blk->warps[tctx.tid.x >> 5]->wait(); }
 
 inline unsigned __ballot_sync(unsigned, int p) {
     exchange<int>(p != 0);
@@ -125,7 +147,7 @@ inline int __reduce_max_sync(unsigned, int v) {
 inline int __popc(unsigned v) { return __builtin_popcount(v); }
 inline int __ffs(unsigned v) { return __builtin_ffs((int)v); }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
-inline void __nanosleep(unsigned) { std::this_thread::yield(); }
+inline void __nanosleep(unsigned) { g_fibers ? fiber_yield() : std::this_thread::yield(); }
 inline long long clock64() {
     static std::atomic<long long> c{0};
     return c.fetch_add(1);
@@ -147,7 +169,7 @@ template <class T> inline T atomicCAS(T* p, T cmp, T v) {
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
 
-// Run `kernel` with `blocks` x `threads`, every thread an OS thread.
+// Run `kernel` with `blocks` x `threads`, every thread an OS thread, every block at once.
 inline void launch(int blocks, int threads, const std::function<void()>& kernel) {
     blockDim_g.x = threads;
     std::vector<std::unique_ptr<BlockX>> bx;
@@ -165,4 +187,110 @@ inline void launch(int blocks, int threads, const std::function<void()>& kernel)
                 kernel();
             });
     for (auto& t : ts) t.join();
+}
+
+// One block after another; a block's threads are fibers on this OS thread, run round-robin, each
+// until it waits at a barrier. Blocks must never wait for each other, so file-scope __shared__
+// arrays can be plain statics (launch_main.cpp).
+// A fiber switch saves the callee-saved registers on the old stack and pops them off the new one
+// (x86-64 System V; ucontext elsewhere, whose signal-mask system call per switch costs 5x).
+#if defined(__x86_64__)
+extern "C" void emu_switch(void** save_sp, void* load_sp);
+asm(R"(
+.text
+.globl emu_switch
+.type emu_switch, @function
+emu_switch:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+)");
+#endif
+struct Fiber {
+    std::unique_ptr<char[]> stack;
+    ThreadCtx tc;
+    bool done = false;
+#if defined(__x86_64__)
+    void* sp = nullptr;
+#else
+    ucontext_t ctx;
+#endif
+};
+inline Fiber* g_running = nullptr;
+inline const std::function<void()>* g_kernel = nullptr;
+#if defined(__x86_64__)
+inline void* g_scheduler_sp = nullptr;
+inline void fiber_yield() { emu_switch(&g_running->sp, g_scheduler_sp); }
+[[noreturn]] inline void fiber_main() {
+    (*g_kernel)();
+    g_running->done = true;
+    emu_switch(&g_running->sp, g_scheduler_sp);
+    __builtin_unreachable();
+}
+inline void fiber_start(Fiber& f, size_t size) {
+    auto top = reinterpret_cast<uintptr_t>(f.stack.get() + size) & ~uintptr_t(15);
+    void** sp = reinterpret_cast<void**>(top) - 1;   // fiber_main entered as if called: rsp % 16 == 8
+    *--sp = reinterpret_cast<void*>(&fiber_main);      // emu_switch's ret goes here
+    for (int r = 0; r < 6; ++r) *--sp = nullptr;      // rbp rbx r12..r15
+    f.sp = sp;
+}
+inline void fiber_resume(Fiber& f) { emu_switch(&g_scheduler_sp, f.sp); }
+#else
+inline ucontext_t g_scheduler;
+inline void fiber_yield() { swapcontext(&g_running->ctx, &g_scheduler); }
+inline void fiber_main() {
+    (*g_kernel)();
+    g_running->done = true;   // uc_link returns to the scheduler
+}
+inline void fiber_start(Fiber& f, size_t size) {
+    getcontext(&f.ctx);
+    f.ctx.uc_stack.ss_sp = f.stack.get();
+    f.ctx.uc_stack.ss_size = size;
+    f.ctx.uc_link = &g_scheduler;
+    makecontext(&f.ctx, fiber_main, 0);
+}
+inline void fiber_resume(Fiber& f) { swapcontext(&g_scheduler, &f.ctx); }
+#endif
+
+inline void launch_serial(int blocks, int threads, const std::function<void()>& kernel, size_t stack = 1 << 18) {
+    blockDim_g.x = threads;
+    g_fibers = true;
+    g_kernel = &kernel;
+    for (int b = 0; b < blocks; ++b) {
+        BlockX x;
+        x.fbar.n = threads;
+        for (int w = 0; w < threads / 32; ++w) x.warps.push_back(std::make_unique<WarpX>());
+        std::vector<Fiber> fs(threads);
+        for (int t = 0; t < threads; ++t) {
+            Fiber& f = fs[t];
+            f.stack.reset(new char[stack]);
+            fiber_start(f, stack);
+            f.tc.tid.x = t;
+            f.tc.bid.x = b;
+            f.tc.blk = &x;
+        }
+        for (bool left = true; left;) {
+            left = false;
+            for (Fiber& f : fs) {
+                if (f.done) continue;
+                left = true;
+                g_running = &f;
+                tctx = f.tc;
+                fiber_resume(f);
+            }
+        }
+    }
+    g_fibers = false;
 }
