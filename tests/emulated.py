@@ -24,17 +24,23 @@ HAVE_GXX = shutil.which("g++") is not None
 PORTS = {'asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));': "m = (1u << (threadIdx.x & 31)) - 1;"}
 
 
-def build(source: str, kernel: str, out: Path, defines: dict | None = None) -> Path:
-    """An executable running ``kernel`` of mce_kit/gpu/cuda/``source``, built in ``out``."""
+def build(source: str, kernel: str, out: Path, defines: dict | None = None, main: str = "launch_main.cpp",
+          replace: dict | None = None) -> Path:
+    """An executable running ``kernel`` of mce_kit/gpu/cuda/``source``, built in ``out`` with the
+    driver ``main`` of tests/cuda_emu; ``replace``: further {text: its stand-in} for the source."""
     src = read_source(source)
     for ptx, cpu in PORTS.items():
         src = src.replace(ptx, cpu)
+    for old, new in (replace or {}).items():
+        if old not in src:
+            raise ValueError(f"{source} no longer holds {old!r}")
+        src = src.replace(old, new)
     out.mkdir(parents=True, exist_ok=True)
     (out / "kernel.inc").write_text(src)
     exe = out / f"{kernel}_emu"
     flags = [f"-D{k}={v}" for k, v in {"KERNEL": kernel, **(defines or {})}.items()]
     subprocess.run(["g++", "-std=c++20", "-O1", "-pthread", "-w", *flags, f"-I{HERE}", f"-I{out}",
-                    str(HERE / "launch_main.cpp"), "-o", str(exe)], check=True, capture_output=True)
+                    str(HERE / main), "-o", str(exe)], check=True, capture_output=True)
     return exe
 
 

@@ -1,43 +1,33 @@
 """mce-gpu's CUDA kernel run on CPU threads (tests/cuda_emu/emu.h) against networkx.
 
 No GPU needed: the kernel source is compiled with g++ against a small emulation
-of the CUDA features it uses (one OS thread per CUDA thread, every block at
-once, warp collectives through barriers). This checks the kernel's logic
+of the CUDA features it uses (every CUDA thread a fiber, every block at once,
+warp collectives through barriers; OS threads where the host raises the stop
+word mid-run). This checks the kernel's logic
 (layout, barriers, the X_X partition, pivoting, the worker list and its
 termination) with the launcher's own host planning; timings mean nothing here.
 """
 
 import itertools
-import os
-import shutil
 import subprocess
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pytest
+from emulated import HAVE_GXX, build
 from graph_families import from_networkx, moon_moser_nx, random_nx_graphs
 
 from mce_kit.gpu import mcegpu
-from mce_kit.gpu.loader import read_source
 
-pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++ (C++20)")
-HERE = Path(__file__).parent / "cuda_emu"
+pytestmark = pytest.mark.skipif(not HAVE_GXX, reason="needs g++ (C++20)")
 
 
 @pytest.fixture(scope="module")
 def binary(tmp_path_factory):
-    out = tmp_path_factory.mktemp("emu")
-    src = read_source("mcegpu.cu")
-    for old, new in [("__shared__ Shared sh;", "Shared& sh = *reinterpret_cast<Shared*>(tctx.blk->smem);"),
-                     ('asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));', "sm = (int)blockIdx.x;")]:
-        assert old in src
-        src = src.replace(old, new)
-    (out / "kernel.inc").write_text(src)
-    exe = out / "mcegpu_emu"
-    subprocess.run(["g++", "-std=c++20", "-O1", "-pthread", "-w", f"-I{HERE}", f"-I{out}",
-                    str(HERE / "mcegpu_main.cpp"), "-o", str(exe)], check=True, capture_output=True)
-    return exe
+    # the block's shared state in the emulated block's memory; the SM id is the block's
+    return build("mcegpu.cu", "mcegpu_kernel", tmp_path_factory.mktemp("emu"), main="mcegpu_main.cpp",
+                 replace={"__shared__ Shared sh;": "Shared& sh = *reinterpret_cast<Shared*>(tctx.blk->smem);",
+                          'asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));': "sm = (int)blockIdx.x;"})
 
 
 def run_emulated(exe, G, *, subtree="L1", induced="IPX", worker_list=True, donate_min_p=10, blocks=4,
@@ -80,14 +70,7 @@ SWITCHES = [dict(subtree=s, induced=i, worker_list=w, donate_min_p=2 if w else 1
                                        itertools.cycle((1, 2)), itertools.cycle((4, 4, 1)))]
 
 
-# The whole matrix takes about ten minutes of CPU; the default run keeps two switch sets.
-FULL = pytest.mark.skipif(not os.environ.get("MCE_KIT_EMULATE_ALL"),
-                          reason="full emulated matrix: set MCE_KIT_EMULATE_ALL=1 (about 10 min)")
-
-
-@pytest.mark.parametrize("switches", [pytest.param(s, marks=[] if k in (0, 7) else [pytest.mark.slow, FULL])
-                                      for k, s in enumerate(SWITCHES)],
-                         ids=lambda s: "-".join(str(v) for v in s.values()))
+@pytest.mark.parametrize("switches", SWITCHES, ids=lambda s: "-".join(str(v) for v in s.values()))
 def test_emulated_kernel_lists_the_networkx_cliques(binary, switches):
     # every family, kept small: each emulated warp collective is three OS-thread barriers
     graphs = [H for H in random_nx_graphs(40, seed=5) if H.number_of_edges() <= 800

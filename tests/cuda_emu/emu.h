@@ -189,9 +189,6 @@ inline void launch(int blocks, int threads, const std::function<void()>& kernel)
     for (auto& t : ts) t.join();
 }
 
-// One block after another; a block's threads are fibers on this OS thread, run round-robin, each
-// until it waits at a barrier. Blocks must never wait for each other, so file-scope __shared__
-// arrays can be plain statics (launch_main.cpp).
 // A fiber switch saves the callee-saved registers on the old stack and pops them off the new one
 // (x86-64 System V; ucontext elsewhere, whose signal-mask system call per switch costs 5x).
 #if defined(__x86_64__)
@@ -264,22 +261,31 @@ inline void fiber_start(Fiber& f, size_t size) {
 inline void fiber_resume(Fiber& f) { swapcontext(&g_scheduler, &f.ctx); }
 #endif
 
-inline void launch_serial(int blocks, int threads, const std::function<void()>& kernel, size_t stack = 1 << 18) {
+// `blocks` x `threads` fibers, round-robin, each until it waits at a barrier or sleeps. serial:
+// one block after another (kernels whose blocks never wait for each other, so file-scope
+// __shared__ arrays can be plain statics: launch_main.cpp); else every block at once (blocks that
+// wait for each other must sleep in their wait loops, as the kernels do with __nanosleep).
+inline void launch_fibers(int blocks, int threads, const std::function<void()>& kernel, bool serial,
+                          size_t stack = 1 << 18) {
     blockDim_g.x = threads;
     g_fibers = true;
     g_kernel = &kernel;
-    for (int b = 0; b < blocks; ++b) {
-        BlockX x;
-        x.fbar.n = threads;
-        for (int w = 0; w < threads / 32; ++w) x.warps.push_back(std::make_unique<WarpX>());
-        std::vector<Fiber> fs(threads);
-        for (int t = 0; t < threads; ++t) {
-            Fiber& f = fs[t];
-            f.stack.reset(new char[stack]);
-            fiber_start(f, stack);
-            f.tc.tid.x = t;
-            f.tc.bid.x = b;
-            f.tc.blk = &x;
+    const int rounds = serial ? blocks : 1, at_once = serial ? 1 : blocks;
+    for (int r = 0; r < rounds; ++r) {
+        std::vector<std::unique_ptr<BlockX>> bx;
+        std::vector<Fiber> fs(at_once * threads);
+        for (int b = 0; b < at_once; ++b) {
+            bx.push_back(std::make_unique<BlockX>());
+            bx[b]->fbar.n = threads;
+            for (int w = 0; w < threads / 32; ++w) bx[b]->warps.push_back(std::make_unique<WarpX>());
+            for (int t = 0; t < threads; ++t) {
+                Fiber& f = fs[b * threads + t];
+                f.stack.reset(new char[stack]);
+                fiber_start(f, stack);
+                f.tc.tid.x = t;
+                f.tc.bid.x = r + b;
+                f.tc.blk = bx[b].get();
+            }
         }
         for (bool left = true; left;) {
             left = false;

@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
         std::memcpy(image.data() + 8 * i, &p, 8);
     }
     std::memcpy(&G, image.data(), sizeof(Params));
-    launch_serial((int)blocks, (int)threads, [] { KERNEL(); });
+    launch_fibers((int)blocks, (int)threads, [] { KERNEL(); }, true);
     FILE* out = fopen(argv[2], "wb");
     for (size_t i = 0; i < bufs.size(); ++i) fwrite(bufs[i].data(), 1, sizes[i], out);
     fclose(out);

@@ -34,7 +34,8 @@ int main() {
         std::this_thread::sleep_for(std::chrono::microseconds(stop_us));
         std::atomic_ref<int>(stop).store(1);
     });
-    launch(workers, threads, [] { mcegpu_kernel(); });
+    if (stop_us > 0) launch(workers, threads, [] { mcegpu_kernel(); });   // a stop lands mid-run
+    else launch_fibers(workers, threads, [] { mcegpu_kernel(); }, false);
     host.join();
     u64 total = 0, don = 0, taken = 0;
     for (int b = 0; b < workers; ++b) { total += count[b]; don += donated[b]; taken += seeds[b]; }
