@@ -27,6 +27,8 @@
 
 struct dim3e { unsigned x = 1, y = 1, z = 1; };
 struct int2 { int x, y; };
+struct alignas(16) uint4 { unsigned x, y, z, w; };
+template <class T> inline T __ldg(const T* p) { return *p; }
 inline int2 make_int2(int x, int y) { return int2{x, y}; }
 inline bool g_fibers = false;   // launch_fibers runs: barriers switch fibers
 inline void fiber_yield();
@@ -133,6 +135,13 @@ inline unsigned __reduce_or_sync(unsigned, unsigned v) {
     exchange<unsigned>(v);
     unsigned r = 0;
     for (int i = 0; i < 32; ++i) r |= slot_of<unsigned>(i);
+    warp_done();
+    return r;
+}
+inline unsigned __reduce_and_sync(unsigned, unsigned v) {
+    exchange<unsigned>(v);
+    unsigned r = ~0u;
+    for (int i = 0; i < 32; ++i) r &= slot_of<unsigned>(i);
     warp_done();
     return r;
 }

@@ -1,0 +1,122 @@
+"""RDMCE's counting kernel run on CPU fibers (tests/emulated.py) against networkx.
+
+No GPU needed: the seeds, their buffer bounds and the passes come from the launcher's own host
+code (``rdmce.prepare``, ``rdmce._plan``); one emulated block's four warps share the seeds and
+steal exposed branches from each other. Counts, size filters and histograms under every switch
+(exposure, aggressive exposure, register sub-trees, tau, vertex or edge seeds) are compared with
+networkx. Logic errors, not races: the GPU tests' repeated runs look for those.
+"""
+
+import itertools
+from collections import Counter
+
+import networkx as nx
+import numpy as np
+import pytest
+from emulated import HAVE_GXX, build, launch
+from graph_families import from_networkx, moon_moser_nx, random_nx_graphs
+
+from mce_kit.gpu import rdmce
+
+pytestmark = pytest.mark.skipif(not HAVE_GXX, reason="needs g++ (C++20)")
+WARPS = rdmce.WARPS_PER_BLOCK
+
+
+@pytest.fixture(scope="module")
+def exe(tmp_path_factory):
+    return build("rdmce.cu", "rdmce_kernel", tmp_path_factory.mktemp("emu"), defines={"STREAMING": 0})
+
+
+def run_rdmce(exe, G, *, min_size=None, max_size=None, histogram=False, budget=1 << 26, **params):
+    """(count, {size: count} or None, steals) of an emulated counting run, isolated vertices included."""
+    p = {**rdmce.DEFAULTS, **params}
+    prep = rdmce.prepare(G, device="cpu")
+    on, lo, hi = rdmce.size_range(min_size, max_size)
+    flags = (rdmce.FLAG_EXPOSE * p["exposure"] | rdmce.FLAG_AGGRESSIVE * p["aggressive"]
+             | rdmce.FLAG_LOCAL * p["local"] | rdmce.FLAG_SIZES * on | rdmce.FLAG_HIST * histogram)
+    singles = len(rdmce.extra_singletons(prep, True, lo, hi))
+    u, v, rows_need, stack_need = prep.seed_arrays(p["seeding"])
+    hist_len = prep.d + 3 if histogram else 1
+    hist = np.zeros(hist_len, np.uint64)
+    count = steals = passes = 0
+    for idx, rows_cap, stack_cap, workers in rdmce._plan(rows_need, stack_need, WARPS, budget):
+        ctrl = np.zeros(rdmce.STOP_AT + 1, np.int32)
+        stats = [np.zeros(workers, dt) for dt in ("u8", "u8", "u8", "i4", "i4")]
+        out = launch(exe, rdmce.PARAMS, -(-workers // WARPS), 32 * WARPS,
+                     indptr=prep.indptr.astype(np.int32), indices=prep.indices.astype(np.int32),
+                     seed_u=u[idx].astype(np.int32), seed_v=v[idx].astype(np.int32),
+                     rows_buf=np.zeros(workers * rows_cap, np.uint32),
+                     stack_buf=np.zeros(workers * stack_cap, np.uint32), expo=np.zeros(workers, np.uint64),
+                     copying=np.zeros(workers, np.int32), rows_users=np.zeros(workers, np.int32),
+                     task_info=np.zeros(8 * workers, np.int32), ctrl=ctrl, worker_count=stats[0],
+                     worker_nodes=stats[1], worker_cycles=stats[2], worker_seeds=stats[3],
+                     worker_steals=stats[4], hist=hist, ring=None, chunk_len=None, chunk_recs=None,
+                     chunk_next=(ctrl, 16), resume=None, stop=(ctrl, 4 * rdmce.STOP_AT), rows_cap=rows_cap,
+                     stack_cap=stack_cap, vert_soft=0, n_seeds=len(idx), tau=p["tau"], flags=flags,
+                     n_workers=workers, min_size=lo, max_size=hi, hist_len=hist_len, chunk_words=0,
+                     chunk_soft=0, chunk_hard=0)
+        assert out["ctrl"][2] == 0, "error flags"
+        assert out["worker_seeds"].sum() == len(idx)
+        count += int(out["worker_count"].sum())
+        steals += int(out["worker_steals"].sum())
+        passes += 1
+        hist = out["hist"]
+    run_rdmce.passes = passes
+    return count + singles, rdmce.histogram_dict(hist, singles) if histogram else None, steals
+
+
+def nx_sizes(G, lo=1, hi=10**9) -> Counter:
+    return Counter(len(c) for c in nx.find_cliques(G.to_networkx()) if lo <= len(c) <= hi)
+
+
+def graphs():
+    small = [H for H in random_nx_graphs(30, seed=13) if H.number_of_edges() <= 700]
+    big = nx.complete_graph(70)   # rows of three words: 2^7 cliques of 63 vertices, beside a G(n, p)
+    big.remove_edges_from((2 * i, 2 * i + 1) for i in range(7))
+    more = [moon_moser_nx(5), nx.disjoint_union(big, nx.gnp_random_graph(40, 0.3, seed=4))]
+    return [from_networkx(H) for H in small + more]
+
+
+SWITCHES = [dict(exposure=e, aggressive=a, local=loc, tau=t, seeding=s)
+            for (e, a, loc), t, s in zip([(True, True, True), (True, False, True), (False, False, True),
+                                          (True, True, False), (False, False, False)],
+                                         itertools.cycle((24, 4, 64)), itertools.cycle(("edge", "vertex")))]
+
+
+@pytest.mark.parametrize("switches", SWITCHES, ids=lambda s: "-".join(str(v) for v in s.values()))
+def test_emulated_rdmce_counts_every_family(exe, switches):
+    all_graphs = graphs()
+    assert len(all_graphs) >= 20
+    for i, G in enumerate(all_graphs):
+        got, _, _ = run_rdmce(exe, G, **switches)
+        assert got == sum(nx_sizes(G).values()), f"graph {i} ({G.n} vertices, {G.m} edges)"
+
+
+def test_emulated_rdmce_filters_and_histograms(exe):
+    for i, G in enumerate(graphs()[::3]):
+        want = nx_sizes(G)
+        got, hist, _ = run_rdmce(exe, G, histogram=True)
+        assert hist == dict(sorted(want.items())) and got == sum(want.values()), f"graph {i}"
+        for lo, hi in ((3, None), (None, 2), (4, 5)):
+            got, _, _ = run_rdmce(exe, G, min_size=lo, max_size=hi)
+            assert got == sum(nx_sizes(G, lo or 1, hi or 10**9).values()), f"graph {i} [{lo}, {hi}]"
+
+
+def test_emulated_rdmce_passes_that_split_the_seeds(exe):
+    # a small budget: several passes, each with its own buffers, still every clique once
+    G = from_networkx(nx.gnp_random_graph(80, 0.25, seed=9))
+    got, _, _ = run_rdmce(exe, G, budget=1 << 11)
+    assert got == sum(nx_sizes(G).values()) and run_rdmce.passes >= 2
+
+
+@pytest.mark.parametrize("local", [True, False])
+@pytest.mark.parametrize("tau", [2, 4])  # nodes with more than tau candidates are exposed
+def test_emulated_rdmce_warps_steal_exposed_branches_exactly(exe, local, tau):
+    # vertex seeds of Moon-Moser graphs: few seeds, deep trees, so idle warps steal exposed branches
+    stolen = 0
+    for k in (6, 7):
+        G = from_networkx(moon_moser_nx(k))
+        got, _, steals = run_rdmce(exe, G, seeding="vertex", local=local, tau=tau)
+        assert got == 3**k
+        stolen += steals
+    assert stolen > 0
