@@ -126,6 +126,16 @@ def random_nx_graphs(count=200, seed=7):
     return [makers[i % len(makers)]() for i in range(count)]
 
 
+def boundary_nx_graphs() -> dict[str, nx.Graph]:
+    """Graphs at the kernels' edges: cliques at a 32-bit word's size, a hub of 300 leaves, a book of
+    200 pages, a wheel, a perfect matching, a lone vertex and an edge."""
+    return {"K32": nx.complete_graph(32), "K33": nx.complete_graph(33), "K34": nx.complete_graph(34),
+            "2K32": nx.disjoint_union(nx.complete_graph(32), nx.complete_graph(32)),
+            "star300": nx.star_graph(300), "book200": nx.complete_multipartite_graph(1, 1, 200),
+            "wheel120": nx.wheel_graph(120), "matching50": nx.from_edgelist((i, i + 50) for i in range(50)),
+            "K1": nx.empty_graph(1), "K2": nx.path_graph(2)}
+
+
 # ---- bipartite graphs ----
 
 

@@ -14,7 +14,7 @@ import networkx as nx
 import numpy as np
 import pytest
 from emulated import HAVE_GXX, build, launch
-from graph_families import from_networkx, random_nx_graphs
+from graph_families import boundary_nx_graphs, from_networkx, random_nx_graphs
 
 from mce_kit import cpu
 from mce_kit.cpu.pivot import combine_leaves
@@ -197,3 +197,11 @@ def test_emulated_stop_word_takes_no_task(kernels):
     assert run_kcminer(kernels, G, 5, stop=True)[0] == 0
     counts, _ = run_pivot(kernels, G, stop=True)
     assert all(c == 0 for k, c in counts.items() if k >= 3)
+
+
+def test_emulated_boundary_graphs(kernels):
+    for name, H in boundary_nx_graphs().items():
+        G = from_networkx(H)
+        for k in (4, 5):
+            assert run_kcminer(kernels, G, k, split=2)[0] == cpu.count_k_cliques(G, k), (name, k)
+        assert run_pivot(kernels, G, split=2)[0] == cpu.clique_counts(G), name

@@ -14,7 +14,7 @@ import networkx as nx
 import numpy as np
 import pytest
 from emulated import HAVE_GXX, build, launch
-from graph_families import from_networkx, moon_moser_nx, random_nx_graphs
+from graph_families import boundary_nx_graphs, from_networkx, moon_moser_nx, random_nx_graphs
 
 from mce_kit.gpu import rdmce
 
@@ -120,3 +120,10 @@ def test_emulated_rdmce_warps_steal_exposed_branches_exactly(exe, local, tau):
         assert got == 3**k
         stolen += steals
     assert stolen > 0
+
+
+@pytest.mark.parametrize("seeding", ["edge", "vertex"])
+def test_emulated_rdmce_boundary_graphs(exe, seeding):
+    for name, H in boundary_nx_graphs().items():
+        got, _, _ = run_rdmce(exe, from_networkx(H), seeding=seeding)
+        assert got == sum(1 for _ in nx.find_cliques(H)), name
