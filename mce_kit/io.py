@@ -94,11 +94,15 @@ def _scan(b: np.ndarray) -> dict:
         count = np.zeros(lines, it)
     else:
         # a token's line: the newlines in the gaps before it, summed. Most gaps are one byte (a tab,
-        # a space or a newline); longer ones (CRLF, blank lines, runs of blanks) use a binary search
+        # a space or a newline) or two (CRLF); longer ones (blank lines, runs of blanks) use a binary
+        # search
         gap = stop[:-1]  # gap i lies between token i and token i + 1
         step = np.zeros(len(start), it)
         step[1:] = b[gap] == 10
-        long = np.flatnonzero(start[1:] - gap > 1)
+        width = start[1:] - gap
+        two = np.flatnonzero(width == 2)
+        step[two + 1] += b[gap[two] + 1] == 10
+        long = np.flatnonzero(width > 2)
         if len(long) or start[0] > 0:
             at = np.flatnonzero(b == 10)
             step[0] = np.searchsorted(at, start[0])
