@@ -145,6 +145,13 @@ inline unsigned __reduce_and_sync(unsigned, unsigned v) {
     warp_done();
     return r;
 }
+inline int __reduce_min_sync(unsigned, int v) {
+    exchange<int>(v);
+    int r = slot_of<int>(0);
+    for (int i = 1; i < 32; ++i) r = slot_of<int>(i) < r ? slot_of<int>(i) : r;
+    warp_done();
+    return r;
+}
 inline int __reduce_max_sync(unsigned, int v) {
     exchange<int>(v);
     int r = slot_of<int>(0);
@@ -156,6 +163,7 @@ inline int __reduce_max_sync(unsigned, int v) {
 inline int __popc(unsigned v) { return __builtin_popcount(v); }
 inline int __ffs(unsigned v) { return __builtin_ffs((int)v); }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __nanosleep(unsigned) { g_fibers ? fiber_yield() : std::this_thread::yield(); }
 inline long long clock64() {
     static std::atomic<long long> c{0};
@@ -177,6 +185,8 @@ template <class T> inline T atomicCAS(T* p, T cmp, T v) {
 }
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
+inline long long min(long long a, long long b) { return a < b ? a : b; }
+inline long long max(long long a, long long b) { return a > b ? a : b; }
 
 // Run `kernel` with `blocks` x `threads`, every thread an OS thread, every block at once.
 inline void launch(int blocks, int threads, const std::function<void()>& kernel) {
