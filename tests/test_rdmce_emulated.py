@@ -20,11 +20,17 @@ from mce_kit.gpu import rdmce
 
 pytestmark = pytest.mark.skipif(not HAVE_GXX, reason="needs g++ (C++20)")
 WARPS = rdmce.WARPS_PER_BLOCK
+MAX_LAUNCHES = 500  # of one streaming pass (a ring of 4,096 words lists these graphs in far fewer)
 
 
 @pytest.fixture(scope="module")
 def exe(tmp_path_factory):
     return build("rdmce.cu", "rdmce_kernel", tmp_path_factory.mktemp("emu"), defines={"STREAMING": 0})
+
+
+@pytest.fixture(scope="module")
+def stream_exe(tmp_path_factory):
+    return build("rdmce.cu", "rdmce_kernel", tmp_path_factory.mktemp("emu"), defines={"STREAMING": 1})
 
 
 def run_rdmce(exe, G, *, min_size=None, max_size=None, histogram=False, budget=1 << 26, **params):
@@ -63,6 +69,59 @@ def run_rdmce(exe, G, *, min_size=None, max_size=None, histogram=False, budget=1
         hist = out["hist"]
     run_rdmce.passes = passes
     return count + singles, rdmce.histogram_dict(hist, singles) if histogram else None, steals
+
+
+def list_rdmce(exe, G, *, ring_words, min_size=None, max_size=None, chunk_words=None, **params):
+    """(every maximal clique as a sorted tuple of G's ids, launches) of an emulated streaming run:
+    ``rdmce._stream_gen``'s loop, a launch relaunched (FLAG_RESUME) while its ring fills, each ring
+    read by ``rdmce.unpack_host`` (the ``rdmce_unpack`` kernel's twin). Isolated vertices left out."""
+    p = {**rdmce.DEFAULTS, **params}
+    prep = rdmce.prepare(G, device="cpu")
+    on, lo, hi = rdmce.size_range(min_size, max_size)
+    flags = (rdmce.FLAG_EXPOSE * p["exposure"] | rdmce.FLAG_AGGRESSIVE * p["aggressive"]
+             | rdmce.FLAG_LOCAL * p["local"] | rdmce.FLAG_STREAM | rdmce.FLAG_SIZES * on)
+    u, v, rows_need, stack_need = prep.seed_arrays(p["seeding"])
+    cliques, launches = [], 0
+    for idx, rows_cap, stack_cap, workers in rdmce._plan(rows_need, stack_need, WARPS, 1 << 26):
+        cw, soft, hard = rdmce.ring_layout(prep.d, workers, ring_words, chunk_words)
+        ctrl = np.zeros(rdmce.STOP_AT + 1, np.int32)
+        keep = dict(rows_buf=np.zeros(workers * rows_cap, np.uint32),
+                    stack_buf=np.zeros(workers * stack_cap, np.uint32), expo=np.zeros(workers, np.uint64),
+                    copying=np.zeros(workers, np.int32), rows_users=np.zeros(workers, np.int32),
+                    task_info=np.zeros(8 * workers, np.int32),
+                    resume=np.zeros(rdmce.RESUME_INTS * workers, np.int32))
+        resume = 0
+        while True:
+            ring = np.zeros(hard * cw, np.int32)
+            chunk_len, chunk_recs = np.zeros(hard, np.int32), np.zeros(hard, np.int32)
+            stats = [np.zeros(workers, dt) for dt in ("u8", "u8", "u8", "i4", "i4")]
+            out = launch(exe, rdmce.PARAMS, -(-workers // WARPS), 32 * WARPS, **keep,
+                         indptr=prep.indptr.astype(np.int32), indices=prep.indices.astype(np.int32),
+                         seed_u=u[idx].astype(np.int32), seed_v=v[idx].astype(np.int32), ctrl=ctrl,
+                         worker_count=stats[0], worker_nodes=stats[1], worker_cycles=stats[2],
+                         worker_seeds=stats[3], worker_steals=stats[4], hist=np.zeros(1, np.uint64),
+                         ring=ring,
+                         chunk_len=chunk_len, chunk_recs=chunk_recs, chunk_next=(ctrl, 16),
+                         stop=(ctrl, 4 * rdmce.STOP_AT), rows_cap=rows_cap, stack_cap=stack_cap,
+                         vert_soft=rdmce.vert_soft(hard * cw), n_seeds=len(idx), tau=p["tau"],
+                         flags=flags | resume, n_workers=workers, min_size=lo, max_size=hi, hist_len=1,
+                         chunk_words=cw, chunk_soft=soft, chunk_hard=hard)
+            launches += 1
+            assert launches < MAX_LAUNCHES, "the ring keeps filling: a relaunch makes no progress"
+            keep = {k: out[k] for k in keep}
+            ctrl = out["ctrl"]
+            assert ctrl[2] == 0, "error flags"
+            stopped, n_chunks, n_recs, n_verts = rdmce.launch_totals(ctrl, hard)
+            offsets, vertices = rdmce.unpack_host(out["ring"], out["chunk_len"][:n_chunks],
+                                                  out["chunk_recs"][:n_chunks], cw, prep.order)
+            assert len(offsets) == n_recs + 1 and offsets[-1] == n_verts
+            cliques += [tuple(sorted(vertices[a:b].tolist()))
+                        for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+            if not stopped:
+                break
+            ctrl[3:] = 0
+            resume = rdmce.FLAG_RESUME
+    return sorted(cliques), launches
 
 
 def nx_sizes(G, lo=1, hi=10**9) -> Counter:
@@ -127,3 +186,25 @@ def test_emulated_rdmce_boundary_graphs(exe, seeding):
     for name, H in boundary_nx_graphs().items():
         got, _, _ = run_rdmce(exe, from_networkx(H), seeding=seeding)
         assert got == sum(1 for _ in nx.find_cliques(H)), name
+
+
+@pytest.mark.parametrize("switches", SWITCHES[:3], ids=lambda s: "-".join(str(v) for v in s.values()))
+def test_emulated_rdmce_lists_every_clique_once_across_relaunches(stream_exe, switches):
+    # a ring of a few chunks: launches stop when it fills and resume the suspended walks
+    relaunched = 0
+    for i, G in enumerate(graphs()[::2]):
+        H = G.to_networkx()
+        want = sorted(tuple(sorted(c)) for c in nx.find_cliques(H) if len(c) > 1 or H.degree(c[0]))
+        got, launches = list_rdmce(stream_exe, G, ring_words=4096, **switches)
+        assert got == want, f"graph {i} ({G.n} vertices, {G.m} edges)"
+        relaunched += launches > 1
+    assert relaunched
+
+
+def test_emulated_rdmce_lists_within_size_bounds(stream_exe):
+    for i, G in enumerate(graphs()[1::4]):
+        for lo, hi in ((3, None), (2, 4)):
+            got, _ = list_rdmce(stream_exe, G, ring_words=1 << 16, min_size=lo, max_size=hi)
+            want = sorted(tuple(sorted(c)) for c in nx.find_cliques(G.to_networkx())
+                          if (lo or 1) <= len(c) <= (hi or 10**9) and len(c) > 1)
+            assert got == want, f"graph {i} [{lo}, {hi}]"
