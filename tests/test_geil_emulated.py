@@ -104,7 +104,7 @@ class EmuOps:
                        scratch_cap=caps["scratch"], out_cap=out_cap, budget_ns=budget_ns, n_tasks=len(tasks),
                        r_len=r_len, mode=mode, n_workers=nwork, nw=self.nw, slot_words=slot_words)
             best[:], flags, out_pos, nodes, out = o["best"], o["flags"], o["out_pos"], o["nodes"], o["out"]
-            assert o["next_task"][0] >= len(tasks), "tasks left undone"
+            assert o["flags"][0] or o["next_task"][0] >= len(tasks), "tasks left undone"
             if mode == 0:
                 s = o["slots"].reshape(nwork, slot_words)
                 i = int(s[:, 0].argmax())
@@ -271,3 +271,25 @@ def test_public_calls(emu):
     G = from_networkx(H)
     assert geil.max_cliques(G, device="cpu") == (omega, want)
     assert geil.clique_number(G, device="cpu") == omega
+
+
+def test_branch_and_bound_direct(emu):
+    """bnb_kernel alone, one sub-problem per source (R = [s], C = its later neighbours) of a
+    Moon-Moser graph: mode 0 raises the bound from 1 to omega with a real clique, mode 1 counts
+    all 3^k ties, and the smallest time budget stops it cleanly (emu.h's clock ticks per read)."""
+    k = 7
+    H = moon_moser_nx(k)
+    prep = geil.prepare(from_networkx(H), device="cpu")
+    ops = EmuOps(prep, geil.DEFAULTS)
+    n = len(prep.degree)
+    R, ptr = np.arange(n, dtype=np.int32), np.searchsorted(prep.o_src, np.arange(n + 1)).astype(np.int64)
+    best = np.array([1], np.int32)
+    slot, _, _, stop, _, _ = ops.bnb(R, 1, prep.o_dst, ptr, best, 0, 0, 0, 4, 1 << 40)
+    clique = prep.order[slot].tolist()
+    assert not stop and best[0] == len(clique) == k
+    assert all(H.has_edge(a, b) for i, a in enumerate(clique) for b in clique[i + 1:])
+    for budget_ns, stopped in ((0, False), (1, True)):
+        _, rec, n_rec, stop, _, _ = ops.bnb(R, 1, prep.o_dst, ptr, best, 1, budget_ns, 0, 1, 1 << 40)
+        assert stop == stopped and best[0] == k
+        if not stopped:
+            assert n_rec == 3 ** k and rec.shape == (0, k)
