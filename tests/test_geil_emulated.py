@@ -293,3 +293,11 @@ def test_branch_and_bound_direct(emu):
         assert stop == stopped and best[0] == k
         if not stopped:
             assert n_rec == 3 ** k and rec.shape == (0, k)
+
+
+def test_launch_args_checks_the_signature(emu):
+    exe, a = EmuOps.exe["build_adj"], np.zeros(2, np.int32)
+    with pytest.raises(TypeError, match="5 arguments"):
+        launch_args(exe, 1, 32, a, a)
+    with pytest.raises(TypeError, match="int32"):  # int n given as long long
+        launch_args(exe, 1, 32, a, a, np.int64(1), np.int32(1), np.zeros(1, np.uint32))
