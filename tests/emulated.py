@@ -1,15 +1,20 @@
-"""Any mce_kit kernel that reads ``__constant__ Params G``, run on CPU threads (no GPU needed).
+"""Any mce_kit kernel, run on CPU fibers (no GPU needed).
 
-``build`` compiles a kernel's source with g++ against tests/cuda_emu/emu.h (one OS thread per
-CUDA thread, warp collectives through barriers, blocks one after another) and
-tests/cuda_emu/launch_main.cpp; ``launch`` fills the Params struct the way ``launch.set_params``
-does, with NumPy arrays for the device buffers, and returns the buffers as the kernel left them.
-This checks a kernel's logic with the launcher's own host planning; timings mean nothing here.
+``build`` compiles a kernel's source with g++ against tests/cuda_emu/emu.h (one fiber per
+CUDA thread, warp collectives through barriers, blocks one after another) and a driver:
+tests/cuda_emu/launch_main.cpp for a kernel that reads ``__constant__ Params G``, whose struct
+``launch`` fills the way ``launch.set_params`` does; tests/cuda_emu/args_main.cpp for a kernel
+that takes ordinary arguments, passed by ``launch_args`` (the call is generated from the
+kernel's signature). NumPy arrays stand for the device buffers; both return the buffers as the
+kernel left them. This checks a kernel's logic with the launcher's own host planning; timings
+mean nothing here.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -40,10 +45,87 @@ def build(source: str, kernel: str, out: Path, defines: dict | None = None, main
     out.mkdir(parents=True, exist_ok=True)
     (out / "kernel.inc").write_text(src)
     exe = out / f"{kernel}_emu"
+    if main == "args_main.cpp":
+        types = kernel_arguments(src, kernel)
+        slots = ", ".join(f"({t})buffer_pointer(a[{i}])" if "*" in t else f"scalar<{t}>(a[{i}])"
+                          for i, t in enumerate(types))
+        (out / "call.inc").write_text(f"#define CALL(a) {kernel}({slots})\n")
+        exe.with_suffix(".args").write_text(json.dumps(types))
     flags = [f"-D{k}={v}" for k, v in {"KERNEL": kernel, **(defines or {})}.items()]
     subprocess.run(["g++", "-std=c++20", "-O1", "-pthread", "-w", *flags, f"-I{HERE}", f"-I{out}",
                     str(HERE / main), "-o", str(exe)], check=True, capture_output=True)
     return exe
+
+
+def kernel_arguments(src: str, kernel: str) -> list[str]:
+    """The C types of ``kernel``'s arguments, from its ``extern "C" __global__ void`` signature."""
+    m = re.search(rf'extern "C" __global__ void {kernel}\s*\(([^)]*)\)', src)
+    if m is None:
+        raise ValueError(f"no extern \"C\" __global__ void {kernel}(...) in the source")
+    args = [" ".join(a.split()) for a in m.group(1).split(",") if a.strip()]
+    return [re.sub(r"\s*\b\w+$", "", a) for a in args]
+
+
+SCALARS = {"int": "i4", "unsigned": "u4", "u32": "u4", "long long": "i8", "u64": "u8",
+           "unsigned long long": "u8", "float": "f4", "double": "f8"}
+
+
+def _pack(buffers: list[np.ndarray]) -> list[bytes]:
+    blob = [np.int64(len(buffers)).tobytes()]
+    for b in buffers:
+        blob += [np.int64(b.nbytes).tobytes(), b.tobytes()]
+    return blob
+
+
+def _run(exe: Path, blob: list[bytes], buffers: list[np.ndarray]) -> list[np.ndarray]:
+    work = exe.parent
+    (work / "in.bin").write_bytes(b"".join(blob))
+    subprocess.run([str(exe), str(work / "in.bin"), str(work / "out.bin")], check=True, timeout=600)
+    raw = (work / "out.bin").read_bytes()
+    back, at = [], 0
+    for b in buffers:
+        back.append(np.frombuffer(raw[at: at + b.nbytes], dtype=b.dtype).reshape(b.shape).copy())
+        at += b.nbytes
+    return back
+
+
+def _buffer(value, buffers: list[np.ndarray]) -> tuple[int, int]:
+    """(the driver's code for a pointer, its index in ``buffers``): ``value`` is an array or
+    (array, byte offset); an array joins ``buffers`` once however often it is passed."""
+    array, offset = value if isinstance(value, tuple) else (value, 0)
+    array = np.ascontiguousarray(array)
+    at = next((i for i, b in enumerate(buffers) if b is array), None)
+    if at is None:
+        buffers.append(array)
+        at = len(buffers) - 1
+    return (at + 1) << 40 | int(offset), at
+
+
+def launch_args(exe: Path, blocks: int, threads: int, *args) -> list:
+    """One launch of an ``args_main.cpp`` build: ``args`` as the kernel's signature has them, a
+    pointer as a NumPy array, (array, byte offset) or None, a scalar as a NumPy scalar of the C
+    type (np.int32 for int, np.int64 for long long, ...). Returns the args, each array as the
+    kernel left it (scalars and None as given)."""
+    types = json.loads(exe.with_suffix(".args").read_text())
+    if len(args) != len(types):
+        raise TypeError(f"{exe.name}: {len(types)} arguments ({', '.join(types)}), {len(args)} given")
+    buffers: list[np.ndarray] = []
+    owner: dict[int, int] = {}
+    slots = np.zeros(len(args), np.uint64)
+    for i, (t, value) in enumerate(zip(types, args, strict=True)):
+        if "*" in t:
+            if isinstance(value, np.generic):
+                raise TypeError(f"argument {i} ({t}) needs an array, got {value!r}")
+            if value is not None:
+                slots[i], owner[i] = _buffer(value, buffers)
+        else:
+            want = np.dtype(SCALARS[t])
+            if not isinstance(value, np.generic) or value.dtype != want:
+                raise TypeError(f"argument {i} ({t}) needs a NumPy {want} scalar, got {value!r}")
+            slots[i:i + 1].view(np.uint8)[:want.itemsize] = np.frombuffer(value.tobytes(), np.uint8)
+    blob = _pack(buffers) + [np.array([len(args), blocks, threads], np.int64).tobytes(), slots.tobytes()]
+    back = _run(exe, blob, buffers)
+    return [back[owner[i]] if i in owner else value for i, value in enumerate(args)]
 
 
 def launch(exe: Path, dtype: np.dtype, blocks: int, threads: int, **fields) -> dict[str, np.ndarray]:
@@ -60,27 +142,11 @@ def launch(exe: Path, dtype: np.dtype, blocks: int, threads: int, **fields) -> d
         if name in pointers:
             if value is None:
                 continue
-            array, offset = value if isinstance(value, tuple) else (value, 0)
-            array = np.ascontiguousarray(array)
-            at = next((i for i, b in enumerate(buffers) if b is array), None)
-            if at is None:
-                buffers.append(array)
-                at = len(buffers) - 1
-            owner[name] = at
-            image[name] = (at + 1) << 40 | int(offset)
+            image[name], owner[name] = _buffer(value, buffers)
         else:
             image[name] = value
-    work = exe.parent
-    blob = [np.int64(len(buffers)).tobytes()]
-    for b in buffers:
-        blob += [np.int64(b.nbytes).tobytes(), b.tobytes()]
-    blob += [np.array([len(pointers), image.nbytes, blocks, threads], np.int64).tobytes(), image.tobytes()]
-    (work / "in.bin").write_bytes(b"".join(blob))
-    subprocess.run([str(exe), str(work / "in.bin"), str(work / "out.bin")], check=True, timeout=600)
-    raw = (work / "out.bin").read_bytes()
-    back, at = [], 0
-    for b in buffers:
-        back.append(np.frombuffer(raw[at: at + b.nbytes], dtype=b.dtype).reshape(b.shape).copy())
-        at += b.nbytes
+    blob = _pack(buffers) + [np.array([len(pointers), image.nbytes, blocks, threads], np.int64).tobytes(),
+                             image.tobytes()]
+    back = _run(exe, blob, buffers)
     return {name: back[i] for name, i in owner.items()}
 
