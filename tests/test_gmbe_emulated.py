@@ -92,14 +92,8 @@ def run_gmbe(kernels, B, *, listing=False, max_buffer_bytes=None, queue_cap=None
             records.append(out["list"][: int(out["list_pos"][0])])
     bicliques = None
     if listing:
-        bicliques = []
-        for rec in records:
-            i = 0
-            while i < len(rec):
-                nl, nr = int(rec[i]), int(rec[i + 1])
-                bicliques.append((tuple(np.sort(rec[i + 2: i + 2 + nl]).tolist()),
-                                  tuple(np.sort(prep.order[rec[i + 2 + nl: i + 2 + nl + nr]]).tolist())))
-                i += 2 + nl + nr
+        bicliques = [(tuple(L.tolist()), tuple(R.tolist()))
+                     for L, R in gmbe.decode_records(records, prep.order)]
     totals = {k: int(stats[:, i].sum()) for i, k in enumerate(gmbe.STATS)}
     return totals["count"], bicliques, totals, ctrls
 

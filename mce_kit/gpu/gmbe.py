@@ -295,6 +295,21 @@ def arena_plan(prep: Prepared, idx: np.ndarray, p: dict, budget: int) -> tuple[n
     return off, max(1, int(ends[keep][-1]) if keep.any() else 1)
 
 
+def decode_records(records, order: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The bicliques of the listing buffers: records ``[|L|, |R|, L ids, R positions]``, as (L, R)
+    with sorted ids (R mapped through ``order``)."""
+    bicliques = []
+    for rec in records:
+        i = 0
+        while i < len(rec):
+            nl, nr = int(rec[i]), int(rec[i + 1])
+            L = np.sort(rec[i + 2 : i + 2 + nl])
+            R = np.sort(order[rec[i + 2 + nl : i + 2 + nl + nr]])
+            bicliques.append((L, R))
+            i += 2 + nl + nr
+    return bicliques
+
+
 def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=None, **params) -> GMBEResult:
     p = _check(params)
     subset = pick_tasks(seeds, len(prep.seeds), "GMBE+")
@@ -387,17 +402,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=Non
     stop.synchronize()
     gpu_ms = cupy.cuda.get_elapsed_time(start, stop)
 
-    bicliques = None
-    if listing:
-        bicliques = []
-        for rec in records:
-            i = 0
-            while i < len(rec):
-                nl, nr = int(rec[i]), int(rec[i + 1])
-                L = np.sort(rec[i + 2 : i + 2 + nl])
-                R = np.sort(prep.order[rec[i + 2 + nl : i + 2 + nl + nr]])
-                bicliques.append((L, R))
-                i += 2 + nl + nr
+    bicliques = decode_records(records, prep.order) if listing else None
     return GMBEResult(
         answer=answer,
         params={**p, "union_used": "scatter" if scatter else p["union"].replace("scatter", "merge"),
