@@ -188,16 +188,20 @@ inline int max(int a, int b) { return a > b ? a : b; }
 inline long long min(long long a, long long b) { return a < b ? a : b; }
 inline long long max(long long a, long long b) { return a > b ? a : b; }
 
+// A block of `threads` threads: its barriers (for OS threads and for fibers) and its warps.
+inline std::unique_ptr<BlockX> new_block(int threads) {
+    auto x = std::make_unique<BlockX>();
+    x->bar = std::make_unique<std::barrier<>>(threads);
+    x->fbar.n = threads;
+    for (int w = 0; w < threads / 32; ++w) x->warps.push_back(std::make_unique<WarpX>());
+    return x;
+}
+
 // Run `kernel` with `blocks` x `threads`, every thread an OS thread, every block at once.
 inline void launch(int blocks, int threads, const std::function<void()>& kernel) {
     blockDim_g.x = threads;
     std::vector<std::unique_ptr<BlockX>> bx;
-    for (int b = 0; b < blocks; ++b) {
-        auto x = std::make_unique<BlockX>();
-        x->bar = std::make_unique<std::barrier<>>(threads);
-        for (int w = 0; w < threads / 32; ++w) x->warps.push_back(std::make_unique<WarpX>());
-        bx.push_back(std::move(x));
-    }
+    for (int b = 0; b < blocks; ++b) bx.push_back(new_block(threads));
     std::vector<std::thread> ts;
     for (int b = 0; b < blocks; ++b)
         for (int t = 0; t < threads; ++t)
@@ -294,9 +298,7 @@ inline void launch_fibers(int blocks, int threads, const std::function<void()>& 
         std::vector<std::unique_ptr<BlockX>> bx;
         std::vector<Fiber> fs(at_once * threads);
         for (int b = 0; b < at_once; ++b) {
-            bx.push_back(std::make_unique<BlockX>());
-            bx[b]->fbar.n = threads;
-            for (int w = 0; w < threads / 32; ++w) bx[b]->warps.push_back(std::make_unique<WarpX>());
+            bx.push_back(new_block(threads));
             for (int t = 0; t < threads; ++t) {
                 Fiber& f = fs[b * threads + t];
                 f.stack.reset(new char[stack]);
