@@ -172,16 +172,16 @@ def test_ctrl_c_lands_between_chunks(monkeypatch):
     G = powerlaw_cluster(150, 3, 0.6, seed=2)
 
     class Interrupting:
-        calls = 0
+        calls = roots = 0
 
         def update(self, k):
-            self.calls += 1
+            self.calls, self.roots = self.calls + 1, self.roots + k
             raise KeyboardInterrupt
 
     bar = Interrupting()
     with pytest.raises(KeyboardInterrupt):
-        cpu_engine.count_k_cliques(G, 4, algorithm="listing", progress=bar)
-    assert bar.calls == 1  # stopped after the first chunk, not at the end
+        cpu_engine.count_k_cliques(G, 4, algorithm="listing", progress=bar, threads=2)
+    assert bar.calls == 1 and bar.roots == 2 * 5 < G.n  # stopped after the first chunk, not at the end
 
 
 def test_listing_more_than_memory_is_refused(monkeypatch):

@@ -71,8 +71,7 @@ def clique_size_histogram(G: Graph, min_size=None, max_size=None, *, progress=No
     T = n_threads(threads)
     hists = [np.zeros(d + 3, dtype=np.int64) for _ in range(T)]
     no_v, no_off = np.zeros(0, np.int32), np.zeros(0, np.int64)
-    T = n_threads(threads)
-    for a, b in chunks(G.n, progress, "maximal cliques"):
+    for a, b in chunks(G.n, progress, "maximal cliques", T):
         strided(mce.run_range, T, (indptr, indices), a, b, lo, hi, own=[(h, no_v, no_off) for h in hists])
     return {s: int(c) for s, c in enumerate(sum(hists).tolist()) if c}
 
@@ -144,7 +143,7 @@ def count_k_cliques(G: Graph, k: int, *, algorithm: str = "auto", progress=None,
         return 0
     total = 0
     T = n_threads(threads)
-    for a, b in chunks(G.n, progress, f"{k}-cliques"):
+    for a, b in chunks(G.n, progress, f"{k}-cliques", T):
         total += sum(strided(kclique.count_range, T, (indptr, indices), a, b, k))
     return total
 
@@ -155,14 +154,13 @@ def _clique_counts(G: Graph, k_min: int, k_max: int | None, progress, threads) -
     K = 1 << 30 if k_max is None else int(k_max)
     indptr, indices, _, d = oriented(G)
     width = d + 3
-    leaves = np.zeros((width, width), dtype=object)
+    leaves = np.zeros((width, width), dtype=np.int64)  # a count never passes the search's steps
     if K >= 3 and G.n:
         T = n_threads(threads)
-        for a, b in chunks(G.n, progress, "clique counts"):
+        for a, b in chunks(G.n, progress, "clique counts", T):
             parts = strided(kclique.leaves_range, T, (indptr, indices), a, b, k_min, min(K, width), width)
-            for part in parts:
-                leaves += part.astype(object)  # exact Python ints across chunks
-    found = {(h, p): int(c) for (h, p), c in np.ndenumerate(leaves) if c and (h, p) != (1, 0)}
+            leaves += sum(parts)
+    found = {(h, p): int(leaves[h, p]) for h, p in np.argwhere(leaves).tolist() if (h, p) != (1, 0)}
     return combine_leaves(found, G.n, G.m, k_max)
 
 
@@ -225,7 +223,7 @@ def count_maximal_bicliques(B: BipartiteGraph, *, progress=None, threads=None) -
     total = 0
     no_buffers = np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int64)
     T = n_threads(threads)
-    for a, b in chunks(B.n_v, progress, "maximal bicliques"):
+    for a, b in chunks(B.n_v, progress, "maximal bicliques", T):
         total += sum(found for _, found in strided(mbe.run_range, T, (up, ui, vp, vi), a, b, *no_buffers))
     return total
 

@@ -2,8 +2,12 @@
 
 Numba code never sees KeyboardInterrupt, so every engine call walks its roots in chunks
 (``chunks``), sized so that one takes about ``TARGET_S`` seconds; between chunks the bar
-ticks and a pending Ctrl-C is raised by Python. Inside a chunk ``strided`` runs one serial
-kernel call per thread (roots first + t, first + t + T, ...; the kernels release the GIL):
+ticks and a pending Ctrl-C is raised by Python. Each chunk costs a thread hand-off per thread
+(about 0.3 ms for 16 threads on 2 cores, measured 2026-11-26), so a call makes few of them: the
+first chunk gives each thread ``FIRST_CHUNK`` roots and the next is sized from the measured
+rate (``next_size``), so a call of a few milliseconds runs in two chunks. Inside a chunk
+``strided`` runs one serial kernel call per thread (roots first + t, first + t + T, ...; the
+kernels release the GIL):
 Python threads instead of Numba's ``parallel=True``, whose compile took minutes for these
 kernels against seconds (measured 2026-11-25). ``prepared`` keeps a graph's relabelled CSR.
 """
@@ -11,16 +15,17 @@ kernels against seconds (measured 2026-11-25). ``prepared`` keeps a graph's rela
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from time import perf_counter
 
 import numpy as np
 
 from ..config import available_bytes, usable_cores
 
 TARGET_S = 0.2  # seconds of work per chunk: short enough for Ctrl-C and the bar
-FIRST_CHUNK = 64
+FIRST_CHUNK = 64  # roots per thread in a call's first chunk
+GROWTH = 16  # the most a chunk grows while chunks are short (the first roots are the cheapest)
 
 def prepared(obj, key: str, build: Callable):
     """``build(obj)``, kept with the graph ``obj`` (``mce_kit.prepared``: one mechanism, one budget)."""
@@ -45,16 +50,18 @@ _POOL: list = []
 
 
 def strided(kernel: Callable, T: int, head: tuple, first: int, last: int, *tail, own=None) -> list:
-    """[kernel(*head, first + t, last, T, *tail, *own[t]) for t in range(T)], each call on its own
-    thread (the kernels release the GIL): thread t runs roots first + t, first + t + T, ... < last;
-    ``own[t]``: arrays only thread t writes (e.g. its histogram)."""
+    """[kernel(*head, first + t, last, T, *tail, *own[t]) for t < T with a root], each call on its
+    own thread (the kernels release the GIL; t = 0 on the caller's): thread t runs roots first + t,
+    first + t + T, ... < last; ``own[t]``: arrays only thread t writes (e.g. its histogram)."""
     own = own or [()] * T
     if T == 1:
         return [kernel(*head, first, last, 1, *tail, *own[0])]
-    if not _POOL or _POOL[0]._max_workers < T:
-        _POOL[:] = [ThreadPoolExecutor(max_workers=T, thread_name_prefix="mce_kit-engine")]
-    futures = [_POOL[0].submit(kernel, *head, first + t, last, T, *tail, *own[t]) for t in range(T)]
-    return [f.result() for f in futures]
+    if not _POOL or _POOL[0]._max_workers < T - 1:
+        _POOL[:] = [ThreadPoolExecutor(max_workers=T - 1, thread_name_prefix="mce_kit-engine")]
+    futures = [_POOL[0].submit(kernel, *head, first + t, last, T, *tail, *own[t])
+               for t in range(1, min(T, last - first))]
+    mine = kernel(*head, first, last, T, *tail, *own[0])
+    return [mine] + [f.result() for f in futures]
 
 
 class _Ticker:
@@ -88,24 +95,33 @@ class _Ticker:
                 pass
 
 
-def chunks(total: int, progress=None, desc: str = "roots") -> Iterator[tuple[int, int]]:
-    """Yield ranges [lo, hi) covering 0..total, each sized to take about TARGET_S (the caller
-    runs one kernel call per range); the bar advances after each, Ctrl-C lands between them."""
+def next_size(size: int, dt: float, threads: int = 1) -> int:
+    """Roots for the next chunk after ``size`` roots took ``dt`` seconds: as many as take
+    ``TARGET_S`` at that rate, at least one per thread. It grows at most ``GROWTH``-fold while
+    chunks are short (a call of a few milliseconds ends in two chunks), at most 2-fold once a
+    chunk takes TARGET_S / 4 / GROWTH or more (a root's cost drifts along the order: a long reach from
+    a fast chunk may land on slow roots)."""
+    want = size * TARGET_S / dt if dt > 0 else float("inf")
+    grow = GROWTH if GROWTH * dt < TARGET_S / 4 else 2
+    return int(max(threads, min(want, grow * size)))
+
+
+def chunks(total: int, progress=None, desc: str = "roots", threads: int = 1) -> Iterator[tuple[int, int]]:
+    """Yield ranges [lo, hi) covering 0..total in order, each sized to take about TARGET_S on
+    ``threads`` threads (the caller runs one kernel call per thread and range); the bar advances
+    after each, Ctrl-C lands between them."""
     ticker = _Ticker(progress, total, desc) if progress else None
-    lo, size = 0, FIRST_CHUNK
+    lo, size = 0, FIRST_CHUNK * max(1, threads)
     try:
         while lo < total:
             hi = min(total, lo + size)
-            t = time.perf_counter()
+            t = perf_counter()
             yield lo, hi
-            dt = time.perf_counter() - t
+            dt = perf_counter() - t
             if ticker is not None:
                 ticker.update(hi - lo)
             lo = hi
-            if dt < TARGET_S / 2:
-                size *= 2
-            elif dt > TARGET_S * 2 and size > 1:
-                size //= 2
+            size = next_size(size, dt, threads)
     finally:
         if ticker is not None:
             ticker.close()
