@@ -58,6 +58,7 @@ class Kernel:
     single_gpu_below: float = 0.0  # gpus=N answers on one GPU below this total cost (0: not measured)
     problem: str = "mce"  # the reference table (mce_kit.references) the answer is checked against
     finish: Callable[..., object] = None  # (prepared, sum of the answers, **params) -> the answer
+    on_gpu: bool = True  # a GPU kernel (False: a CPU twin)
 
     def answer(self, prep, parts, **params):
         """The chunks' answers (ints, or Counters of {k: count}) and ``rest`` added up, then ``finish``."""
@@ -296,14 +297,15 @@ KERNELS = {
                           problem="clique_counts", finish=_cc_finish, single_gpu_below=7e7),
     # The CPU twins: the oracles on the very same tasks, so partitioning, retries and the exact sum
     # are checked without a GPU.
-    "mce-cpu": Kernel("mce-cpu", _rdmce_prepare, _rdmce_costs, _oracle_run, _isolated),
+    "mce-cpu": Kernel("mce-cpu", _rdmce_prepare, _rdmce_costs, _oracle_run, _isolated, on_gpu=False),
     "mce-gpu-cpu": Kernel("mce-gpu-cpu", _mcegpu_prepare, _mcegpu_costs, _mcegpu_oracle, _isolated,
-                          ("subtree",)),
+                          ("subtree",), on_gpu=False),
     "kcminer-cpu": Kernel("kcminer-cpu", _kc_prepare, _kc_costs, _kc_oracle, _none, ("k", "order"),
-                          problem="kclique"),
-    "gmbe-cpu": Kernel("gmbe-cpu", _gmbe_prepare, _gmbe_costs, _gmbe_oracle, _none, problem="mbe"),
+                          problem="kclique", on_gpu=False),
+    "gmbe-cpu": Kernel("gmbe-cpu", _gmbe_prepare, _gmbe_costs, _gmbe_oracle, _none, problem="mbe",
+                       on_gpu=False),
     "cliquecount-cpu": Kernel("cliquecount-cpu", _cc_prepare, _cc_costs, _cc_oracle, _cc_rest, ("order",),
-                              problem="clique_counts", finish=_cc_finish),
+                              problem="clique_counts", finish=_cc_finish, on_gpu=False),
 }
 CPU_TWIN = {"rdmce": "mce-cpu", "mce-gpu": "mce-gpu-cpu", "kcminer": "kcminer-cpu", "gmbe": "gmbe-cpu",
             "cliquecount": "cliquecount-cpu"}
@@ -331,11 +333,164 @@ def chunk_tasks(costs: np.ndarray, n_chunks: int) -> list[np.ndarray]:
     return sorted(parts, key=lambda p: -costs[p].sum())
 
 
-def _run_chunk(prep, kernel: Kernel, chunk_id: int, idx: np.ndarray, params: dict) -> dict:
-    """One chunk on a Dask worker; returns its answer and where and how long it ran."""
-    t0 = time.perf_counter()
+# ---- one task queue shared by the workers ----
+# With one chunk per worker, every worker gets the whole task list, costliest first, and takes
+# its next task from one counter that all of them share, so a worker that runs ahead takes more
+# (as the GPU kernels' warps share a launch's counter). GPUs share an int32 counter in the
+# driver's GPU memory, mapped into each worker by CUDA IPC and taken with system-scope atomics
+# over NVLink (gpu/launch.shared_task_queue); the CPU twins share a counter in a file under a
+# lock. Each run takes fresh zeroed counters (QUEUE_SLOTS per run: one per launch of the run).
+
+QUEUE_SLOTS = 16  # counters per run: task-taking launches a run may make (passes, phases)
+QUEUE_RUNS = 256  # runs per allocation of counters
+
+
+class _GpuQueues:
+    """Shared-queue counters in this process's GPU memory, exported by CUDA IPC."""
+
+    kind = "gpu"
+
+    def __init__(self):
+        import cupy
+
+        from .gpu.launch import QUEUE_SLOT_BYTES
+
+        self.stride = QUEUE_SLOTS * QUEUE_SLOT_BYTES
+        self.ptr = cupy.cuda.runtime.malloc(QUEUE_RUNS * self.stride)  # a whole allocation: IPC maps it
+        cupy.cuda.runtime.memset(self.ptr, 0, QUEUE_RUNS * self.stride)
+        self.where = bytes(cupy.cuda.runtime.ipcGetMemHandle(self.ptr))
+        self.used = 0
+
+    def counters(self, offset: int) -> np.ndarray:
+        import cupy
+
+        from .gpu.launch import QUEUE_SLOT_BYTES
+
+        host = np.empty(self.stride // 4, np.int32)
+        cupy.cuda.runtime.memcpy(host.ctypes.data, self.ptr + offset, host.nbytes,
+                                 cupy.cuda.runtime.memcpyDeviceToHost)
+        return host[:: QUEUE_SLOT_BYTES // 4]
+
+
+class _FileQueues:
+    """Shared-queue counters in a file (the CPU twins' queue: same protocol, no GPU)."""
+
+    kind = "cpu"
+
+    def __init__(self):
+        import tempfile
+
+        self.stride = QUEUE_SLOTS * 8
+        fd, self.where = tempfile.mkstemp(prefix="mce_kit-queue-")
+        os.write(fd, bytes(QUEUE_RUNS * self.stride))
+        os.close(fd)
+        self.used = 0
+
+    def counters(self, offset: int) -> np.ndarray:
+        return np.fromfile(self.where, np.int64, QUEUE_SLOTS, offset=offset)
+
+
+_QUEUES: dict = {}  # (client id, kind) -> its counters (kept: workers hold mappings of them)
+
+
+def _queue_ticket(client, on_gpu: bool) -> tuple[dict, object]:
+    """(what a worker needs to reach this run's fresh counters, their owner)."""
+    key = (client.id, "gpu" if on_gpu else "cpu")
+    q = _QUEUES.get(key)
+    if q is None or q.used == QUEUE_RUNS:
+        q = _QUEUES[key] = _GpuQueues() if on_gpu else _FileQueues()
+    offset, q.used = q.used * q.stride, q.used + 1
+    return {"kind": q.kind, "where": q.where, "offset": offset, "slots": QUEUE_SLOTS}, q
+
+
+_SHARED_OK: dict = {}  # (client id, on a GPU) -> None (a shared queue works) or why not
+
+
+def _shared_queue_blocker(client, on_gpu: bool) -> str | None:
+    """Why the workers of ``client`` cannot share one queue with this process, or None."""
+    key = (client.id, on_gpu)
+    if key not in _SHARED_OK:
+        import socket
+
+        why = None
+        hosts = set(client.run(socket.gethostname).values())
+        if hosts != {socket.gethostname()}:
+            why = "workers on other hosts"
+        elif on_gpu:
+            why = _peer_atomics_blocker()
+        _SHARED_OK[key] = why
+    return _SHARED_OK[key]
+
+
+def _peer_atomics_blocker() -> str | None:
+    """None when every pair of this host's GPUs has native atomics over its peer link (the CUDA
+    driver's P2P attribute 3, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED), else why not."""
+    import ctypes
+
     try:
-        answer = kernel.run_tasks(prep, idx, **params)
+        import cupy
+
+        n = cupy.cuda.runtime.getDeviceCount()
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except Exception as e:  # no GPU or no driver in this process
+        return f"no GPU here ({type(e).__name__})"
+    value = ctypes.c_int()
+    for a in range(n):
+        for b in range(n):
+            if a != b and (cuda.cuDeviceGetP2PAttribute(ctypes.byref(value), 3, a, b) or not value.value):
+                return f"GPUs {a} and {b} have no native peer atomics"
+    return None
+
+
+_WORKER_PIDS: dict = {}  # client id -> {worker address: its process id} (a part must run where it was sent)
+_OPENED: dict = {}  # on a worker: IPC handle -> its address in this process
+
+
+def _take_from_file(path: str, offset: int, batch: int) -> int:
+    """Add ``batch`` to the counter at ``offset`` of ``path`` under a lock; its value before."""
+    import fcntl
+
+    with open(path, "r+b") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        f.seek(offset)
+        at = int.from_bytes(f.read(8), "little", signed=True)
+        f.seek(offset)
+        f.write((at + batch).to_bytes(8, "little", signed=True))
+        return at
+
+
+def _run_from_queue(prep, kernel: Kernel, idx: np.ndarray, params: dict, ticket: dict) -> tuple:
+    """(answer, task count of each launch) of ``idx`` taken from the shared queue of ``ticket``."""
+    if ticket["kind"] == "gpu":
+        import cupy
+
+        from .gpu.launch import shared_task_queue
+
+        base = _OPENED.get(ticket["where"])
+        if base is None:
+            base = _OPENED[ticket["where"]] = cupy.cuda.runtime.ipcOpenMemHandle(
+                ticket["where"], cupy.cuda.runtime.cudaIpcMemLazyEnablePeerAccess)
+        with shared_task_queue(base + ticket["offset"], ticket["slots"]) as queue:
+            answer = kernel.run_tasks(prep, idx, **params)
+        return answer, queue["launches"]
+    batch = max(1, len(idx) // 256)  # CPU twin: take tasks in small batches
+    answer = Counter() if kernel.problem == "clique_counts" else 0
+    while (at := _take_from_file(ticket["where"], ticket["offset"], batch)) < len(idx):
+        answer = answer + kernel.run_tasks(prep, idx[at: at + batch], **params)
+    return answer, [len(idx)]
+
+
+def _run_chunk(prep, kernel: Kernel, chunk_id: int, idx: np.ndarray, params: dict,
+               ticket: dict | None = None) -> dict:
+    """One chunk on a Dask worker (``ticket``: all the tasks, taken from a shared queue); returns its
+    answer and where and how long it ran."""
+    t0 = time.perf_counter()
+    launches = None
+    try:
+        if ticket is None:
+            answer = kernel.run_tasks(prep, idx, **params)
+        else:
+            answer, launches = _run_from_queue(prep, kernel, idx, params, ticket)
     except Exception as e:
         raise RuntimeError(f"{kernel.name}: chunk {chunk_id} (tasks {int(idx[0])}..{int(idx[-1])}, "
                            f"{len(idx)} seeds) failed: {type(e).__name__}: {e}") from e
@@ -348,7 +503,7 @@ def _run_chunk(prep, kernel: Kernel, chunk_id: int, idx: np.ndarray, params: dic
     answer = answer if isinstance(answer, Counter) else int(answer)
     return {"chunk": chunk_id, "answer": answer, "tasks": len(idx), "first": int(idx[0]),
             "seconds": time.perf_counter() - t0, "worker": str(worker), "pid": os.getpid(),
-            "started": t0}
+            "started": t0, "launches": launches}
 
 
 @dataclass
@@ -362,6 +517,12 @@ class Job:
     params: dict = field(default_factory=dict)  # the parameters it was prepared with
     scattered: dict = field(default_factory=dict, repr=False)  # client id -> the prep on its workers
     dealt: dict = field(default_factory=dict, repr=False)  # chunk count -> the chunks (chunk_tasks)
+
+    def by_cost(self) -> np.ndarray:
+        """Every task, costliest first (what each worker gets from a shared queue)."""
+        if "by_cost" not in self.dealt:
+            self.dealt["by_cost"] = np.argsort(-self.costs, kind="stable")
+        return self.dealt["by_cost"]
 
     def chunks(self, n_chunks: int) -> list[np.ndarray]:
         """``chunk_tasks`` of the Job's costs, kept per chunk count (a later run deals the same)."""
@@ -410,7 +571,7 @@ def prepare(G, kernel: str | Kernel, **params) -> Job:
 
 
 MAX_RESUBMITS = 3  # times a chunk cancelled by lost data is submitted again before the run fails
-CHUNK_COLUMNS = ["chunk", "answer", "tasks", "first", "seconds", "worker", "pid", "started"]
+CHUNK_COLUMNS = ["chunk", "answer", "tasks", "first", "seconds", "worker", "pid", "started", "launches"]
 
 
 @dataclass
@@ -420,6 +581,7 @@ class DistributedResult:
     prep_s: float
     workers: int
     chunks: pd.DataFrame = field(repr=False)  # one row per chunk
+    queue: str = "dealt"  # "shared" (one task queue for all workers) or "dealt" (and why not shared)
 
     def busy(self) -> pd.DataFrame:
         """Per worker: chunks taken and seconds spent in them."""
@@ -428,22 +590,90 @@ class DistributedResult:
 
 
 def run(G, kernel: str | Kernel | Job, client, *, chunks_per_worker: int = 1, in_flight: int = 2,
-        on_result: Callable[[dict], None] | None = None, **params) -> DistributedResult:
+        on_result: Callable[[dict], None] | None = None, queue: str = "auto", **params) -> DistributedResult:
     """Answer ``kernel``'s question on ``G`` with the workers of the Dask ``client``.
 
     Pass a ``Job`` from ``prepare`` as ``kernel`` to skip the host preparation and, after its first
     run on ``client``, the copy of the graph to the workers (``Job.remote``; ``G`` is then unused);
-    ``on_result`` is called with each chunk's row as it
-    arrives (progress bars, tests that kill a worker).
+    ``on_result`` is called with each chunk's row as it arrives (progress bars, tests that kill a
+    worker). ``queue``: "shared" gives every worker all the tasks from one shared queue (one chunk
+    per worker, workers on this host; GPUs need native peer atomics), "dealt" deals them out in
+    chunks by estimated cost, "auto" shares where it can. A shared run that loses a worker, or
+    whose workers launched differently, is run again dealt (``DistributedResult.queue`` says so).
     """
+    job = kernel if isinstance(kernel, Job) else prepare(G, kernel, **params)
+    params = job.merged(params)
+    if queue not in ("auto", "shared", "dealt"):
+        raise ValueError(f"queue must be 'auto', 'shared' or 'dealt', got {queue!r}")
+    t1 = time.perf_counter()
+    workers = list(client.scheduler_info()["workers"])
+    why = "asked" if queue == "dealt" else ("several chunks per worker" if chunks_per_worker != 1
+                                            else "one worker" if len(workers) < 2
+                                            else _shared_queue_blocker(client, job.kernel.on_gpu))
+    if why is None:
+        rows, why = _run_shared(job, client, workers, params)
+        if rows is not None:
+            for row in rows:
+                if on_result:
+                    on_result(row)
+            return _result(job, rows, t1, len(workers), params, "shared")
+    elif queue == "shared":
+        raise ValueError(f"queue='shared' is not possible here: {why}")
+    rows = _run_dealt(job, client, max(1, len(workers)), chunks_per_worker, in_flight, on_result, params)
+    return _result(job, rows, t1, max(1, len(workers)), params, f"dealt ({why})")
+
+
+def _result(job, rows, t1, n_workers, params, queue) -> DistributedResult:
+    answer = job.kernel.answer(job.prep, [r["answer"] for r in rows], **params)
+    table = pd.DataFrame(rows, columns=CHUNK_COLUMNS).sort_values("chunk").reset_index(drop=True)
+    return DistributedResult(answer, time.perf_counter() - t1, job.seconds, n_workers, table, queue)
+
+
+def _run_shared(job, client, workers: list, params: dict) -> tuple[list | None, str]:
+    """Every worker runs all the tasks, costliest first, taking them from one shared queue: (the
+    rows, "shared"), or (None, why the run cannot be trusted) after checking that each worker
+    answered once, all launched the same task lists, and every task was taken."""
+    pids = _WORKER_PIDS.get(client.id)
+    if pids is None or set(pids) != set(workers):
+        pids = _WORKER_PIDS[client.id] = client.run(os.getpid)
+    ticket, owner = _queue_ticket(client, job.kernel.on_gpu)
+    idx = job.by_cost()
+    remote = job.remote(client)
+    stamp = f"{os.getpid()}-{time.monotonic_ns()}"
+    futures = [client.submit(_run_chunk, remote, job.kernel, i, idx, params, ticket, workers=[w],
+                             allow_other_workers=True, pure=False,
+                             key=f"{job.kernel.name}-shared-{i}-{stamp}")
+               for i, w in enumerate(workers)]
+    try:
+        rows = client.gather(futures)
+    except Exception as e:
+        client.cancel(futures)  # a part still running ends in its own time; its answer is dropped
+        return None, f"a shared run failed ({type(e).__name__}: {str(e).splitlines()[0][:200]})"
+    except BaseException:
+        client.cancel(futures)
+        raise
+    launches = [tuple(r["launches"]) for r in rows]
+    taken = owner.counters(ticket["offset"])
+    if [r["pid"] for r in rows] != [pids[w] for w in workers]:
+        # a part ran in another process than the one it was given to: the process that took its
+        # first tasks died with them (Dask ran the part again elsewhere)
+        _WORKER_PIDS.pop(client.id, None)
+        return None, "a shared run lost a worker (another process ran its part)"
+    if len(set(launches)) != 1:
+        return None, f"the workers launched different task lists: {sorted(set(launches))}"
+    if any(taken[i] < n for i, n in enumerate(launches[0])):
+        return None, "a shared run left tasks untaken"
+    return rows, "shared"
+
+
+def _run_dealt(job, client, n_workers: int, chunks_per_worker: int, in_flight: int, on_result,
+               params) -> list:
+    """The tasks dealt into chunks by estimated cost, a few in flight per worker; a chunk lost
+    with its worker is run again (with the graph scattered again if its last copy went too)."""
     from distributed import as_completed
     from distributed.client import FutureCancelledError
 
-    job = kernel if isinstance(kernel, Job) else prepare(G, kernel, **params)
-    params = job.merged(params)
-    kernel, prep = job.kernel, job.prep
-    t1 = time.perf_counter()
-    n_workers = max(1, len(client.scheduler_info()["workers"]))
+    kernel = job.kernel
     chunks = job.chunks(chunks_per_worker * n_workers)
     todo = iter(enumerate(chunks))
     window = as_completed()
@@ -483,11 +713,9 @@ def run(G, kernel: str | Kernel | Job, client, *, chunks_per_worker: int = 1, in
     except BaseException:
         client.cancel(list(window.futures))
         raise
-    answer = kernel.answer(prep, [r["answer"] for r in rows], **params)
     if sum(r["tasks"] for r in rows) != sum(len(c) for c in chunks):
         raise RuntimeError(f"{kernel.name}: chunks lost (internal error)")
-    table = pd.DataFrame(rows, columns=CHUNK_COLUMNS).sort_values("chunk").reset_index(drop=True)
-    return DistributedResult(answer, time.perf_counter() - t1, job.seconds, n_workers, table)
+    return rows
 
 
 def killer(client) -> tuple[Callable[[dict], None], list[int]]:
@@ -527,19 +755,30 @@ def _visible_devices(gpus: int) -> list[str]:
 
 
 def pinned_cluster(gpus: int, per_gpu: int = 1, **scheduler_options):
-    """Dask's ``SpecCluster`` with one single-threaded worker process per GPU, each seeing only
-    its own device (``CUDA_VISIBLE_DEVICES``), named gpu0, gpu1, ... (what LocalCUDACluster does,
+    """Dask's ``SpecCluster`` with one single-threaded worker process per GPU, each with its own
+    device first (``CUDA_VISIBLE_DEVICES``), named gpu0, gpu1, ... (what LocalCUDACluster does,
     with plain ``distributed``: no dask-cuda needed). ``per_gpu`` > 1 shares each GPU between
     that many workers (gpu0.0, gpu0.1, ...: tests of the whole path on one GPU)."""
     from distributed import Nanny, Scheduler, SpecCluster
 
     if int(gpus) < 1 or int(per_gpu) < 1:
         raise ValueError(f"gpus and per_gpu must be >= 1, got {gpus} and {per_gpu}")
+    devices = _visible_devices(int(gpus))
+    # worker i sees its GPU first and the others after it (as dask-cuda does): CuPy's device 0 is
+    # its own, and CUDA IPC can still map memory of the others (the shared task queue)
     workers = {f"gpu{i}" + (f".{j}" if per_gpu > 1 else ""):
-               {"cls": Nanny, "options": {"nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": dev}}}
-               for i, dev in enumerate(_visible_devices(int(gpus))) for j in range(int(per_gpu))}
+               {"cls": Nanny, "options": {"nthreads": 1, "env": {
+                   "CUDA_VISIBLE_DEVICES": ",".join(devices[i:] + devices[:i])}}}
+               for i in range(len(devices)) for j in range(int(per_gpu))}
     scheduler = {"cls": Scheduler, "options": {"dashboard_address": None, **scheduler_options}}
     return SpecCluster(workers=workers, scheduler=scheduler, silence_logs=30)
+
+
+def run_alone(job: Job, **params):
+    """The Job's answer from all its tasks in this process (one launch, no Dask)."""
+    params = job.merged(params)
+    everything = np.arange(len(job.costs))
+    return job.kernel.answer(job.prep, [job.kernel.run_tasks(job.prep, everything, **params)], **params)
 
 
 def count(G, kernel: str, *, client=None, gpus: int | None = None, device: str = "gpu",
@@ -559,8 +798,7 @@ def count(G, kernel: str, *, client=None, gpus: int | None = None, device: str =
         return run(G, job, client).answer
     below = job.kernel.single_gpu_below if single_gpu_below is None else single_gpu_below
     if gpus == 1 or job.costs.sum() < below:
-        everything = np.arange(len(job.costs))
-        return job.kernel.answer(job.prep, [job.kernel.run_tasks(job.prep, everything, **params)], **params)
+        return run_alone(job, **params)
     from distributed import Client
 
     with local_cuda_cluster(gpus) as cluster, Client(cluster) as c:

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# On a lent 2-GPU host: every kernel on 1 and 2 GPUs through Dask (long workloads and small ones),
-# a killed worker and a failing chunk on 2 GPUs, then the GPU tests of the task subsets the split
-# relies on. Run from the checkout's root (about 8 minutes):
+# On a lent host of 2 or more GPUs: the Dask path's GPU test, then every kernel on 1, 2 (and 4, 8)
+# GPUs through Dask, long workloads and small ones, with one shared task queue and with tasks dealt
+# by cost; a killed worker and a failing chunk on the most GPUs. Run from the checkout's root
+# (about 9 minutes):
 #   MCE_KIT_COMMIT=<short sha> bash scripts/multigpu_device.sh OUT_DIR
 # Needs the Dask wheels in .whl/ (dask and distributed 2026.8.0, partd, locket, tblib, tornado, zict;
 # igraph and texttable for mce_kit's CPU engine: the device has the rest); installed under /tmp/site. dask-cuda is not needed: without it
 # mce_kit.distributed.local_cuda_cluster starts one plain Dask worker per GPU (pinned_cluster).
-# Writes OUT_DIR/multigpu_scaling.csv, multigpu_busy.csv, multigpu_faults.csv, multigpu.log and
-# gpu_subsets.log.
+# Writes OUT_DIR/gpu_subsets.log, multigpu_scaling.csv, multigpu_busy.csv, multigpu_faults.csv and
+# multigpu.log.
 set -uo pipefail
 out=${1:?usage: scripts/multigpu_device.sh OUT_DIR}
 mkdir -p "$out"
@@ -21,14 +22,16 @@ python3 -c "import distributed, cupy; print('distributed', distributed.__version
             cupy.cuda.runtime.getDeviceCount())" || exit 1
 nvidia-smi -L
 
-# 1. strong scaling, 1 and 2 GPUs, every kernel (rows are written as they are measured)
-timeout 420 python3 -m mce_kit.experiments.multigpu --out "$out" --gpus 1 2 --faults ego-Facebook \
-    --algo rdmce mce-gpu kcminer cliquecount gmbe 2>&1 | grep -v "^INFO\|distributed\.\(scheduler\|nanny\|core\|worker\)" \
-    | tee "$out/multigpu.log"
-echo "experiment exit: ${PIPESTATUS[0]}"
+gpus=$(nvidia-smi -L | wc -l)
+counts="1 2"; [ "$gpus" -ge 4 ] && counts="1 2 4"; [ "$gpus" -ge 8 ] && counts="1 2 4 8"
 
-# 2. the subsets add up on the GPU (random partitions, bundled graphs 10 times, Dask workers on one GPU)
-timeout 100 python3 -m pytest -q -x -m gpu -p no:cacheprovider tests/test_gpu_subsets.py \
-    -k "clique_count or dask_workers or kcminer_task" 2>&1 \
-    | tail -25 | tee "$out/gpu_subsets.log"
-echo "tests exit: ${PIPESTATUS[0]}"
+# 0. the shared task queue on this GPU: two Dask workers, every kernel, dealt and shared, 5 times
+timeout 100 python3 -m pytest -q -x -m gpu -p no:cacheprovider tests/test_gpu_subsets.py -k "dask_workers" 2>&1 \
+    | tail -4 | tee "$out/gpu_subsets.log"
+
+# 1. strong scaling on 1, 2 (and 4, 8) GPUs, every kernel; several GPUs both with one shared task
+#    queue and with tasks dealt by cost (rows are written as they are measured)
+timeout ${MULTIGPU_LIMIT:-460} python3 -m mce_kit.experiments.multigpu --out "$out" --gpus $counts \
+    --faults ego-Facebook --queue auto dealt --algo rdmce mce-gpu kcminer cliquecount gmbe 2>&1 \
+    | grep -v "^INFO\|distributed\.\(scheduler\|nanny\|core\|worker\)" | tee "$out/multigpu.log"
+echo "experiment exit: ${PIPESTATUS[0]}"

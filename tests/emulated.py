@@ -135,6 +135,8 @@ def launch(exe: Path, dtype: np.dtype, blocks: int, threads: int, **fields) -> d
     """One launch. A pointer field is a NumPy array, (array, byte offset) or None; the others are
     ints. Returns {field: the array after the launch} for every array passed (an array passed to
     several fields, as (array, offset), comes back once per field, whole)."""
+    if "next" in dtype.names and "next" not in fields:
+        fields["next"] = fields["ctrl"]  # the launch's own task counter (launch.set_params does the same)
     if set(fields) != set(dtype.names):
         raise TypeError(f"Params fields differ: {sorted(set(fields) ^ set(dtype.names))}")
     pointers = list(itertools.takewhile(lambda n: dtype[n] == np.dtype("u8"), dtype.names))

@@ -277,7 +277,81 @@ def test_pinned_cluster_gives_each_worker_its_own_device(monkeypatch):
         names = sorted(str(w["name"]) for w in c.scheduler_info()["workers"].values())
         G = datasets.load("johnson8-4-4")
         assert md.run(G, "mce-cpu", c).answer == 114_690
-    assert sorted(seen.values()) == ["0", "1"] and names == ["gpu0", "gpu1"]
+    assert sorted(seen.values()) == ["0,1", "1,0"] and names == ["gpu0", "gpu1"]  # own GPU first
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3")
     with pytest.raises(ValueError, match="names only 1"):
         md.pinned_cluster(2)
+
+
+@pytest.mark.parametrize("kernel,params", [("mce-cpu", {}), ("mce-gpu-cpu", {"subtree": "L1"}),
+                                           ("kcminer-cpu", {"k": 4}), ("cliquecount-cpu", {"k_max": 6}),
+                                           ("gmbe-cpu", {})])
+def test_a_shared_queue_gives_every_task_to_one_worker(client, kernel, params):
+    """One chunk per worker: every worker gets all the tasks and takes them from one shared
+    counter; the answer equals the dealt run's and the oracle's on random graphs."""
+    from mce_kit import cpu
+    from mce_kit.generators import bipartite_chung_lu
+
+    for seed in range(3):
+        if kernel == "gmbe-cpu":
+            G = bipartite_chung_lu(200, 120, 700, seed=seed)
+            want = cpu.count_maximal_bicliques(G)
+        else:
+            e = np.array(nx.gnp_random_graph(70, 0.25, seed=seed).edges(), dtype=np.int64).reshape(-1, 2)
+            G = Graph.from_edges(70, e[:, 0], e[:, 1])
+            want = {"mce-cpu": _nx_count, "mce-gpu-cpu": _nx_count,
+                    "kcminer-cpu": lambda G: cpu.count_k_cliques(G, 4),
+                    "cliquecount-cpu": lambda G: cpu.clique_counts(G, 6)}[kernel](G)
+        job = md.prepare(G, kernel, **params)
+        shared = md.run(G, job, client, queue="shared")
+        assert shared.queue == "shared" and shared.answer == want
+        assert len(shared.chunks) == 2 and shared.chunks["launches"].map(tuple).nunique() == 1
+        dealt = md.run(G, job, client, queue="dealt")
+        assert dealt.queue.startswith("dealt") and dealt.answer == want
+
+
+def test_a_shared_run_that_loses_a_worker_is_run_again_dealt(tmp_path):
+    """SIGKILL a worker once it holds tasks of a shared run: they are lost with it, so the run is
+    redone dealt, and the answer is exact."""
+    import dataclasses
+    import functools
+    import signal
+    import threading
+    import time
+
+    G = datasets.load("johnson8-4-4")
+    job = md.prepare(G, "mce-cpu")
+    slow = dataclasses.replace(job, kernel=dataclasses.replace(
+        job.kernel, run_tasks=functools.partial(_slowly, str(tmp_path), job.kernel.run_tasks)))
+    with LocalCluster(n_workers=3, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
+            Client(cl) as c:
+        assert md.run(G, job, c).queue == "shared"  # the graph is on the workers: the next run starts at once
+        pid = next(iter(c.run(os.getpid).values()))
+
+        def kill_once_it_holds_tasks():
+            while not (tmp_path / str(pid)).exists():
+                time.sleep(0.01)
+            os.kill(pid, signal.SIGKILL)
+
+        threading.Thread(target=kill_once_it_holds_tasks, daemon=True).start()
+        res = md.run(G, slow, c)
+    assert res.answer == 114_690
+    assert res.queue.startswith("dealt (a shared run lost a worker"), res.queue
+
+
+def _slowly(marks: str, run_tasks, prep, idx, **params):
+    """``run_tasks`` that leaves a mark named by its process id (it holds tasks now) and naps."""
+    import time
+
+    open(os.path.join(marks, str(os.getpid())), "w").close()
+    time.sleep(0.05)
+    return run_tasks(prep, idx, **params)
+
+
+def test_queue_choice_is_checked(client):
+    G = datasets.load("johnson8-4-4")
+    with pytest.raises(ValueError, match="queue must be"):
+        md.run(G, "mce-cpu", client, queue="first")
+    with pytest.raises(ValueError, match="several chunks per worker"):
+        md.run(G, "mce-cpu", client, queue="shared", chunks_per_worker=3)
+    assert md.run(G, "mce-cpu", client, chunks_per_worker=3).queue == "dealt (several chunks per worker)"

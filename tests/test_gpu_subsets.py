@@ -171,21 +171,29 @@ def test_bundled_graphs_split_in_four_are_exact_ten_times(algo, name):
 
 
 @pytest.mark.parametrize("algo,params", [("rdmce", {}), ("mce-gpu", {"subtree": "L2"}),
-                                         ("kcminer", {"k": 5}), ("gmbe", {})])
+                                         ("kcminer", {"k": 5}), ("cliquecount", {"k_max": 6}), ("gmbe", {})])
 @gpu_test
 def test_dask_workers_on_one_gpu(algo, params):
-    """The whole distributed path with GPU kernels: two Dask worker processes sharing this GPU."""
+    """The whole distributed path with GPU kernels: two Dask worker processes sharing this GPU,
+    with tasks dealt in chunks and from one shared queue (CUDA IPC within one GPU), each five times."""
     pytest.importorskip("distributed")
     from distributed import Client
 
     from mce_kit import distributed as md
 
     name = "MovieLens" if algo == "gmbe" else "email-Eu-core"
+    G = datasets.load(name)
+    job = md.prepare(G, algo, **params)
+    want = md.run_alone(job)  # one launch, no Dask
     problem = md.KERNELS[algo].problem
-    want = references.expected(problem, name, **({"k": params["k"]} if "k" in params else {}))
+    if problem != "clique_counts":
+        assert want == references.expected(problem, name, **({"k": params["k"]} if "k" in params else {}))
     with md.pinned_cluster(1, per_gpu=2) as cl, Client(cl) as c:
-        res = md.run(datasets.load(name), algo, c, **params)
-    assert res.answer == want and len(res.chunks) > 2
+        for _ in range(5):
+            dealt = md.run(G, job, c, chunks_per_worker=3)
+            shared = md.run(G, job, c, queue="shared")
+            assert dealt.answer == want and len(dealt.chunks) > 2
+            assert shared.answer == want and shared.queue == "shared", shared.queue
 
 
 # ---- mce-gpu's real kernel source on CPU threads (tests/cuda_emu), through the launcher's planning ----

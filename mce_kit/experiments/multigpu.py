@@ -19,6 +19,7 @@ run: chunks taken, busy seconds).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import sys
@@ -45,7 +46,8 @@ WORKLOADS = {
     "mce-gpu": [("ego-Facebook", {"subtree": "L2", "induced": "IPX"}), ("socfb-MIT", {"subtree": "L2"})],
     "kcminer": [("ego-Facebook", {"k": 8}), ("ego-Facebook", {"k": 7}), (RMAT, {"k": 5}),
                 ("wiki-Vote", {"k": 8})],
-    "cliquecount": [("ego-Facebook", {"k_max": 8}), (RMAT, {"k_max": 6}), ("wiki-Vote", {"k_max": 8})],
+    "cliquecount": [("ego-Facebook", {"k_max": 10}), ("ego-Facebook", {"k_max": 8}), (RMAT, {"k_max": 6}),
+                    ("wiki-Vote", {"k_max": 8})],
     "gmbe": [(CHUNG_LU_BIG, {}), (CHUNG_LU, {}), ("MovieLens", {}), ("marvel", {})],
 }
 ALGOS = tuple(WORKLOADS)
@@ -95,8 +97,23 @@ def _expect(job, name: str, params: dict):
 
 def _everything(job, params: dict):
     """The kernel on all its tasks in this process (CPU mode's baseline)."""
-    everything = np.arange(len(job.costs))
-    return job.kernel.answer(job.prep, [job.kernel.run_tasks(job.prep, everything, **params)], **params)
+    from .. import distributed as md
+
+    return md.run_alone(job, **params)
+
+
+def _one_call(job, params: dict, repeats: int, want) -> float:
+    """Seconds of the plain launcher call on one GPU, host work included (what a call without
+    ``gpus=`` costs on a prepared graph): median of ``repeats`` after a warm-up."""
+    _everything(job, params)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        got = _everything(job, params)
+        times.append(time.perf_counter() - t0)
+        if _canon(got) != _canon(want):
+            raise AssertionError(f"{job.kernel.name}: {got} != {want}")
+    return statistics.median(times)
 
 
 def _baseline(job, params: dict, repeats: int, want, cpu: bool) -> float:
@@ -130,14 +147,17 @@ def _cluster(gpus: int, cpu: bool):
     return md.local_cuda_cluster(gpus)
 
 
-def _scaling(plan, gpu_counts, repeats, busy_rows, cpu: bool = False):
+QUEUES = {"shared": "one task queue shared by the GPUs", "dealt": "dealt by cost, 1 per worker"}
+
+
+def _scaling(plan, gpu_counts, repeats, busy_rows, cpu: bool = False, queues=("auto",)):
     """``plan``: (algo, graph name, parameters[, graph]) per workload; ``cpu``: the kernels' CPU twins
     on a CPU LocalCluster (a dry run of this very code for the tests)."""
     from distributed import Client
 
     from .. import distributed as md
 
-    graphs, jobs, single, expect = {}, {}, {}, {}
+    graphs, jobs, single, call, expect = {}, {}, {}, {}, {}
     for algo, name, params, *given in plan:  # host work and the one-GPU baseline without Dask
         key = (algo, name, json.dumps(params, sort_keys=True))
         if name not in graphs:
@@ -151,34 +171,40 @@ def _scaling(plan, gpu_counts, repeats, busy_rows, cpu: bool = False):
                 want = job.prep.run(**params).answer
             checked = "one-GPU answer"
         single[key] = _baseline(job, params, repeats, want, cpu)
+        call[key] = single[key] if cpu else _one_call(job, params, repeats, want)
         expect[key] = (want, checked)
-        print(f"{algo} {name} {params}: one GPU {single[key]:.3f} s", flush=True)
+        print(f"{algo} {name} {params}: one GPU {single[key]:.3f} s (call {call[key]:.3f} s)", flush=True)
     for gpus in gpu_counts:
         t0 = time.perf_counter()
         with _cluster(gpus, cpu) as cluster, Client(cluster) as client:
             client.wait_for_workers(gpus)
             start_s = time.perf_counter() - t0
-            for key, job in jobs.items():
+            for (key, job), queue in itertools.product(jobs.items(), queues if gpus > 1 else ("dealt",)):
                 algo, name, ptext = key
                 want, checked = expect[key]
-                first = md.run(None, job, client)  # warm-up: copies the graph, compiles on every worker
-                runs = [md.run(None, job, client) for _ in range(repeats)]
+                first = md.run(None, job, client, queue=queue)  # warm-up: copies the graph, compiles
+                runs = [md.run(None, job, client, queue=queue) for _ in range(repeats)]
                 answers = {_canon(r.answer) for r in runs}
                 if answers != {_canon(want)}:
                     raise AssertionError(f"{algo} on {name} ({ptext}), {gpus} GPUs: answers {answers}, "
                                          f"expected {want}")
+                modes = {r.queue.split(" (")[0] for r in runs}
                 times = [r.seconds for r in runs]
                 busy = runs[-1].busy()
                 busy_rows.append(busy.assign(algo=algo, graph=name, params=ptext, gpus=gpus))
                 paper_mod, item, p_gpus, p_speedup, note = PAPER[algo]
-                speedup = single[key] / statistics.median(times)
-                print(f"{algo} {name} {ptext} on {gpus} GPUs: {statistics.median(times):.3f} s "
-                      f"({speedup:.2f}x the one-GPU kernel)", flush=True)
+                median = statistics.median(times)
+                speedup = single[key] / median
+                print(f"{algo} {name} {ptext} on {gpus} GPUs ({runs[-1].queue}): {median:.3f} s "
+                      f"({speedup:.2f}x the one-GPU kernel, {call[key] / median:.2f}x its call)", flush=True)
                 yield pd.DataFrame([{
-                    "algo": algo, "graph": name, "params": ptext, "gpus": gpus, "answer": str(want),
-                    "checked": checked, "median_s": statistics.median(times), "min_s": min(times),
+                    "algo": algo, "chunking": QUEUES[modes.pop()] if len(modes) == 1 else "mixed",
+                    "chunks_per_worker": 1, "graph": name, "params": ptext, "gpus": gpus, "answer": str(want),
+                    "checked": checked, "median_s": median, "min_s": min(times),
                     "max_s": max(times), "first_s": first.seconds, "single_gpu_kernel_s": single[key],
                     "speedup_vs_single_kernel": speedup, "efficiency": speedup / gpus,
+                    "single_gpu_call_s": call[key], "speedup_vs_single_call": call[key] / median,
+                    "queue": runs[-1].queue,
                     "chunks": len(runs[-1].chunks), "est_cost": float(job.costs.sum()),
                     "busy_max_over_mean": busy["busy_s"].max() / busy["busy_s"].mean(),
                     "cluster_start_s": start_s, "repeats": repeats, "paper_item": f"{paper_mod} {item}",
@@ -193,12 +219,28 @@ def _failing(run_tasks, prep, idx, **params):
     return run_tasks(prep, idx, **params)
 
 
+_NAPPED: list = []
+
+
+def _napping(run_tasks, prep, idx, **params):
+    """``run_tasks``, then, the first time in a process, a 2 s nap before the answer goes back (a
+    worker killed in the nap has taken and run tasks, and loses them)."""
+    answer = run_tasks(prep, idx, **params)
+    if not _NAPPED:
+        _NAPPED.append(True)
+        time.sleep(2.0)
+    return answer
+
+
 def faults(job, want, gpus: int, cpu: bool = False):
     """On ``gpus`` workers: SIGKILL a worker other than the one that answered first (its chunks
     are re-run, the answer must be exact), then a chunk that raises (the call must fail, naming it).
     Yields one row per case."""
     import dataclasses
     import functools
+    import os
+    import signal
+    import threading
 
     from distributed import Client
 
@@ -226,6 +268,21 @@ def faults(job, want, gpus: int, cpu: bool = False):
         yield pd.DataFrame([{"case": "a chunk raises", "algo": job.kernel.name, "gpus": gpus,
                              "killed_pid": None, "answer": "", "exact": exact, "error": error,
                              "seconds": time.perf_counter() - t0, "workers_seen": gpus}])
+        # a worker killed after its part of a shared-queue run took and ran its tasks: the run
+        # must notice the loss and be redone dealt
+        napping = dataclasses.replace(job, kernel=dataclasses.replace(
+            job.kernel, run_tasks=functools.partial(_napping, job.kernel.run_tasks)))
+        client.wait_for_workers(gpus)  # the worker killed above is back
+        md.run(None, job, client)  # and has the graph
+        victim = next(iter(client.run(os.getpid).values()))
+        threading.Timer(1.0, os.kill, (victim, signal.SIGKILL)).start()
+        t0 = time.perf_counter()
+        res = md.run(None, napping, client)
+        yield pd.DataFrame([{"case": "worker killed during a shared-queue run", "algo": job.kernel.name,
+                             "gpus": gpus, "killed_pid": victim, "answer": str(res.answer),
+                             "exact": _canon(res.answer) == _canon(want), "error": res.queue,
+                             "seconds": time.perf_counter() - t0,
+                             "workers_seen": res.chunks["worker"].nunique()}])
 
 
 def plan_for(algos=ALGOS, quick: bool = False, only=None) -> list:
@@ -235,11 +292,12 @@ def plan_for(algos=ALGOS, quick: bool = False, only=None) -> list:
 
 
 def run_all(out_dir: Path, gpu_counts=(1, 2), algos=ALGOS, repeats: int = 5, quick: bool = False,
-            plan=None, cpu: bool = False, fault_graph: str | None = None, only=None) -> dict:
+            plan=None, cpu: bool = False, fault_graph: str | None = None, only=None,
+            queues=("auto",)) -> dict:
     prov = provenance() if not cpu else {"gpu": "none (CPU twins on a LocalCluster)", "date": ""}
     out_dir.mkdir(parents=True, exist_ok=True)
     busy = []
-    rows = _scaling(plan or plan_for(algos, quick, only), gpu_counts, repeats, busy, cpu)
+    rows = _scaling(plan or plan_for(algos, quick, only), gpu_counts, repeats, busy, cpu, queues)
     frames = {"scaling": write_rows(rows, out_dir / "multigpu_scaling.csv", prov)}
     frames["busy"] = write_rows(busy, out_dir / "multigpu_busy.csv", prov)
     if fault_graph:
@@ -282,15 +340,18 @@ def load_or_none(name: str, results: Path = RESULTS) -> pd.DataFrame | None:
 
 def default_chunking(df: pd.DataFrame) -> pd.DataFrame:
     """Each kernel's rows with the fewest chunks per worker (the default), of the latest run of each
-    workload (a later run of the same chunking supersedes, e.g. after KCMiner split heavy edges);
-    all rows of a table that has only one chunking."""
+    workload (a later run of the same chunking supersedes, e.g. after KCMiner split heavy edges),
+    the shared queue's where both were measured; all rows of a table that has only one chunking."""
     if "chunks_per_worker" not in df.columns:
         return df
     df = df[df["chunks_per_worker"] == df.groupby("algo")["chunks_per_worker"].transform("min")]
-    if "date" not in df.columns:
-        return df
     key = ["algo", "graph", "params", "gpus"]
-    return df[df["date"] == df.groupby(key)["date"].transform("max")]
+    if "date" in df.columns and df["date"].notna().any():
+        df = df[df["date"] == df.groupby(key)["date"].transform("max")]
+    if "chunking" not in df.columns:
+        return df
+    # measured both ways in one run: the shared queue is what distributed.run picks by default
+    return df.sort_values("chunking", key=lambda c: c != QUEUES["shared"], kind="stable").drop_duplicates(key)
 
 
 def scaling_table(scaling: pd.DataFrame) -> pd.DataFrame:
@@ -378,9 +439,11 @@ def main(argv=None) -> int:
     ap.add_argument("--faults", metavar="GRAPH", help="also kill a worker / fail a chunk of RDMCE on GRAPH "
                                                       "(multigpu_faults.csv)")
     ap.add_argument("--only", nargs="+", metavar="GRAPH", help="only the workloads on these graphs")
+    ap.add_argument("--queue", nargs="+", default=["auto"], choices=["auto", "shared", "dealt"],
+                    help="how several GPUs share the tasks (distributed.run's queue=); each is measured")
     a = ap.parse_args(argv)
     for name, df in run_all(a.out, a.gpus, a.algo, a.repeats, a.quick, fault_graph=a.faults,
-                            only=a.only).items():
+                            only=a.only, queues=a.queue).items():
         print(f"multigpu_{name}.csv: {len(df)} rows")
     return 0
 

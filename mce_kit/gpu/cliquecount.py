@@ -37,7 +37,7 @@ SPLIT_MIN_SIZE = 48
 TREE_GROWTH = 2 ** (1 / 6)  # estimated tree size: TREE_GROWTH ** (candidates), as for a maximal-clique seed
 
 PARAMS = params_dtype(
-    pointers=("indptr", "indices", "tasks", "split", "stop", "work", "ctrl", "leaves", "worker_tasks",
+    pointers=("indptr", "indices", "tasks", "split", "stop", "work", "ctrl", "next", "leaves", "worker_tasks",
               "worker_nodes"),
     i8=("work_cap",),
     i4=("n_tasks", "k_max", "pc", "n_workers"))

@@ -51,7 +51,8 @@ DEFAULTS = dict(level="block", tau=32, bound_height=20, bound_size=1500, warps_p
 # The kernel's launch parameters, ``struct Params`` in gmbe.cu (same fields, same order).
 PARAMS = params_dtype(
     pointers=("u_indptr", "u_indices", "v_indptr", "v_indices", "seeds", "seed_nw", "seed_p2", "buf", "arena",
-              "arena_off", "vmap", "gq", "ctrl", "stats", "list", "list_pos", "list_overflow", "snap"),
+              "arena_off", "vmap", "gq", "ctrl", "next", "stats", "list", "list_pos", "list_overflow",
+              "snap"),
     i8=("buf_cap", "gq_cap", "list_cap", "bound_size", "vmap_words", "snap_cap"),
     i4=("n_seeds", "tau", "tw", "flags", "n_workers", "bound_height", "min_left", "min_right"))
 

@@ -64,7 +64,7 @@ DEFAULTS = dict(k=4, order="degree", scheduling=True, dynamic=True, size=True, l
 ROWS = ("flat", "by_row")  # how the bitmap rows are built (build_rows in cuda/subgraph.cuh)
 
 PARAMS = params_dtype(
-    pointers=("indptr", "indices", "tasks", "split", "stop", "work", "ctrl", "acc", "worker_tasks",
+    pointers=("indptr", "indices", "tasks", "split", "stop", "work", "ctrl", "next", "acc", "worker_tasks",
               "worker_cycles", "bins", "active", "list", "list_pos"),
     i8=("work_cap", "list_cap"),
     i4=("n_tasks", "k", "flags", "lam_milli", "n_workers"))

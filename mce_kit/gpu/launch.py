@@ -15,6 +15,8 @@ keeps the layout free of padding).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import re
 
 import numpy as np
@@ -25,10 +27,49 @@ def params_dtype(pointers=(), i8=(), i4=()) -> np.dtype:
     return np.dtype([(n, "u8") for n in pointers] + [(n, "i8") for n in i8] + [(n, "i4") for n in i4])
 
 
+class SharedQueueError(RuntimeError):
+    """A run inside ``shared_task_queue`` launched more task-taking kernels than the queue has
+    counters."""
+
+
+QUEUE_SLOT_BYTES = 128  # one int32 counter per 128-byte line: launches do not share a line
+_QUEUE: contextvars.ContextVar = contextvars.ContextVar("shared_task_queue", default=None)
+
+
+@contextlib.contextmanager
+def shared_task_queue(pointer: int, slots: int):
+    """Inside, the i-th kernel launch that takes tasks (a ``Params`` with ``next``) takes them from
+    the int32 counter at device address ``pointer + i * QUEUE_SLOT_BYTES``, which the i-th launch
+    on every other GPU takes from too: a run split over GPUs by ``mce_kit.distributed`` gives each
+    GPU the whole task list, and each task goes to whichever GPU asks first. Yields a dict whose
+    ``launches`` lists each launch's task count (every GPU must launch the same sequence)."""
+    state = {"pointer": int(pointer), "slots": int(slots), "launches": []}
+    token = _QUEUE.set(state)
+    try:
+        yield state
+    finally:
+        _QUEUE.reset(token)
+
+
+def _next_task_counter(values: dict) -> object:
+    """``next`` for a launch: its own ``ctrl`` word 0, or its counter of the shared queue."""
+    queue = _QUEUE.get()
+    if queue is None:
+        return values["ctrl"]
+    i = len(queue["launches"])
+    if i >= queue["slots"]:
+        raise SharedQueueError(f"a shared task queue of {queue['slots']} counters: this run launches more")
+    queue["launches"].append(int(values.get("n_seeds", values.get("n_tasks", -1))))
+    return queue["pointer"] + QUEUE_SLOT_BYTES * i
+
+
 def set_params(module, dtype: np.dtype, symbol: str = "G", **values) -> None:
-    """Copy one launch's parameters into the module's ``__constant__`` struct ``symbol``."""
+    """Copy one launch's parameters into the module's ``__constant__`` struct ``symbol``. A kernel
+    whose struct has ``next`` gets its task counter from ``_next_task_counter`` unless given."""
     import cupy
 
+    if "next" in dtype.names and "next" not in values:
+        values["next"] = _next_task_counter(values)
     if set(values) != set(dtype.names):
         raise TypeError(f"Params fields differ: {sorted(set(values) ^ set(dtype.names))}")
     host = np.zeros(1, dtype=dtype)

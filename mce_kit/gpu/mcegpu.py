@@ -49,7 +49,7 @@ PHASES = ("build", "pivot", "set_ops", "worker_list")
 # The kernel's launch parameters, ``struct Params`` in mcegpu.cu (same fields, same order).
 PARAMS = params_dtype(
     pointers=("indptr", "indices", "seed_u", "seed_v", "buf", "task_info", "flag", "queue", "qpos", "ctrl",
-              "block_count", "block_nodes", "block_cycles", "block_seeds", "block_donated",
+              "next", "block_count", "block_nodes", "block_cycles", "block_seeds", "block_donated",
               "block_received", "block_sm", "block_phase", "list", "list_pos", "list_overflow", "stop"),
     i8=("buf_cap", "list_cap"),
     i4=("n_seeds", "flags", "n_workers", "donate_min_p"))

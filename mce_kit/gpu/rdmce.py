@@ -114,7 +114,7 @@ DEFAULTS = dict(tau=24, warps_per_sm=32, seeding="edge", exposure=True, aggressi
 # The kernel's launch parameters, ``struct Params`` in rdmce.cu (same fields, same order).
 PARAMS = params_dtype(
     pointers=("indptr", "indices", "seed_u", "seed_v", "rows_buf", "stack_buf", "expo", "copying",
-              "rows_users", "task_info", "ctrl", "worker_count", "worker_nodes", "worker_cycles",
+              "rows_users", "task_info", "ctrl", "next", "worker_count", "worker_nodes", "worker_cycles",
               "worker_seeds", "worker_steals", "hist", "ring", "chunk_len", "chunk_recs", "chunk_next",
               "resume", "stop"),
     i8=("rows_cap", "stack_cap", "vert_soft"),

@@ -173,6 +173,7 @@ template <class T> inline T atomicAdd(T* p, T v) { return std::atomic_ref<T>(*p)
 template <class T> inline T atomicSub(T* p, T v) { return std::atomic_ref<T>(*p).fetch_sub(v); }
 template <class T> inline T atomicOr(T* p, T v) { return std::atomic_ref<T>(*p).fetch_or(v); }
 template <class T> inline T atomicExch(T* p, T v) { return std::atomic_ref<T>(*p).exchange(v); }
+template <class T> inline T atomicAdd_system(T* p, T v) { return atomicAdd(p, v); }
 template <class T> inline T atomicMax(T* p, T v) {
     std::atomic_ref<T> r(*p);
     T cur = r.load();

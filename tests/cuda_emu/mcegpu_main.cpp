@@ -26,7 +26,7 @@ int main() {
     std::vector<u64> qpos(48), count(workers), nodes(workers), cycles(workers), phase(4 * workers), pos(1);
     int overflow = 0, stop = stop_us == 0;
     G = Params{indptr.data(), indices.data(), su.data(), sv.data(), buf.data(), task_info.data(), flag.data(),
-               queue.data(), qpos.data(), ctrl.data(), count.data(), nodes.data(), cycles.data(), seeds.data(),
+               queue.data(), qpos.data(), ctrl.data(), ctrl.data(), count.data(), nodes.data(), cycles.data(), seeds.data(),
                donated.data(), received.data(), sm.data(), phase.data(), list.data(), pos.data(), &overflow,
                &stop, buf_cap, list_cap, (int)su.size(), flags, workers, min_p};
     std::thread host([&] {

@@ -42,6 +42,7 @@ struct Params {            // one launch; fields must match PARAMS in cliquecoun
     const int* stop;       // set by the host on Ctrl-C (gpu/watch.py): take no further task
     u32* work;             // work_cap words per worker
     int* ctrl;             // [0] next task, [1] error flags
+    int* next;             // the next task: ctrl[0], or a queue shared by several GPUs (take_next)
     u64* leaves;           // [(k_max + 1) * pc] leaf counts by (held h, pivots p)
     int* worker_tasks;
     u64* worker_nodes;
@@ -73,7 +74,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) c
     #pragma unroll 1
     for (;;) {
         int task = 0;
-        if (lane == 0) task = volatile_load(G.stop) ? G.n_tasks : atomicAdd(G.ctrl, 1);
+        if (lane == 0) task = volatile_load(G.stop) ? G.n_tasks : take_next(G.next, G.ctrl, G.n_tasks);
         task = __shfl_sync(FULL_MASK, task, 0);
         if (task >= G.n_tasks) break;
         tasks++;

@@ -66,3 +66,15 @@ __device__ __forceinline__ U128 warp_sum128(U128 a) {
     }
     return a;
 }
+
+// The launch's next task. ``next`` is the launch's own counter (ctrl[0]) or, when several GPUs
+// share one task queue (mce_kit.distributed), a counter in one GPU's memory mapped into every
+// process (CUDA IPC), taken with a system-scope atomic. ``gone`` is the launch's ctrl[0]: with a
+// shared queue it stays 0 until a take comes back empty and is then raised to n, so the kernel's
+// tests "are tasks left?" and "is the launch over?" keep reading local memory.
+__device__ __forceinline__ int take_next(int* next, int* gone, int n) {
+    if (next == gone) return atomicAdd(next, 1);
+    const int t = atomicAdd_system(next, 1);
+    if (t >= n) atomicMax(gone, n);
+    return t;
+}

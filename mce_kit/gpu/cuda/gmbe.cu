@@ -95,6 +95,7 @@ struct Params {            // one launch; fields must match PARAMS in gmbe.py (a
     u64* gq;               // global task queue: (seed index << 32 | candidate), EMPTY_TASK until written
     int* ctrl;             // [0] next seed, [1] gq tail, [2] gq head, [3] workers holding a task, [4] errors,
                            // [5] idle workers, [6] snapshot pool top (32-word units)
+    int* next;             // the next task: ctrl[0], or a queue shared by several GPUs (take_next)
     u64* stats;            // NSTAT per worker
     int* list;             // listing: [|L|, |R|, L..., R...] records
     u64* list_pos;
@@ -420,7 +421,7 @@ __device__ long long fetch_task() {
         }
         if (volatile_load(ctrl) < G.n_seeds) {
             if (share) atomicAdd(ctrl + 3, 1);
-            int s = atomicAdd(ctrl, 1);
+            int s = take_next(G.next, ctrl, G.n_seeds);
             if (s < G.n_seeds) {
                 if (idle) atomicSub(ctrl + 5, 1);
                 return ((long long)s << 32) | 0xffffffffll;

@@ -63,6 +63,7 @@ struct Params {            // one launch; fields must match PARAMS in kclique.py
     const int* stop;       // set by the host on Ctrl-C (gpu/watch.py): take no further task
     u32* work;             // work_cap words per worker
     int* ctrl;             // [0] next task, [1] error flags
+    int* next;             // the next task: ctrl[0], or a queue shared by several GPUs (take_next)
     u64* acc;              // per worker: 128-bit count (lo, hi)
     int* worker_tasks;
     u64* worker_cycles;
@@ -374,11 +375,11 @@ __device__ __forceinline__ void kclique_worker() {
     for (;;) {
         int task = 0;
         if (BLOCK) {
-            if (threadIdx.x == 0) sh_block[0] = volatile_load(G.stop) ? G.n_tasks : atomicAdd(G.ctrl, 1);
+            if (threadIdx.x == 0) sh_block[0] = volatile_load(G.stop) ? G.n_tasks : take_next(G.next, G.ctrl, G.n_tasks);
             __syncthreads();
             task = sh_block[0];
         } else {
-            if (lane == 0) task = volatile_load(G.stop) ? G.n_tasks : atomicAdd(G.ctrl, 1);
+            if (lane == 0) task = volatile_load(G.stop) ? G.n_tasks : take_next(G.next, G.ctrl, G.n_tasks);
             task = __shfl_sync(FULL_MASK, task, 0);
         }
         if (task >= G.n_tasks) break;

@@ -58,6 +58,7 @@ struct Params {             // one launch; fields must match PARAMS in mcegpu.py
     int* queue;             // worker list: n_workers slots, -1 when empty
     u64* qpos;              // worker list counters: [Q_HEAD] head, [Q_TAIL] tail, [Q_AVAIL] unreserved
     int* ctrl;              // [0] next seed, [1] blocks holding work, [2] error flags
+    int* next;             // the next task: ctrl[0], or a queue shared by several GPUs (take_next)
     u64* block_count;
     u64* block_nodes;
     u64* block_cycles;      // busy cycles (clock64), waiting excluded
@@ -666,7 +667,7 @@ extern "C" __global__ void __launch_bounds__(32 * MAX_WARPS, MIN_BLOCKS) mcegpu_
                 if (STOP_CHECK && volatile_load(G.stop)) atomicMax(G.ctrl, G.n_seeds);
                 else {
                     atomicAdd(G.ctrl + 1, 1);
-                    s = atomicAdd(G.ctrl, 1);
+                    s = take_next(G.next, G.ctrl, G.n_seeds);
                     if (s >= G.n_seeds) { s = -1; atomicSub(G.ctrl + 1, 1); }
                 }
             }

@@ -101,6 +101,7 @@ struct Params {            // one launch; fields must match PARAMS in rdmce.py (
     int* task_info;        // 8 ints per worker: origin, p, xn, W, Wx of its task
     int* ctrl;             // [0] next seed, [1] active tasks, [2] error flags, [3] stop (streaming),
                            // [4] next free chunk (chunk_next), [5] records and [6..7] vertices (u64)
+    int* next;             // the next task: ctrl[0], or a queue shared by several GPUs (take_next)
     u64* worker_count;
     u64* worker_nodes;
     u64* worker_cycles;
@@ -1114,7 +1115,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) r
                     if (STOP_CHECK && volatile_load(G.stop)) atomicMax(G.ctrl, G.n_seeds);
                     else {
                         atomicAdd(G.ctrl + 1, 1);
-                        seed = atomicAdd(G.ctrl, 1);
+                        seed = take_next(G.next, G.ctrl, G.n_seeds);
                         if (seed >= G.n_seeds) { seed = -1; atomicSub(G.ctrl + 1, 1); }
                     }
                 }
