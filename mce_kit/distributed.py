@@ -590,37 +590,44 @@ class DistributedResult:
 
 
 def run(G, kernel: str | Kernel | Job, client, *, chunks_per_worker: int = 1, in_flight: int = 2,
-        on_result: Callable[[dict], None] | None = None, queue: str = "auto", **params) -> DistributedResult:
+        on_result: Callable[[dict], None] | None = None, queue: str = "dealt", **params) -> DistributedResult:
     """Answer ``kernel``'s question on ``G`` with the workers of the Dask ``client``.
 
     Pass a ``Job`` from ``prepare`` as ``kernel`` to skip the host preparation and, after its first
     run on ``client``, the copy of the graph to the workers (``Job.remote``; ``G`` is then unused);
     ``on_result`` is called with each chunk's row as it arrives (progress bars, tests that kill a
-    worker). ``queue``: "shared" gives every worker all the tasks from one shared queue (one chunk
-    per worker, workers on this host; GPUs need native peer atomics), "dealt" deals them out in
-    chunks by estimated cost, "auto" shares where it can. A shared run that loses a worker, or
-    whose workers launched differently, is run again dealt (``DistributedResult.queue`` says so).
+    worker). ``queue``: "dealt" (the default) deals the tasks out in chunks by estimated cost;
+    "shared" gives every worker all the tasks from one shared queue (one chunk per worker, workers
+    on this host; GPUs need native peer atomics). A shared run that loses a worker, or whose
+    workers launched differently, is run again dealt (``DistributedResult.queue`` says so).
+
+    Measured on 2 H200s (multigpu_scaling.csv): the shared queue balances KCMiner, whose tasks
+    are whole units of work, but RDMCE, mce-gpu and GMBE+ claim seeds far faster than they finish
+    them (exposed branches, donations), so the GPU whose kernel starts first claims the whole
+    costly head of the list within microseconds and the other finds little left; dealt chunks
+    split that head evenly, so they stay the default.
     """
     job = kernel if isinstance(kernel, Job) else prepare(G, kernel, **params)
     params = job.merged(params)
-    if queue not in ("auto", "shared", "dealt"):
-        raise ValueError(f"queue must be 'auto', 'shared' or 'dealt', got {queue!r}")
+    if queue not in ("shared", "dealt"):
+        raise ValueError(f"queue must be 'shared' or 'dealt', got {queue!r}")
     t1 = time.perf_counter()
     workers = list(client.scheduler_info()["workers"])
-    why = "asked" if queue == "dealt" else ("several chunks per worker" if chunks_per_worker != 1
-                                            else "one worker" if len(workers) < 2
-                                            else _shared_queue_blocker(client, job.kernel.on_gpu))
-    if why is None:
+    how = "dealt"
+    if queue == "shared":
+        why = ("several chunks per worker" if chunks_per_worker != 1 else "one worker" if len(workers) < 2
+               else _shared_queue_blocker(client, job.kernel.on_gpu))
+        if why is not None:
+            raise ValueError(f"queue='shared' is not possible here: {why}")
         rows, why = _run_shared(job, client, workers, params)
         if rows is not None:
             for row in rows:
                 if on_result:
                     on_result(row)
             return _result(job, rows, t1, len(workers), params, "shared")
-    elif queue == "shared":
-        raise ValueError(f"queue='shared' is not possible here: {why}")
-    rows = _run_dealt(job, client, max(1, len(workers)), chunks_per_worker, in_flight, on_result, params)
-    return _result(job, rows, t1, max(1, len(workers)), params, f"dealt ({why})")
+        how = f"dealt ({why})"
+    rows = _run_dealt(job, client, workers, chunks_per_worker, in_flight, on_result, params)
+    return _result(job, rows, t1, max(1, len(workers)), params, how)
 
 
 def _result(job, rows, t1, n_workers, params, queue) -> DistributedResult:
@@ -666,10 +673,13 @@ def _run_shared(job, client, workers: list, params: dict) -> tuple[list | None, 
     return rows, "shared"
 
 
-def _run_dealt(job, client, n_workers: int, chunks_per_worker: int, in_flight: int, on_result,
+def _run_dealt(job, client, workers: list, chunks_per_worker: int, in_flight: int, on_result,
                params) -> list:
-    """The tasks dealt into chunks by estimated cost, a few in flight per worker; a chunk lost
-    with its worker is run again (with the graph scattered again if its last copy went too)."""
+    """The tasks dealt into chunks by estimated cost, a few in flight per worker, the first chunk
+    of each worker sent to it (Dask alone sometimes queued two chunks on one GPU while the other
+    idled); a chunk lost with its worker is run again (with the graph scattered again if its last
+    copy went too)."""
+    n_workers = max(1, len(workers))
     from distributed import as_completed
     from distributed.client import FutureCancelledError
 
@@ -683,7 +693,10 @@ def _run_dealt(job, client, n_workers: int, chunks_per_worker: int, in_flight: i
         key = f"{kernel.name}-chunk-{i}-{os.getpid()}-{time.monotonic_ns()}"
         remote = job.remote(client, lost=lost)
         chunk_of[key] = (i, idx, tries, remote.key)
-        window.add(client.submit(_run_chunk, remote, kernel, i, idx, params, pure=False, key=key))
+        # a worker's first chunk goes to it; the rest, and re-runs, wherever Dask puts them
+        pin = i < len(workers) and not tries
+        where = {"workers": [workers[i]], "allow_other_workers": True} if pin else {}
+        window.add(client.submit(_run_chunk, remote, kernel, i, idx, params, pure=False, key=key, **where))
 
     def submit_next() -> bool:
         item = next(todo, None)

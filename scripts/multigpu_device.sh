@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a lent host of 2 or more GPUs: the Dask path's GPU test, then every kernel on 1, 2 (and 4, 8)
-# GPUs through Dask, long workloads and small ones, with one shared task queue and with tasks dealt
-# by cost; a killed worker and a failing chunk on the most GPUs. Run from the checkout's root
+# GPUs through Dask, long workloads and small ones; a killed worker and a failing chunk on the most
+# GPUs, and a worker lost during a shared-queue run. Run from the checkout's root
 # (about 9 minutes):
 #   MCE_KIT_COMMIT=<short sha> bash scripts/multigpu_device.sh OUT_DIR
 # Needs the Dask wheels in .whl/ (dask and distributed 2026.8.0, partd, locket, tblib, tornado, zict;
@@ -25,13 +25,13 @@ nvidia-smi -L
 gpus=$(nvidia-smi -L | wc -l)
 counts="1 2"; [ "$gpus" -ge 4 ] && counts="1 2 4"; [ "$gpus" -ge 8 ] && counts="1 2 4 8"
 
-# 0. the shared task queue on this GPU: two Dask workers, every kernel, dealt and shared, 5 times
+# 0. the Dask path on this GPU: two workers, every kernel, dealt and from a shared queue, 5 times
 timeout 100 python3 -m pytest -q -x -m gpu -p no:cacheprovider tests/test_gpu_subsets.py -k "dask_workers" 2>&1 \
     | tail -4 | tee "$out/gpu_subsets.log"
 
-# 1. strong scaling on 1, 2 (and 4, 8) GPUs, every kernel; several GPUs both with one shared task
-#    queue and with tasks dealt by cost (rows are written as they are measured)
+# 1. strong scaling on 1, 2 (and 4, 8) GPUs, every kernel, tasks dealt by cost (--queue shared dealt
+#    measures both ways); rows are written as they are measured
 timeout ${MULTIGPU_LIMIT:-460} python3 -m mce_kit.experiments.multigpu --out "$out" --gpus $counts \
-    --faults ego-Facebook --queue auto dealt --algo rdmce mce-gpu kcminer cliquecount gmbe 2>&1 \
+    --faults ego-Facebook --queue dealt --algo rdmce mce-gpu kcminer cliquecount gmbe 2>&1 \
     | grep -v "^INFO\|distributed\.\(scheduler\|nanny\|core\|worker\)" | tee "$out/multigpu.log"
 echo "experiment exit: ${PIPESTATUS[0]}"

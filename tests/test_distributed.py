@@ -325,7 +325,7 @@ def test_a_shared_run_that_loses_a_worker_is_run_again_dealt(tmp_path):
         job.kernel, run_tasks=functools.partial(_slowly, str(tmp_path), job.kernel.run_tasks)))
     with LocalCluster(n_workers=3, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
             Client(cl) as c:
-        assert md.run(G, job, c).queue == "shared"  # the graph is on the workers: the next run starts at once
+        assert md.run(G, job, c, queue="shared").queue == "shared"  # the graph is on the workers now
         pid = next(iter(c.run(os.getpid).values()))
 
         def kill_once_it_holds_tasks():
@@ -334,7 +334,7 @@ def test_a_shared_run_that_loses_a_worker_is_run_again_dealt(tmp_path):
             os.kill(pid, signal.SIGKILL)
 
         threading.Thread(target=kill_once_it_holds_tasks, daemon=True).start()
-        res = md.run(G, slow, c)
+        res = md.run(G, slow, c, queue="shared")
     assert res.answer == 114_690
     assert res.queue.startswith("dealt (a shared run lost a worker"), res.queue
 
@@ -354,4 +354,6 @@ def test_queue_choice_is_checked(client):
         md.run(G, "mce-cpu", client, queue="first")
     with pytest.raises(ValueError, match="several chunks per worker"):
         md.run(G, "mce-cpu", client, queue="shared", chunks_per_worker=3)
-    assert md.run(G, "mce-cpu", client, chunks_per_worker=3).queue == "dealt (several chunks per worker)"
+    res = md.run(G, "mce-cpu", client)
+    assert res.queue == "dealt" and res.answer == 114_690
+    assert res.chunks["worker"].nunique() == 2  # each worker's first chunk went to it

@@ -28,7 +28,7 @@ def test_every_kernel_through_the_experiment_on_cpu(tmp_path):
     assert list(faults["exact"]) == [True, True, True] and faults["killed_pid"].notna().iloc[0]
     assert "injected fault" in faults["error"].iloc[1]
     assert faults["error"].iloc[2].startswith("dealt (a shared run lost a worker")  # noticed, redone
-    assert set(sc[sc["gpus"] == 2]["chunking"]) == {multigpu.QUEUES["shared"]}
+    assert set(sc[sc["gpus"] == 2]["chunking"]) == {multigpu.QUEUES["dealt"]}
     st = multigpu.status(tmp_path)
     items = {(i.paper, i.item) for i in reproduction.CATALOGUE}
     assert set(st) == {("rdmce", "Fig 14"), ("mcegpu", "Fig 4"), ("kcminer", "Fig 10"), ("gmbe", "Fig 18")}

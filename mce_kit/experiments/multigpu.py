@@ -150,7 +150,7 @@ def _cluster(gpus: int, cpu: bool):
 QUEUES = {"shared": "one task queue shared by the GPUs", "dealt": "dealt by cost, 1 per worker"}
 
 
-def _scaling(plan, gpu_counts, repeats, busy_rows, cpu: bool = False, queues=("auto",)):
+def _scaling(plan, gpu_counts, repeats, busy_rows, cpu: bool = False, queues=("dealt",)):
     """``plan``: (algo, graph name, parameters[, graph]) per workload; ``cpu``: the kernels' CPU twins
     on a CPU LocalCluster (a dry run of this very code for the tests)."""
     from distributed import Client
@@ -277,7 +277,7 @@ def faults(job, want, gpus: int, cpu: bool = False):
         victim = next(iter(client.run(os.getpid).values()))
         threading.Timer(1.0, os.kill, (victim, signal.SIGKILL)).start()
         t0 = time.perf_counter()
-        res = md.run(None, napping, client)
+        res = md.run(None, napping, client, queue="shared")
         yield pd.DataFrame([{"case": "worker killed during a shared-queue run", "algo": job.kernel.name,
                              "gpus": gpus, "killed_pid": victim, "answer": str(res.answer),
                              "exact": _canon(res.answer) == _canon(want), "error": res.queue,
@@ -293,7 +293,7 @@ def plan_for(algos=ALGOS, quick: bool = False, only=None) -> list:
 
 def run_all(out_dir: Path, gpu_counts=(1, 2), algos=ALGOS, repeats: int = 5, quick: bool = False,
             plan=None, cpu: bool = False, fault_graph: str | None = None, only=None,
-            queues=("auto",)) -> dict:
+            queues=("dealt",)) -> dict:
     prov = provenance() if not cpu else {"gpu": "none (CPU twins on a LocalCluster)", "date": ""}
     out_dir.mkdir(parents=True, exist_ok=True)
     busy = []
@@ -341,7 +341,7 @@ def load_or_none(name: str, results: Path = RESULTS) -> pd.DataFrame | None:
 def default_chunking(df: pd.DataFrame) -> pd.DataFrame:
     """Each kernel's rows with the fewest chunks per worker (the default), of the latest run of each
     workload (a later run of the same chunking supersedes, e.g. after KCMiner split heavy edges),
-    the shared queue's where both were measured; all rows of a table that has only one chunking."""
+    the dealt chunks' where a shared queue was measured too; all rows of a table with one chunking."""
     if "chunks_per_worker" not in df.columns:
         return df
     df = df[df["chunks_per_worker"] == df.groupby("algo")["chunks_per_worker"].transform("min")]
@@ -350,8 +350,8 @@ def default_chunking(df: pd.DataFrame) -> pd.DataFrame:
         df = df[df["date"] == df.groupby(key)["date"].transform("max")]
     if "chunking" not in df.columns:
         return df
-    # measured both ways in one run: the shared queue is what distributed.run picks by default
-    return df.sort_values("chunking", key=lambda c: c != QUEUES["shared"], kind="stable").drop_duplicates(key)
+    # measured both ways in one run: dealt chunks are what distributed.run uses by default
+    return df.sort_values("chunking", key=lambda c: c == QUEUES["shared"], kind="stable").drop_duplicates(key)
 
 
 def scaling_table(scaling: pd.DataFrame) -> pd.DataFrame:
@@ -439,7 +439,7 @@ def main(argv=None) -> int:
     ap.add_argument("--faults", metavar="GRAPH", help="also kill a worker / fail a chunk of RDMCE on GRAPH "
                                                       "(multigpu_faults.csv)")
     ap.add_argument("--only", nargs="+", metavar="GRAPH", help="only the workloads on these graphs")
-    ap.add_argument("--queue", nargs="+", default=["auto"], choices=["auto", "shared", "dealt"],
+    ap.add_argument("--queue", nargs="+", default=["dealt"], choices=["shared", "dealt"],
                     help="how several GPUs share the tasks (distributed.run's queue=); each is measured")
     a = ap.parse_args(argv)
     for name, df in run_all(a.out, a.gpus, a.algo, a.repeats, a.quick, fault_graph=a.faults,
