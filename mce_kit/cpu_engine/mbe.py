@@ -86,7 +86,7 @@ NAW, P0, PN, QN, NXT, R0, RL = range(7)
 
 @njit(cache=True, inline="always")  # a call with this many arrays costs more than a small root
 def _root(u_indptr, u_indices, v_indices, L0, v, pos, wlist, rows, lbits, lwords, level, L1, cand, R, dup,
-          out_l, out_loff, out_r, out_roff, cur):
+          meet, tmp, cnt, out_l, out_loff, out_r, out_roff, cur):
     """Maximal bicliques whose earliest V-vertex is v, N(v) = L0 (two or more vertices): (their
     number, or -1 when listing and the buffers are full, and the caller retries v; cand; R).
     rows, lbits, lwords, level and L1 are the thread's workspace, sized by the caller for v;
@@ -143,6 +143,8 @@ def _root(u_indptr, u_indices, v_indices, L0, v, pos, wlist, rows, lbits, lwords
             cand[n_p] = j
             n_p += 1
     n_p = _dedupe(vm, cand[:n_p], dup)
+    if n_p > 2:  # smallest rows first: children with small L, whose branches end soon, go first
+        _by_size(vm, cand[:n_p], False)
     n_q = _dominant(vm, wlist, v, cand[n_p:])
     level[NAW, 0], level[P0, 0], level[PN, 0], level[QN, 0] = Wl, 0, n_p, n_q
     level[NXT, 0], level[R0, 0], level[RL, 0] = 0, 0, r_len
@@ -191,7 +193,10 @@ def _root(u_indptr, u_indices, v_indices, L0, v, pos, wlist, rows, lbits, lwords
                     r2 = _push(R, Rtop + r2, y, dup) - Rtop
             elif c > 0:
                 cand[top + np2] = y
+                meet[np2] = c
                 np2 += 1
+        if np2 > 1:
+            _by_meet(cand, top, np2, meet, c1, tmp, cnt)
         found += 1
         naw2 = 0
         for t in range(naw):
@@ -214,6 +219,32 @@ def _root(u_indptr, u_indices, v_indices, L0, v, pos, wlist, rows, lbits, lwords
         if listing:
             Rtop += r2
     return found, cand, R
+
+
+@njit(inline="always")
+def _by_meet(cand, at, n, meet, most, tmp, cnt):
+    """Sort cand[at:at + n] by meet[:n] (values <= most), smallest first, stably: by insertion
+    when short, else by counting (tmp and cnt: scratch)."""
+    if n <= 32:
+        for t in range(1, n):
+            x, c = cand[at + t], meet[t]
+            s = t
+            while s > 0 and meet[s - 1] > c:
+                cand[at + s], meet[s] = cand[at + s - 1], meet[s - 1]
+                s -= 1
+            cand[at + s], meet[s] = x, c
+        return
+    for t in range(most + 2):
+        cnt[t] = 0
+    for t in range(n):
+        cnt[meet[t] + 1] += 1
+    for t in range(most):
+        cnt[t + 1] += cnt[t]
+    for t in range(n):
+        tmp[cnt[meet[t]]] = cand[at + t]
+        cnt[meet[t]] += 1
+    for t in range(n):
+        cand[at + t] = tmp[t]
 
 
 @njit(cache=True)
@@ -292,24 +323,10 @@ def _dominant(vm, wlist, v, out) -> int:
     if n <= 16:
         return n
     Wl = vm.shape[1]
-    size = np.zeros(n, np.int64)
-    top = 0
-    for t in range(n):
-        size[t] = _covers(vm[out[t]])
-        top = max(top, size[t])
-    start = np.zeros(top + 2, np.int64)  # counting sort by size, largest first
-    for t in range(n):
-        start[top - size[t] + 1] += 1
-    for s in range(1, top + 2):
-        start[s] += start[s - 1]
-    idx = np.zeros(n, np.int64)
-    for t in range(n):
-        b = top - size[t]
-        idx[start[b]] = out[t]
-        start[b] += 1
+    _by_size(vm, out[:n], True)
     kept = 0
     for t in range(n):
-        q = idx[t]
+        q = out[t]
         inside = False
         if kept < DOMINANT_CAP:
             for s in range(kept):
@@ -325,6 +342,29 @@ def _dominant(vm, wlist, v, out) -> int:
             out[kept] = q
             kept += 1
     return kept
+
+
+@njit(cache=True)
+def _by_size(vm, P, largest_first):
+    """Sort P by the sizes of its rows (a stable counting sort)."""
+    n = len(P)
+    size = np.zeros(n, np.int64)
+    top = 0
+    for t in range(n):
+        size[t] = _covers(vm[P[t]])
+        top = max(top, size[t])
+    start = np.zeros(top + 2, np.int64)
+    for t in range(n):
+        size[t] = top - size[t] if largest_first else size[t]
+        start[size[t] + 1] += 1
+    for s in range(1, top + 2):
+        start[s] += start[s - 1]
+    idx = np.zeros(n, np.int64)
+    for t in range(n):
+        idx[start[size[t]]] = P[t]
+        start[size[t]] += 1
+    for t in range(n):
+        P[t] = idx[t]
 
 
 @njit(cache=True)
@@ -353,6 +393,9 @@ def run_range(u_indptr, u_indices, v_indptr, v_indices, first, last, step, out_l
     level = np.zeros((7, 0), np.int64)
     L1 = np.zeros(0, np.uint64)
     cand = np.zeros(64, np.int64)
+    meet = np.zeros(n_v, np.int64)  # |L1 & row| of the child's candidates, to sort them
+    tmp = np.zeros(n_v, np.int64)
+    cnt = np.zeros(len(u_indptr) + 1, np.int64)  # sizes of L up to |U|
     R = np.zeros(64 if listing else 0, np.int64)
     if listing:
         out_loff[0] = out_roff[0] = 0
@@ -380,7 +423,8 @@ def run_range(u_indptr, u_indices, v_indptr, v_indices, first, last, step, out_l
             if len(L1) < Wl:
                 L1 = np.zeros(Wl, np.uint64)
             found, cand, R = _root(u_indptr, u_indices, v_indices, L0, v, pos, wlist, rows, lbits, lwords,
-                                   level, L1, cand, R, dup, out_l, out_loff, out_r, out_roff, cur)
+                                   level, L1, cand, R, dup, meet, tmp, cnt,
+                                   out_l, out_loff, out_r, out_roff, cur)
         if found < 0:
             cur[0], cur[1], cur[2] = k, nl, nr
             return v, total
