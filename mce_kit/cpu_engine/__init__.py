@@ -177,61 +177,69 @@ def clique_counts(G: Graph, k_max: int | None = None, *, progress=None, threads=
 
 
 def roots_in_u(B: BipartiteGraph) -> bool:
-    """Whether the roots of the biclique search are U's vertices rather than V's: the side whose
-    roots together build fewer bit rows. A root's rows are its 2-hop neighbours through the
-    other side, so V's roots build the sum over U of deg(u)^2 and U's the sum over V of deg(v)^2.
+    """Whether the biclique search roots at U's vertices rather than V's: the side whose roots
+    together build fewer bit rows. A root's rows are its 2-hop neighbours through the other
+    side, so V's roots build the sum over U of deg(u)^2 and U's the sum over V of deg(v)^2.
     (One thread, 2026-11-26: MovieLens takes half the time with U's roots, marvel and
-    dbpedia-writer a third and half with V's, each as this rule says.)"""
+    dbpedia-writer a third and half with V's, each as this rule says.) False on ``transposed(B)``
+    when True on B, so ``rooted`` is idempotent."""
     du = np.diff(B.u_indptr).astype(np.int64)
     dv = np.diff(B.v_indptr).astype(np.int64)
     return int((dv * dv).sum()) < int((du * du).sum())
 
 
+def transposed(B: BipartiteGraph) -> BipartiteGraph:
+    """B with U and V swapped (the same arrays)."""
+    return BipartiteGraph(B.v_indptr, B.v_indices, B.u_indptr, B.u_indices, name=B.name)
+
+
+def rooted(B: BipartiteGraph) -> BipartiteGraph:
+    """The graph the biclique kernel runs on, its roots being V: B, or ``transposed(B)`` when
+    ``roots_in_u(B)`` (both kept with B)."""
+    if _run.prepared(B, "roots_in_u", roots_in_u):
+        return _run.prepared(B, "transposed", transposed)
+    return B
+
+
 def _by_degree(B: BipartiteGraph):
-    """(u_indptr, u_indices, v_indptr, v_indices, order, flipped) for the kernel: v are the
-    roots (V's vertices, or U's when ``roots_in_u``: then ``flipped``), relabelled by (degree,
-    id), ``order`` their ids; u the other side's, each row sorted by the roots' new labels."""
-    flipped = roots_in_u(B)
-    up, ui, vp, vi = (B.v_indptr, B.v_indices, B.u_indptr, B.u_indices) if flipped else \
-        (B.u_indptr, B.u_indices, B.v_indptr, B.v_indices)
-    n_u, n_v = len(up) - 1, len(vp) - 1
-    deg = np.diff(vp)
-    order = np.lexsort((np.arange(n_v), deg))
+    """(u_indptr, u_indices, v_indptr, v_indices, order): V relabelled by (degree, id)."""
+    deg = np.diff(B.v_indptr)
+    order = np.lexsort((np.arange(B.n_v), deg))
     rank = positions(order)
-    v_indptr = np.zeros(n_v + 1, dtype=np.int64)
+    v_indptr = np.zeros(B.n_v + 1, dtype=np.int64)
     np.cumsum(deg[order], out=v_indptr[1:])
-    starts = np.asarray(vp[:-1], dtype=np.int64)[order]
+    starts = np.asarray(B.v_indptr[:-1], dtype=np.int64)[order]
     take = np.repeat(starts - v_indptr[:-1], deg[order]) + np.arange(v_indptr[-1])
-    v_indices = np.ascontiguousarray(vi[take], dtype=np.int32)
-    rows = np.repeat(np.arange(n_u), np.diff(up))
-    key = rows.astype(np.int64) << 32 | rank[ui].astype(np.int64)
+    v_indices = np.ascontiguousarray(B.v_indices[take], dtype=np.int32)
+    rows = np.repeat(np.arange(B.n_u), np.diff(B.u_indptr))
+    key = rows.astype(np.int64) << 32 | rank[B.u_indices].astype(np.int64)
     key.sort()
     u_indices = np.ascontiguousarray(key & 0xFFFFFFFF, dtype=np.int32)
-    u_indptr = np.asarray(up, dtype=np.int64)
-    return u_indptr, u_indices, v_indptr, v_indices, order.astype(np.int64), flipped
+    u_indptr = np.asarray(B.u_indptr, dtype=np.int64)
+    return u_indptr, u_indices, v_indptr, v_indices, order.astype(np.int64)
 
 
 def by_degree(B: BipartiteGraph):
-    return _run.prepared(B, "by_degree", _by_degree)
+    """``_by_degree`` of ``rooted(B)`` (kept with it)."""
+    return _run.prepared(rooted(B), "by_degree", _by_degree)
 
 
 def _root_bytes(B: BipartiteGraph) -> int:
-    up, ui, vp, vi, _, _ = by_degree(B)
-    n_roots = len(vp) - 1
-    if n_roots == 0 or len(vi) == 0:
+    up, ui, vp, vi, _ = by_degree(B)
+    if B.n_v == 0 or len(vi) == 0:
         return 0
     deg_u = np.diff(up)
     reach = np.add.reduceat(deg_u[vi], vp[:-1]) * (np.diff(vp) > 0)  # sum of deg(u) over N(v)
     deg = np.diff(vp)
     words = (deg + 63) // 64
-    rows = np.minimum(reach, n_roots) + 2 * deg  # the rows, and each search level's L and its words
-    return int((rows * words).max()) * 8 + 24 * n_roots
+    rows = np.minimum(reach, B.n_v) + 2 * deg  # the rows, and each search level's L and its words
+    return int((rows * words).max()) * 8 + 40 * B.n_v + 8 * B.n_u
 
 
 def root_bytes(B: BipartiteGraph) -> int:
     """An upper bound on the largest root's bit rows (|2-hop of v| x words of N(v), 8 bytes each)
-    and search levels, with the vertex lists each thread keeps (kept with the graph)."""
-    return _run.prepared(B, "root_bytes", _root_bytes)
+    and search levels, with the vertex lists each thread keeps; of ``rooted(B)``."""
+    return _run.prepared(rooted(B), "root_bytes", _root_bytes)
 
 
 def _check_memory(B: BipartiteGraph, T: int) -> None:
@@ -243,12 +251,13 @@ def count_maximal_bicliques(B: BipartiteGraph, *, progress=None, threads=None) -
     it needs, when the largest root's rows cannot fit on every thread)."""
     from . import mbe
 
-    up, ui, vp, vi, _, _ = by_degree(B)
+    B = rooted(B)
+    up, ui, vp, vi, _ = by_degree(B)
     _check_memory(B, n_threads(threads))
     total = 0
     no_buffers = np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int64)
     T = n_threads(threads)
-    for a, b in chunks(len(vp) - 1, progress, "maximal bicliques"):
+    for a, b in chunks(B.n_v, progress, "maximal bicliques"):
         total += sum(found for _, found in strided(mbe.run_range, T, (up, ui, vp, vi), a, b, *no_buffers))
     return total
 
@@ -258,20 +267,22 @@ def maximal_biclique_blocks(B: BipartiteGraph, *, progress=None, block_size: int
     each side's ids ascending."""
     from . import mbe
 
-    up, ui, vp, vi, order, flipped = by_degree(B)
+    flipped = rooted(B) is not B
+    B = rooted(B)
+    up, ui, vp, vi, order = by_degree(B)
     _check_memory(B, 1)
     ids = order.astype(np.int32)
     loff = np.zeros(block_size + 1, dtype=np.int64)
     roff = np.zeros(block_size + 1, dtype=np.int64)
     out_l = np.zeros(8 * block_size, dtype=np.int32)
     out_r = np.zeros(8 * block_size, dtype=np.int32)
-    for a, b in chunks(len(vp) - 1, progress, "maximal bicliques"):
+    for a, b in chunks(B.n_v, progress, "maximal bicliques"):
         while a < b:
             nxt, k = mbe.run_range(up, ui, vp, vi, a, b, 1, out_l, loff, out_r, roff)
-            if k:  # the kernel's L (the other side's ids) is ascending already, its R (roots) not
-                block = (loff[:k + 1].copy(), out_l[:loff[k]].copy(),
-                         roff[:k + 1].copy(), _ascending(roff[:k + 1], ids[out_r[:roff[k]]]))
-                yield block[2:] + block[:2] if flipped else block
+            if k:
+                R = _ascending(roff[:k + 1], ids[out_r[:roff[k]]])  # L is ascending already
+                block = loff[:k + 1].copy(), out_l[:loff[k]].copy(), roff[:k + 1].copy(), R
+                yield block[2:] + block[:2] if flipped else block  # the kernel's V is B's U
             elif nxt == a:
                 what = "listing the maximal bicliques of one root"
                 out_l, out_r = _run.grown(out_l, what), _run.grown(out_r, what)
