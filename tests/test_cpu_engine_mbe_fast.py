@@ -150,3 +150,16 @@ def test_very_sparse_graphs_match_the_oracle(B):
 def test_bundled_graphs_on_one_thread_match_the_references(name):
     B = datasets.load(name)
     assert cpu_engine.count_maximal_bicliques(B, threads=1) == references.expected("mbe", name)
+
+
+def test_movielens_lists_from_u_roots_with_the_sides_in_place():
+    B = datasets.load("MovieLens")
+    assert cpu_engine.roots_in_u(B) and B.n_u > B.n_v
+    blocks = list(cpu_engine.maximal_biclique_blocks(B))
+    assert sum(len(loff) - 1 for loff, *_ in blocks) == references.expected("mbe", "MovieLens")
+    assert max(lv.max() for _, lv, _, _ in blocks) < B.n_u and max(rv.max() for *_, rv in blocks) < B.n_v
+    loff, lv, roff, rv = blocks[0]
+    for i in range(min(200, len(loff) - 1)):  # bicliques of B, both sides ascending
+        L, R = lv[loff[i]:loff[i + 1]], rv[roff[i]:roff[i + 1]]
+        assert (np.diff(L) > 0).all() and (np.diff(R) > 0).all()
+        assert all(np.isin(R, B.u_neighbors(u)).all() for u in L)

@@ -86,7 +86,7 @@ NAW, P0, PN, QN, NXT, R0, RL = range(7)
 
 @njit(cache=True, inline="always")  # a call with this many arrays costs more than a small root
 def _root(u_indptr, u_indices, v_indices, L0, v, pos, wlist, rows, lbits, lwords, level, L1, cand, R, dup,
-          meet, tmp, cnt, out_l, out_loff, out_r, out_roff, cur):
+          hits, meet, tmp, cnt, out_l, out_loff, out_r, out_roff, cur):
     """Maximal bicliques whose earliest V-vertex is v, N(v) = L0 (two or more vertices): (their
     number, or -1 when listing and the buffers are full, and the caller retries v; cand; R).
     rows, lbits, lwords, level and L1 are the thread's workspace, sized by the caller for v;
@@ -94,46 +94,41 @@ def _root(u_indptr, u_indices, v_indices, L0, v, pos, wlist, rows, lbits, lwords
     listing = len(out_loff) > 0
     a = len(L0)
     Wl = (a + 63) >> 6
-    nw = 0
+    vm = rows[:(len(rows) // Wl) * Wl].reshape((len(rows) // Wl, Wl))
+    nw = 0  # one pass over the 2-hop: rows numbered as first met, hits[j] = |row j|
     for i in range(a):
         u = L0[i]
+        word, b = i >> 6, bit(i)
         for e in range(u_indptr[u], u_indptr[u + 1]):
             w = u_indices[e]
-            if pos[w] < 0:
-                pos[w] = nw
-                wlist[nw] = w
+            j = pos[w]
+            if j < 0:
+                j = pos[w] = nw
+                wlist[j] = w
+                hits[j] = 0
+                for t in range(Wl):
+                    vm[j, t] = ZERO
                 nw += 1
-    vm = rows[:nw * Wl].reshape((nw, Wl))
-    for j in range(nw):
-        for i in range(Wl):
-            vm[j, i] = ZERO
-    for i in range(a):
-        u = L0[i]
-        for e in range(u_indptr[u], u_indptr[u + 1]):
-            j = pos[u_indices[e]]
-            vm[j, i >> 6] |= bit(i)
+            vm[j, word] |= b
+            hits[j] += 1
     for j in range(nw):
         pos[wlist[j]] = -1
+        if listing:
+            dup[j] = -1
     Ls = lbits[:a * Wl].reshape((a, Wl))  # level d's L (|L| drops at each level: depth < a)
     AW = lwords[:a * Wl].reshape((a, Wl))  # level d's non-zero words of L
     for i in range(Wl):
         Ls[0, i] = ~ZERO if (i + 1) * 64 <= a else (ONE << np.uint64(a - i * 64)) - ONE
         AW[0, i] = i
-    # root node: R = rows covering all of L0 (v among them); an earlier one means v is not the root
+    # root node: R = rows covering all of L0 (v among them); an earlier one means v is not the
+    # root; P = the later rows (at cand[0:]), Q = the earlier (at cand[nw:] first)
     if len(cand) < 2 * nw + 16:
         cand = np.zeros(2 * nw + 16, np.int64)
     if listing:
         R = _grow(R, nw + 1)
-        for j in range(nw):
-            dup[j] = -1
-    r_len = n_p = 0
+    r_len = n_p = n_q = 0
     for j in range(nw):
-        full = True
-        for i in range(Wl):
-            if vm[j, i] != Ls[0, i]:
-                full = False
-                break
-        if full:
+        if hits[j] == a:
             if wlist[j] < v:
                 return 0, cand, R
             if listing:
@@ -142,10 +137,18 @@ def _root(u_indptr, u_indices, v_indices, L0, v, pos, wlist, rows, lbits, lwords
         elif wlist[j] > v:
             cand[n_p] = j
             n_p += 1
-    n_p = _dedupe(vm, cand[:n_p], dup)
-    if n_p > 2:  # smallest rows first: children with small L, whose branches end soon, go first
-        _by_size(vm, cand[:n_p], False)
-    n_q = _dominant(vm, wlist, v, cand[n_p:])
+        else:
+            cand[nw + n_q] = j
+            n_q += 1
+    if n_p > 16:
+        n_p = _dedupe(vm, cand[:n_p], dup)
+    for t in range(n_p):  # smallest rows first: children with small L, whose branches end soon
+        meet[t] = hits[cand[t]]
+    _by_meet(cand, 0, n_p, meet, a, tmp, cnt)
+    if n_q > 16:
+        n_q = _dominant(vm, cand[nw:nw + n_q])
+    for t in range(n_q):
+        cand[n_p + t] = cand[nw + t]
     level[NAW, 0], level[P0, 0], level[PN, 0], level[QN, 0] = Wl, 0, n_p, n_q
     level[NXT, 0], level[R0, 0], level[RL, 0] = 0, 0, r_len
     found = 1
@@ -309,28 +312,20 @@ def _dedupe(vm, P, dup) -> int:
 
 
 @njit(cache=True)
-def _dominant(vm, wlist, v, out) -> int:
-    """Write to ``out`` the earlier V-vertices whose rows are not inside another's (largest
-    first; equal rows once) and return how many. A vertex whose row lies inside another's can
-    only block a biclique the other blocks too, so Q needs only these. Past ``DOMINANT_CAP``
-    kept rows the rest are kept unchecked (the test is quadratic)."""
-    nw = len(vm)
-    n = 0
-    for j in range(nw):
-        if wlist[j] < v:
-            out[n] = j
-            n += 1
-    if n <= 16:
-        return n
+def _dominant(vm, Q) -> int:
+    """Keep in Q the vertices whose rows are not inside another's (largest first; equal rows
+    once) and return how many. A vertex whose row lies inside another's can only block a
+    biclique the other blocks too, so Q needs only these. Past ``DOMINANT_CAP`` kept rows the
+    rest are kept unchecked (the test is quadratic)."""
     Wl = vm.shape[1]
-    _by_size(vm, out[:n], True)
+    _by_size(vm, Q, True)
     kept = 0
-    for t in range(n):
-        q = out[t]
+    for t in range(len(Q)):
+        q = Q[t]
         inside = False
         if kept < DOMINANT_CAP:
             for s in range(kept):
-                k = out[s]
+                k = Q[s]
                 inside = True
                 for i in range(Wl):
                     if vm[q, i] & ~vm[k, i] != ZERO:
@@ -339,7 +334,7 @@ def _dominant(vm, wlist, v, out) -> int:
                 if inside:
                     break
         if not inside:
-            out[kept] = q
+            Q[kept] = q
             kept += 1
     return kept
 
@@ -383,19 +378,21 @@ def run_range(u_indptr, u_indices, v_indptr, v_indices, first, last, step, out_l
     The roots share one workspace, grown to the largest (no allocation per root)."""
     n_v = len(v_indptr) - 1
     listing = len(out_loff) > 0
-    pos = np.full(n_v, -1, np.int64)
-    wlist = np.zeros(n_v, np.int64)
-    dup = np.zeros(n_v if listing else 0, np.int64)
+    pos = np.full(n_v, -1, np.int64)  # a vertex's row at the current root (-1: none)
     cur = np.zeros(3, np.int64)
-    rows = np.zeros(0, np.uint64)  # the root's bit rows, nw x Wl
+    # the workspace, grown to the largest root met (a root's rows: nw <= min(2-hop, n_v))
+    wlist = np.zeros(0, np.int64)  # row -> vertex
+    hits = np.zeros(0, np.int64)  # the root's row sizes
+    meet = np.zeros(0, np.int64)  # |L1 & row| of a child's candidates, to sort them
+    tmp = np.zeros(0, np.int64)
+    dup = np.zeros(0, np.int64)  # listing: rows equal to a kept one, chained behind it
+    rows = np.zeros(0, np.uint64)  # the bit rows, nw x Wl
     lbits = np.zeros(0, np.uint64)  # the levels' L, a x Wl
     lwords = np.zeros(0, np.int64)  # the levels' non-zero words, a x Wl
     level = np.zeros((7, 0), np.int64)
     L1 = np.zeros(0, np.uint64)
+    cnt = np.zeros(0, np.int64)  # sizes of L up to a, for counting sorts
     cand = np.zeros(64, np.int64)
-    meet = np.zeros(n_v, np.int64)  # |L1 & row| of the child's candidates, to sort them
-    tmp = np.zeros(n_v, np.int64)
-    cnt = np.zeros(len(u_indptr) + 1, np.int64)  # sizes of L up to |U|
     R = np.zeros(64 if listing else 0, np.int64)
     if listing:
         out_loff[0] = out_roff[0] = 0
@@ -413,17 +410,24 @@ def run_range(u_indptr, u_indices, v_indptr, v_indices, first, last, step, out_l
             reach = 0
             for i in range(a):
                 reach += u_indptr[L0[i] + 1] - u_indptr[L0[i]]
-            if len(rows) < min(reach, n_v) * Wl:
-                rows = np.zeros(max(min(reach, n_v) * Wl, 2 * len(rows)), np.uint64)
+            nw = min(reach, n_v)
+            if len(wlist) < nw:
+                size = max(nw, 2 * len(wlist))
+                wlist, hits = np.zeros(size, np.int64), np.zeros(size, np.int64)
+                meet, tmp = np.zeros(size, np.int64), np.zeros(size, np.int64)
+                dup = np.zeros(size if listing else 0, np.int64)
+            if len(rows) < nw * Wl:
+                rows = np.zeros(max(nw * Wl, 2 * len(rows)), np.uint64)
             if len(lbits) < a * Wl:
                 lbits = np.zeros(max(a * Wl, 2 * len(lbits)), np.uint64)
                 lwords = np.zeros(len(lbits), np.int64)
             if level.shape[1] < a:
                 level = np.zeros((7, max(a, 2 * level.shape[1])), np.int64)
+                cnt = np.zeros(level.shape[1] + 2, np.int64)
             if len(L1) < Wl:
                 L1 = np.zeros(Wl, np.uint64)
             found, cand, R = _root(u_indptr, u_indices, v_indices, L0, v, pos, wlist, rows, lbits, lwords,
-                                   level, L1, cand, R, dup, meet, tmp, cnt,
+                                   level, L1, cand, R, dup, hits, meet, tmp, cnt,
                                    out_l, out_loff, out_r, out_roff, cur)
         if found < 0:
             cur[0], cur[1], cur[2] = k, nl, nr
@@ -432,7 +436,7 @@ def run_range(u_indptr, u_indices, v_indptr, v_indices, first, last, step, out_l
     return last, total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _single(u_indptr, u_indices, u, v, out_l, out_loff, out_r, out_roff, cur) -> int:
     """A root with one neighbour u: 1 when v is the earliest of N(u) (rows sorted by rank), and
     then ({u}, N(u)) listed when listing; 0; or -1 when the buffers are full."""
