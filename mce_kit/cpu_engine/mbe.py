@@ -3,10 +3,16 @@
 The same search as ``mce_kit.cpu.mbe`` (MBEA with Zhang et al.'s cut): V is relabelled by
 (degree, id), and root v owns the maximal bicliques whose earliest V-vertex is v. Its
 neighbourhood L0 = N(v) in U is the bit space: every V-vertex w sharing a neighbour with v
-gets the row N(w) ∩ L0, built once per root (AdaMBE's local neighbour cache). A node keeps
-L as bits and its candidates P and tried vertices Q as short lists of those rows, so a child
-costs one AND + popcount per row, over the words where L is still non-zero only (L shrinks
-fast, so deep nodes touch a word or two). Lists live in one growing stack per thread.
+gets the row N(w) ∩ L0, built once per root in one pass over the 2-hop (AdaMBE's local
+neighbour cache). A node keeps L as bits and its candidates P and tried vertices Q as short
+lists of those rows, so a child costs one AND + popcount per row, over the words where L is
+still non-zero only (L shrinks fast, so deep nodes touch a word or two). Candidates go
+smallest first (by |L ∩ row|, as iMBEA orders them). Lists live in one growing stack.
+
+Sparse graphs are mostly tiny roots, so their fixed cost counts: a thread's roots share one
+workspace (no allocation per root), and a root with one neighbour u is answered without a
+search (({u}, N(u)), v's when v is N(u)'s earliest). Which side is V is the caller's choice
+(``cpu_engine.rooted``).
 """
 
 from __future__ import annotations
