@@ -38,12 +38,13 @@ def _meet(L, vm, y, aw, naw) -> int:
 @njit(inline="always")
 def _keep_touching(cand, first, count, L1, vm, aw, naw, c1, at, kept) -> int:
     """Copy to ``cand[at + kept ...]`` the vertices ``cand[first .. first + count)`` that meet L1;
-    returns the new ``kept``, or -1 when one of them covers all of L1 (the branch is not maximal)."""
+    returns the new ``kept``, or -1 - q when a vertex q covers all of L1 (the branch is not
+    maximal)."""
     for t in range(count):
         q = cand[first + t]
         c = _meet(L1, vm, q, aw, naw)
         if c == c1:
-            return -1
+            return -1 - q
         if c > 0:
             cand[at + kept] = q
             kept += 1
@@ -87,7 +88,7 @@ def _emit(L, aw, naw, L0, R, r_len, wlist, out_l, out_loff, out_r, out_roff, cur
 
 
 # fields of the per-level table (one column a search level)
-NAW, P0, PN, QN, NXT, R0, RL = range(7)
+NAW, P0, PN, QN, NXT, R0, RL, BLOCKER = range(8)
 
 
 @njit(cache=True, inline="always")  # a call with this many arrays costs more than a small root
@@ -156,7 +157,7 @@ def _root(u_indptr, u_indices, v_indices, L0, v, pos, wlist, rows, lbits, lwords
     for t in range(n_q):
         cand[n_p + t] = cand[nw + t]
     level[NAW, 0], level[P0, 0], level[PN, 0], level[QN, 0] = Wl, 0, n_p, n_q
-    level[NXT, 0], level[R0, 0], level[RL, 0] = 0, 0, r_len
+    level[NXT, 0], level[R0, 0], level[RL, 0], level[BLOCKER, 0] = 0, 0, r_len, -1
     found = 1
     if listing and not _emit(Ls[0], AW[0], Wl, L0, R, r_len, wlist, out_l, out_loff, out_r, out_roff, cur):
         return -1, cand, R
@@ -182,10 +183,15 @@ def _root(u_indptr, u_indices, v_indices, L0, v, pos, wlist, rows, lbits, lwords
         if need > len(cand):
             cand = _grow(cand, need)
         qbuf = top + pn  # Q' written after room for P'
+        # a tried vertex that blocked a sibling often blocks this child too: it goes first
+        blocker = level[BLOCKER, d]
+        if blocker >= 0 and _meet(L1, vm, blocker, aw, naw) == c1:
+            continue
         nq2 = _keep_touching(cand, base + pn, qn, L1, vm, aw, naw, c1, qbuf, 0)
         if nq2 >= 0:  # then the P vertices tried before x
             nq2 = _keep_touching(cand, base, i, L1, vm, aw, naw, c1, qbuf, nq2)
         if nq2 < 0:
+            level[BLOCKER, d] = -1 - nq2
             continue
         r2 = 0
         if listing:
@@ -223,7 +229,7 @@ def _root(u_indptr, u_indices, v_indices, L0, v, pos, wlist, rows, lbits, lwords
             cand[top + np2 + t] = cand[qbuf + t]
         d += 1
         level[P0, d], level[PN, d], level[QN, d], level[NXT, d], level[NAW, d] = top, np2, nq2, 0, naw2
-        level[R0, d], level[RL, d] = Rtop, r2
+        level[R0, d], level[RL, d], level[BLOCKER, d] = Rtop, r2, -1
         top += np2 + nq2
         if listing:
             Rtop += r2
@@ -395,7 +401,7 @@ def run_range(u_indptr, u_indices, v_indptr, v_indices, first, last, step, out_l
     rows = np.zeros(0, np.uint64)  # the bit rows, nw x Wl
     lbits = np.zeros(0, np.uint64)  # the levels' L, a x Wl
     lwords = np.zeros(0, np.int64)  # the levels' non-zero words, a x Wl
-    level = np.zeros((7, 0), np.int64)
+    level = np.zeros((BLOCKER + 1, 0), np.int64)
     L1 = np.zeros(0, np.uint64)
     cnt = np.zeros(0, np.int64)  # sizes of L up to a, for counting sorts
     cand = np.zeros(64, np.int64)
@@ -428,7 +434,7 @@ def run_range(u_indptr, u_indices, v_indptr, v_indices, first, last, step, out_l
                 lbits = np.zeros(max(a * Wl, 2 * len(lbits)), np.uint64)
                 lwords = np.zeros(len(lbits), np.int64)
             if level.shape[1] < a:
-                level = np.zeros((7, max(a, 2 * level.shape[1])), np.int64)
+                level = np.zeros((BLOCKER + 1, max(a, 2 * level.shape[1])), np.int64)
                 cnt = np.zeros(level.shape[1] + 2, np.int64)
             if len(L1) < Wl:
                 L1 = np.zeros(Wl, np.uint64)
