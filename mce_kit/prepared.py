@@ -118,7 +118,7 @@ def _evict(keep) -> None:
     for k in list(_lru):
         if total <= _budget[0]:
             break
-        if k == keep:
+        if k == keep or k not in _lru:  # gone already: dropping a value freed a graph kept in it
             continue
         ref, b = _lru.pop(k)
         G = ref()
@@ -133,6 +133,8 @@ def release(G=None) -> int:
     dropped = 0
     with _lock:
         for k in [k for k in _lru if G is None or k[0] == id(G)]:
+            if k not in _lru:  # gone already: dropping a value freed a graph kept in it (a swapped copy)
+                continue
             ref, b = _lru.pop(k)
             g = ref()
             if g is not None:

@@ -118,3 +118,16 @@ def test_seeds_built_later_count_against_the_budget():
     before = prepared.kept_bytes()
     u = prep.seed_arrays("vertex")[0]
     assert prepared.kept_bytes() >= before + u.nbytes
+
+
+def test_release_when_a_kept_value_holds_another_kept_graph():
+    """The biclique engine keeps a side-swapped copy of a graph with the graph, and that copy keeps
+    state of its own; dropping the copy drops its entries mid-release (once a KeyError)."""
+    import mce_kit as mk
+    from mce_kit import datasets, prepared
+
+    B = datasets.load("MovieLens")  # its roots go to the U side: a swapped copy is kept
+    want = mk.count_maximal_bicliques(B, device="cpu")
+    assert prepared.release() > 0
+    assert mk.count_maximal_bicliques(B, device="cpu") == want
+    assert prepared.release(B) > 0 and prepared.release() == 0
