@@ -530,21 +530,6 @@ class Job:
             self.dealt[n_chunks] = chunk_tasks(self.costs, n_chunks)
         return self.dealt[n_chunks]
 
-    def learn(self, chunks: list[np.ndarray], seconds: list[float]) -> None:
-        """Scale each chunk's estimated task costs by how much longer or shorter than the others it
-        ran for its estimate (square-rooted, so a noisy run moves the estimates halfway); the next
-        run deals by the learned costs. On 2 H200s the cost model left mce-gpu's halves 7% apart."""
-        est = np.array([self.costs[c].sum() for c in chunks])
-        took = np.asarray(seconds, dtype=np.float64)
-        if len(chunks) < 2 or est.min() <= 0 or took.min() <= 0:
-            return
-        rate = (took / est) / (took.sum() / est.sum())
-        costs = self.costs.copy()
-        for c, r in zip(chunks, rate, strict=True):
-            costs[c] *= np.sqrt(r)
-        self.costs = costs
-        self.dealt.clear()
-
     def remote(self, client, *, lost: bool = False):
         """The prepared graph on ``client``'s workers: scattered to all of them on first use, then
         kept with the Job, so a later run skips the copy and finds the workers' kept state (the
@@ -743,8 +728,6 @@ def _run_dealt(job, client, workers: list, chunks_per_worker: int, in_flight: in
         raise
     if sum(r["tasks"] for r in rows) != sum(len(c) for c in chunks):
         raise RuntimeError(f"{kernel.name}: chunks lost (internal error)")
-    if len(rows) == len(chunks) == n_workers:  # one chunk per worker, none run twice: learn from it
-        job.learn(chunks, [r["seconds"] for r in sorted(rows, key=lambda r: r["chunk"])])
     return rows
 
 

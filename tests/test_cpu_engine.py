@@ -199,17 +199,24 @@ def test_versus_compares_on_the_peers_clock():
 
     from mce_kit.viz import cpu_engine_figures as v
 
-    cols = ["problem", "graph", "code", "threads", "clock", "median_ms", "cpu_median_ms"]
+    cols = ["problem", "graph", "code", "threads", "clock", "median_ms", "cpu_median_ms", "cpu", "cores"]
     rows = pd.DataFrame([
-        ("mce", "g", v.OURS, 1, "wall", 30.0, 6.0),
-        ("mce", "g", "HBBMC", 1, "cpu", 4.0, 90.0),  # prints CPU time: compared with our CPU time
-        ("mce", "g", "igraph", 1, "wall", 1.0, 1.0),  # not one of the peers
-        ("mbe", "b", v.OURS, 2, "wall", 5.0, 9.0),
-        ("mbe", "b", "ParAdaMBE", 2, "wall", 2.0, 3.0)], columns=cols)
-    t = v.versus(rows).set_index("graph")
-    assert t.loc["g", "peer"] == "HBBMC" and t.loc["g", "ours / peer"] == 1.5 and t.loc["g", "within 2x"]
-    assert t.loc["b", "ours / peer"] == 2.5 and not t.loc["b", "within 2x"]
-    assert v.igraph_view(rows)["igraph / ours"].tolist() == [0.2]
+        ("mce", "g", v.OURS, 1, "wall", 30.0, 6.0, "A", 2),
+        ("mce", "g", "HBBMC", 1, "cpu", 4.0, 90.0, "A", 2),  # prints CPU time: compared with our CPU time
+        ("mce", "g", "igraph", 1, "wall", 1.0, 1.0, "A", 2),  # not one of the peers
+        ("mbe", "b", v.OURS, 2, "wall", 5.0, 9.0, "A", 2),
+        ("mbe", "b", "ParAdaMBE", 2, "wall", 2.0, 3.0, "A", 2),
+        ("mbe", "b", v.OURS, 2, "wall", 1.0, 2.0, "B", 16),  # another machine: its own pair
+        ("mbe", "b", "ParAdaMBE", 2, "wall", 4.0, 3.0, "B", 16),
+        ("mce", "h", v.OURS, 1, "wall", 3.0, 3.0, "B", 16),
+        ("mce", "h", "HBBMC", 1, "cpu", 0.0, 3.0, "B", 16)], columns=cols)  # under HBBMC's clock tick
+    t = v.versus(rows).set_index(["machine", "graph"])
+    assert t.loc[("A, 2 cores", "g"), "peer"] == "HBBMC" and t.loc[("A, 2 cores", "g"), "ours / peer"] == 1.5
+    assert t.loc[("A, 2 cores", "g"), "within 2x"]
+    assert t.loc[("A, 2 cores", "b"), "ours / peer"] == 2.5 and not t.loc[("A, 2 cores", "b"), "within 2x"]
+    assert t.loc[("B, 16 cores", "b"), "ours / peer"] == 0.25
+    assert t.loc[("B, 16 cores", "h"), "within 2x"] is None  # no ratio to judge
+    assert v.igraph_view(rows[rows["cpu"] == "A"])["igraph / ours"].tolist() == [0.2]
 
 
 def test_a_root_too_big_for_memory_is_refused_up_front(monkeypatch):

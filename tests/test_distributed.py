@@ -358,19 +358,3 @@ def test_queue_choice_is_checked(client):
     assert res.queue == "dealt" and res.answer == 114_690
     assert res.chunks["worker"].nunique() == 2  # each worker's first chunk went to it
 
-
-def test_a_job_learns_its_task_costs_from_the_chunks_times():
-    """A chunk that ran twice as long per estimated unit as the other gets its tasks' costs raised
-    (by the square root of its rate), so the next dealing moves work away from it."""
-    job = md.prepare(datasets.load("johnson8-4-4"), "mce-cpu")
-    job.costs = np.ones(8)
-    a, b = np.array([0, 2, 4, 6]), np.array([1, 3, 5, 7])
-    job.chunks(2)
-    job.learn([a, b], [2.0, 1.0])
-    assert not job.dealt  # dealt again next run
-    rate = np.array([2.0, 1.0]) / 1.5
-    assert np.allclose(job.costs[a], np.sqrt(rate[0])) and np.allclose(job.costs[b], np.sqrt(rate[1]))
-    assert all(len(np.intersect1d(c, a)) == 2 for c in job.chunks(2))  # the slow tasks now split evenly
-    before = job.costs.copy()
-    job.learn([a], [1.0])  # one chunk: nothing to compare with
-    assert np.array_equal(job.costs, before)

@@ -23,9 +23,10 @@ from ._run import chunks, n_threads, strided
 BLOCK = 1 << 16  # cliques per listing block (the buffer grows when one root lists more)
 ALGORITHMS = ("auto", "listing", "pivot")
 # count_k_cliques(algorithm="auto"): listing up to k = 5, pivoting above. Measured (the
-# kclique-rule rows of data/results/cpu_engine.csv, degeneracies 43-72): listing wins for k <= 5
-# on every graph, k = 6 is split, pivoting wins for k >= 7. Listing's work grows like d^(k-1),
-# so past degeneracy 128 (beyond what was measured) pivoting is taken for every k.
+# kclique-rule rows of data/results/cpu_engine.csv, degeneracies 43-72, 2 and 16 cores): listing
+# wins for k <= 4 everywhere; at k = 5 it wins by 1.1-2.9x on 2 cores and is within 1.3x either
+# way on 16; k = 6 is split; pivoting wins for k >= 7. Listing's work grows like d^(k-1), so past
+# degeneracy 128 (beyond what was measured) pivoting is taken for every k.
 LISTING_MAX_K = 5
 LISTING_MAX_D = 128
 
