@@ -359,7 +359,7 @@ def scaling_table(scaling: pd.DataFrame) -> pd.DataFrame:
     and ours over the paper's efficiency (every chunking measured, where there are several)."""
     table = scaling.assign(ratio_efficiency=scaling["efficiency"] / scaling["paper_efficiency"])
     cols = ["algo", "chunking", "graph", "params", "gpus", "single_gpu_kernel_s", "median_s",
-            "speedup_vs_single_kernel",
+            "speedup_vs_single_kernel", "single_gpu_call_s", "speedup_vs_single_call",
             "efficiency", "paper_item", "paper_gpus", "paper_speedup", "paper_efficiency", "ratio_efficiency",
             "busy_max_over_mean", "est_cost", "gpu", "date"]
     return table[[c for c in cols if c in table.columns]]

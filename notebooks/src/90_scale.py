@@ -116,7 +116,8 @@ fig.savefig(figures_dir() / "90_chunks_cpu.png", dpi=120)
 # workers, where the prepared job keeps it, as a user's repeated call would:
 # that first run's time is `first_s`), every answer checked against the
 # reference. The speed-up is taken against **one GPU without Dask** (the
-# plain kernel), so the Dask overhead counts against us. The papers measured up
+# plain kernel), so the Dask overhead counts against us; `speedup_vs_single_call`
+# sets the same run against the plain one-GPU call, its host work included. The papers measured up
 # to 8 GPUs; beside ours stand their speed-up and parallel efficiency (speed-up /
 # GPUs) at their largest count. Only measured rows are shown (the plots: each
 # kernel's default chunking, the fewest chunks per worker); what is not measured
@@ -148,6 +149,14 @@ if busy is not None:
 # heaviest task. That was KCMiner and the pivot counter on ego-Facebook (the
 # column "heavy edges whole"); their launches now cut such an edge into pieces
 # (notebook 30, "Splitting the heaviest edges"), and the same chunking scales.
+#
+# The column "one task queue shared by the GPUs" is the other way to share:
+# every GPU gets the whole list and takes its next task from one counter in GPU
+# memory that all of them reach (`md.run(..., queue="shared")`). It balances
+# KCMiner, whose tasks are whole units of work. RDMCE's, mce-gpu's and GMBE+'s
+# warps hand the work below a seed to each other, so they claim seeds far faster
+# than they finish them, and the GPU whose kernel starts first takes the whole
+# costly head of the list; dealt chunks stay the default.
 
 # %%
 if scaling is not None:
