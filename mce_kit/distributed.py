@@ -15,13 +15,14 @@ Geil's maximum cliques are not split: its windows share one lower bound that eve
 window prunes with (see ``KERNELS``' comment).
 
 The host prepares the graph once (degeneracy order, seeds, a cost estimate
-per seed) and scatters it to every worker once. The seed range is cut into
-many chunks of about equal estimated cost; the costliest chunks are
-submitted first and only a few per worker are in flight, so a worker that
-finishes early takes the next chunk (the host-level twin of the kernel's
-atomic seed counter). Dask re-runs the chunks of a worker that dies; a chunk
-that raises stops the run with the seeds it held, never a partial answer.
-Counts are Python ints, so the sum is exact at any size.
+per seed) and scatters it to every worker once. The tasks are dealt by
+estimated cost into chunks (one per worker by default, each worker's first
+chunk sent to it); with more chunks per worker the costliest go first and a
+worker that finishes early takes the next. ``queue="shared"`` instead lets
+every GPU take tasks from one counter they all reach (see ``run``). Dask
+re-runs the chunks of a worker that dies; a chunk that raises stops the run
+with the seeds it held, never a partial answer. Counts are Python ints, so
+the sum is exact at any size.
 
 A kernel joins by an entry in ``KERNELS``: how to prepare the graph, the
 cost of each task, how to run a set of tasks, and what no task covers.
