@@ -95,21 +95,17 @@ def _expect(job, name: str, params: dict):
     return references.expected(problem, name, **keys)
 
 
-def _everything(job, params: dict):
-    """The kernel on all its tasks in this process (CPU mode's baseline)."""
+def _one_call(job, params: dict, repeats: int, want) -> float:
+    """Seconds of the plain call on all the tasks in this process, host work included (on a GPU,
+    what a call without ``gpus=`` costs on a prepared graph; on a CPU, the twin's baseline): median
+    of ``repeats`` after a warm-up."""
     from .. import distributed as md
 
-    return md.run_alone(job, **params)
-
-
-def _one_call(job, params: dict, repeats: int, want) -> float:
-    """Seconds of the plain launcher call on one GPU, host work included (what a call without
-    ``gpus=`` costs on a prepared graph): median of ``repeats`` after a warm-up."""
-    _everything(job, params)
+    md.run_alone(job, **params)
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        got = _everything(job, params)
+        got = md.run_alone(job, **params)
         times.append(time.perf_counter() - t0)
         if _canon(got) != _canon(want):
             raise AssertionError(f"{job.kernel.name}: {got} != {want}")
@@ -127,14 +123,7 @@ def _baseline(job, params: dict, repeats: int, want, cpu: bool) -> float:
         if any(r.answer != want for r in runs):
             raise AssertionError(f"{job.kernel.name}: {[r.answer for r in runs]} != {want}")
         return statistics.median(r.gpu_ms for r in runs) / 1e3
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        got = _everything(job, params)
-        times.append(time.perf_counter() - t0)
-        if got != want:
-            raise AssertionError(f"{job.kernel.name}: {got} != {want}")
-    return statistics.median(times)
+    return _one_call(job, params, repeats, want)
 
 
 def _cluster(gpus: int, cpu: bool):
@@ -166,7 +155,7 @@ def _scaling(plan, gpu_counts, repeats, busy_rows, cpu: bool = False, queues=("d
         want, checked = _expect(job, name, params), "reference"
         if want is None:  # no reference: every run must agree with the plain kernel's answer
             if cpu:
-                want = _everything(job, params)
+                want = md.run_alone(job, **params)
             else:
                 want = job.prep.run(**params).answer
             checked = "one-GPU answer"
@@ -234,8 +223,9 @@ def _napping(run_tasks, prep, idx, **params):
 
 def faults(job, want, gpus: int, cpu: bool = False):
     """On ``gpus`` workers: SIGKILL a worker other than the one that answered first (its chunks
-    are re-run, the answer must be exact), then a chunk that raises (the call must fail, naming it).
-    Yields one row per case."""
+    are re-run, the answer must be exact), then a chunk that raises (the call must fail, naming it),
+    then a worker killed during a shared-queue run (the run must be redone dealt, exact). Yields
+    one row per case."""
     import dataclasses
     import functools
     import os
@@ -305,7 +295,7 @@ def run_all(out_dir: Path, gpu_counts=(1, 2), algos=ALGOS, repeats: int = 5, qui
 
         job = md.prepare(graph(fault_graph), "mce-cpu" if cpu else "rdmce")
         want = references.expected("mce", fault_graph)
-        want = _everything(job, {}) if want is None else want  # or the plain kernel's
+        want = md.run_alone(job) if want is None else want  # or the plain kernel's
         rows = faults(job, want, max(gpu_counts), cpu)
         frames["faults"] = write_rows(rows, out_dir / "multigpu_faults.csv", prov)
     return frames
