@@ -59,7 +59,6 @@ class Kernel:
     single_gpu_below: float = 0.0  # gpus=N answers on one GPU below this total cost (0: not measured)
     problem: str = "mce"  # the reference table (mce_kit.references) the answer is checked against
     finish: Callable[..., object] = None  # (prepared, sum of the answers, **params) -> the answer
-    on_gpu: bool = True  # a GPU kernel (False: a CPU twin)
 
     def answer(self, prep, parts, **params):
         """The chunks' answers (ints, or Counters of {k: count}) and ``rest`` added up, then ``finish``."""
@@ -298,18 +297,22 @@ KERNELS = {
                           problem="clique_counts", finish=_cc_finish, single_gpu_below=7e7),
     # The CPU twins: the oracles on the very same tasks, so partitioning, retries and the exact sum
     # are checked without a GPU.
-    "mce-cpu": Kernel("mce-cpu", _rdmce_prepare, _rdmce_costs, _oracle_run, _isolated, on_gpu=False),
+    "mce-cpu": Kernel("mce-cpu", _rdmce_prepare, _rdmce_costs, _oracle_run, _isolated),
     "mce-gpu-cpu": Kernel("mce-gpu-cpu", _mcegpu_prepare, _mcegpu_costs, _mcegpu_oracle, _isolated,
-                          ("subtree",), on_gpu=False),
+                          ("subtree",)),
     "kcminer-cpu": Kernel("kcminer-cpu", _kc_prepare, _kc_costs, _kc_oracle, _none, ("k", "order"),
-                          problem="kclique", on_gpu=False),
-    "gmbe-cpu": Kernel("gmbe-cpu", _gmbe_prepare, _gmbe_costs, _gmbe_oracle, _none, problem="mbe",
-                       on_gpu=False),
+                          problem="kclique"),
+    "gmbe-cpu": Kernel("gmbe-cpu", _gmbe_prepare, _gmbe_costs, _gmbe_oracle, _none, problem="mbe"),
     "cliquecount-cpu": Kernel("cliquecount-cpu", _cc_prepare, _cc_costs, _cc_oracle, _cc_rest, ("order",),
-                              problem="clique_counts", finish=_cc_finish, on_gpu=False),
+                              problem="clique_counts", finish=_cc_finish),
 }
 CPU_TWIN = {"rdmce": "mce-cpu", "mce-gpu": "mce-gpu-cpu", "kcminer": "kcminer-cpu", "gmbe": "gmbe-cpu",
             "cliquecount": "cliquecount-cpu"}
+
+
+def _on_gpu(kernel: Kernel) -> bool:
+    """A GPU kernel, not one of the CPU twins."""
+    return kernel.name not in CPU_TWIN.values()
 
 SINGLE_GPU_BELOW = KERNELS["rdmce"].single_gpu_below
 
@@ -617,13 +620,13 @@ def run(G, kernel: str | Kernel | Job, client, *, chunks_per_worker: int = 1, in
     how = "dealt"
     if queue == "shared":
         why = ("several chunks per worker" if chunks_per_worker != 1 else "one worker" if len(workers) < 2
-               else _shared_queue_blocker(client, job.kernel.on_gpu))
+               else _shared_queue_blocker(client, _on_gpu(job.kernel)))
         if why is not None:
             raise ValueError(f"queue='shared' is not possible here: {why}")
         rows, why = _run_shared(job, client, workers, params)
         if rows is not None:
-            for row in rows:
-                if on_result:
+            if on_result:
+                for row in rows:
                     on_result(row)
             return _result(job, rows, t1, len(workers), params, "shared")
         how = f"dealt ({why})"
@@ -644,7 +647,7 @@ def _run_shared(job, client, workers: list, params: dict) -> tuple[list | None, 
     pids = _WORKER_PIDS.get(client.id)
     if pids is None or set(pids) != set(workers):
         pids = _WORKER_PIDS[client.id] = client.run(os.getpid)
-    ticket, owner = _queue_ticket(client, job.kernel.on_gpu)
+    ticket, owner = _queue_ticket(client, _on_gpu(job.kernel))
     idx = job.by_cost()
     remote = job.remote(client)
     stamp = f"{os.getpid()}-{time.monotonic_ns()}"
@@ -680,10 +683,10 @@ def _run_dealt(job, client, workers: list, chunks_per_worker: int, in_flight: in
     of each worker sent to it (Dask alone sometimes queued two chunks on one GPU while the other
     idled); a chunk lost with its worker is run again (with the graph scattered again if its last
     copy went too)."""
-    n_workers = max(1, len(workers))
     from distributed import as_completed
     from distributed.client import FutureCancelledError
 
+    n_workers = max(1, len(workers))
     kernel = job.kernel
     chunks = job.chunks(chunks_per_worker * n_workers)
     todo = iter(enumerate(chunks))
