@@ -252,10 +252,10 @@ def count_maximal_bicliques(B: BipartiteGraph, *, progress=None, threads=None) -
 
     B = rooted(B)
     up, ui, vp, vi, _ = by_degree(B)
-    _check_memory(B, n_threads(threads))
+    T = n_threads(threads)
+    _check_memory(B, T)
     total = 0
     no_buffers = np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int64)
-    T = n_threads(threads)
     for a, b in chunks(B.n_v, progress, "maximal bicliques", T):
         total += sum(found for _, found in strided(mbe.run_range, T, (up, ui, vp, vi), a, b, *no_buffers))
     return total
@@ -266,8 +266,8 @@ def maximal_biclique_blocks(B: BipartiteGraph, *, progress=None, block_size: int
     each side's ids ascending."""
     from . import mbe
 
-    flipped = rooted(B) is not B
-    B = rooted(B)
+    on = rooted(B)
+    flipped, B = on is not B, on
     up, ui, vp, vi, order = by_degree(B)
     _check_memory(B, 1)
     ids = order.astype(np.int32)

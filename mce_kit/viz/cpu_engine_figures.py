@@ -12,12 +12,17 @@ PROBLEMS = {"mce": "maximal cliques", "kclique": "k-cliques (k=8)", "mbe": "maxi
 TARGET = 2.0  # issue 27: within 2x of the best CPU code
 
 
+def _with_machine(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with a ``machine`` column (its CPU and cores): rows of different machines never mix."""
+    return df.assign(machine=df["cpu"] + ", " + df["cores"].astype(str) + " cores")
+
+
 def versus(df: pd.DataFrame) -> pd.DataFrame:
     """One row per (machine, problem, graph, threads): our median, the best peer's median at that
     thread count on that machine, the ratio ours / peer and whether it meets the 2x target. Both on
     the peer's clock (CPU time for HBBMC, which prints getrusage time; wall time for the others)."""
     df = df[df["problem"].isin(list(PROBLEMS))]
-    df = df.assign(machine=df["cpu"] + ", " + df["cores"].astype(str) + " cores")
+    df = _with_machine(df)
     key = ["machine", "problem", "graph", "threads"]
     ours = df[df["code"] == OURS]
     peers = df[df["code"].isin(PEERS)].sort_values("median_ms")
@@ -69,10 +74,10 @@ def plot_versus(df: pd.DataFrame):
 
 
 def rule_view(df: pd.DataFrame) -> pd.DataFrame:
-    """Listing against pivoting per machine (its cores), graph and k (all cores): the measurements behind
+    """Listing against pivoting per machine, graph and k (all cores): the measurements behind
     ``count_k_cliques``'s automatic choice."""
-    r = df[df["problem"] == "kclique-rule"]
-    t = r.pivot_table(index=["cores", "graph", "k"], columns="code", values="median_ms", sort=False)
+    r = _with_machine(df[df["problem"] == "kclique-rule"])
+    t = r.pivot_table(index=["machine", "graph", "k"], columns="code", values="median_ms", sort=False)
     t.columns = [c.replace("mce_kit ", "") + " ms" for c in t.columns]
     t["faster"] = np.where(t["listing ms"].isna() | (t["pivot ms"] < t["listing ms"]), "pivot", "listing")
     return t.reset_index()
@@ -80,9 +85,9 @@ def rule_view(df: pd.DataFrame) -> pd.DataFrame:
 
 def igraph_view(df: pd.DataFrame) -> pd.DataFrame:
     """Maximal cliques: the engine on one thread against igraph's C routine (the CPU path before
-    it), both as CPU time of the call, per machine (its cores)."""
-    m = df[(df["problem"] == "mce") & (df["threads"] == 1)]
-    t = m.pivot_table(index=["cores", "graph"], columns="code", values="cpu_median_ms", sort=False)
+    it), both as CPU time of the call, per machine."""
+    m = _with_machine(df[(df["problem"] == "mce") & (df["threads"] == 1)])
+    t = m.pivot_table(index=["machine", "graph"], columns="code", values="cpu_median_ms", sort=False)
     if "igraph" not in t.columns:
         return pd.DataFrame()
     out = t[[OURS, "igraph"]].round(1).rename(columns={OURS: "ours CPU ms", "igraph": "igraph CPU ms"})
