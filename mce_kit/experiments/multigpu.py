@@ -356,11 +356,12 @@ def scaling_table(scaling: pd.DataFrame) -> pd.DataFrame:
 
 
 def chunking_table(scaling: pd.DataFrame) -> pd.DataFrame:
-    """Speed-up on the most GPUs measured, per kernel's long workload (its costliest one-GPU time)
-    and chunking: how cutting the tasks changed what several GPUs gain."""
+    """Speed-up per kernel's long workload (its costliest one-GPU time) and chunking, on the GPU
+    count where the most chunkings were measured: how cutting the tasks changed what several GPUs gain."""
     if "chunking" not in scaling.columns:
         return pd.DataFrame()
-    top = scaling[scaling["gpus"] == scaling["gpus"].max()]
+    several = scaling[scaling["gpus"] > 1]
+    top = several[several["gpus"] == several.groupby("gpus")["chunking"].nunique().idxmax()]
     longest = top.loc[top.groupby("algo")["single_gpu_kernel_s"].idxmax(), ["algo", "graph", "params"]]
     rows = top.merge(longest, on=["algo", "graph", "params"])
     table = rows.pivot_table(index=["algo", "graph", "params"], columns="chunking",

@@ -109,7 +109,8 @@ fig.savefig(figures_dir() / "90_chunks_cpu.png", dpi=120)
 # ## Measured on GPUs
 #
 # `bash scripts/multigpu_device.sh OUT` on a host with several GPUs runs
-# `python -m mce_kit.experiments.multigpu --gpus 1 2` (every kernel, `--algo` picks):
+# `python -m mce_kit.experiments.multigpu --gpus 1 2 4` (as many GPUs as the host has;
+# every kernel, `--algo` picks):
 # one Dask cluster per GPU count (one worker per GPU), per kernel and graph a
 # warm-up, then the median of `--repeats` end-to-end runs (from the prepared
 # graph on the host: chunks, reduction; the warm-up run copied the graph to the
