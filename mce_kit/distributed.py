@@ -690,7 +690,7 @@ def _run_dealt(job, client, workers: list, chunks_per_worker: int, in_flight: in
     kernel = job.kernel
     chunks = job.chunks(chunks_per_worker * n_workers)
     todo = iter(enumerate(chunks))
-    window = as_completed()
+    window = as_completed(with_results=True, raise_errors=False)  # results fetched as chunks finish
     chunk_of: dict[str, tuple] = {}  # future key -> (chunk, its tasks, resubmits, the graph's key it read)
 
     def submit(i: int, idx: np.ndarray, tries: int = 0, lost: bool = False) -> None:
@@ -713,10 +713,11 @@ def _run_dealt(job, client, workers: list, chunks_per_worker: int, in_flight: in
             break
     rows = []
     try:
-        for future in window:
+        for future, row in window:
             i, idx, tries, read = chunk_of.pop(future.key)
             try:
-                row = future.result()  # raises the chunk's error: no partial answer
+                if future.status != "finished":
+                    future.result()  # raises the chunk's error: no partial answer
             except FutureCancelledError:
                 # the graph's last copy went down with a worker: scatter it again (once), re-run the chunk
                 if tries >= MAX_RESUBMITS:

@@ -20,6 +20,14 @@ def wall(cmd) -> float:
     return time.perf_counter() - t0
 
 
+import os  # noqa: E402
+
+print("== environment:", {k: v for k, v in os.environ.items() if k.startswith("PYTHON")})
+import numpy  # noqa: E402
+
+cache = Path(numpy.__file__).parent / "__pycache__"
+print("numpy bytecode cache:", cache, "present" if cache.exists() else "absent",
+      "writable" if os.access(cache.parent, os.W_OK) else "read-only")
 print("== process pieces (min of 3, s)")
 for label, code in [("python", "pass"), ("numpy", "import numpy"), ("scipy.sparse", "import scipy.sparse"),
                     ("cupy", "import cupy"), ("cupy + context", "import cupy; cupy.zeros(1).sum().item()"),
@@ -30,6 +38,13 @@ for f in FILES:
     wall(cmd)  # CuPy's kernel cache
     print(f"count {f}: {min(wall(cmd) for _ in range(3)):.3f}")
 
+os.environ["PYTHONPYCACHEPREFIX"] = "/tmp/pycache"  # bytecode kept between runs, as an installed package has
+for f in FILES:
+    cmd = [py, "-m", "mce_kit", "count", f, "--device", "gpu"]
+    wall(cmd)
+    print(f"count {f}, bytecode cached: {min(wall(cmd) for _ in range(3)):.3f}")
+for label, code in [("numpy", "import numpy"), ("cupy + context", "import cupy; cupy.zeros(1).sum().item()")]:
+    print(f"{label:16s} bytecode cached: {min(wall([py, '-c', code]) for _ in range(3)):.3f}")
 print("== import times of `count wiki-Vote` (cumulative us, top 25)")
 res = subprocess.run([py, "-X", "importtime", "-m", "mce_kit", "count", FILES[0], "--device", "gpu"],
                      capture_output=True, text=True)
