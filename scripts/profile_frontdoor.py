@@ -1,6 +1,8 @@
 """Where the front door's time goes on a GPU host: a whole ``mce_kit count`` process (start-up
 pieces, import times, cProfile) and cold public calls (cProfile of the first call on a freshly
-loaded graph, kernels compiled). Run from the checkout: python3 scripts/profile_frontdoor.py OUT_DIR"""
+loaded graph, kernels compiled). Run from the checkout: python3 scripts/profile_frontdoor.py OUT_DIR
+[--process-only]. An installed package has its bytecode compiled (pip does it): on a host whose
+site-packages lack it, run ``python3 -m compileall`` on them first and unset PYTHONDONTWRITEBYTECODE."""
 import cProfile
 import pstats
 import subprocess
@@ -38,13 +40,6 @@ for f in FILES:
     wall(cmd)  # CuPy's kernel cache
     print(f"count {f}: {min(wall(cmd) for _ in range(3)):.3f}")
 
-os.environ["PYTHONPYCACHEPREFIX"] = "/tmp/pycache"  # bytecode kept between runs, as an installed package has
-for f in FILES:
-    cmd = [py, "-m", "mce_kit", "count", f, "--device", "gpu"]
-    wall(cmd)
-    print(f"count {f}, bytecode cached: {min(wall(cmd) for _ in range(3)):.3f}")
-for label, code in [("numpy", "import numpy"), ("cupy + context", "import cupy; cupy.zeros(1).sum().item()")]:
-    print(f"{label:16s} bytecode cached: {min(wall([py, '-c', code]) for _ in range(3)):.3f}")
 print("== import times of `count wiki-Vote` (cumulative us, top 25)")
 res = subprocess.run([py, "-X", "importtime", "-m", "mce_kit", "count", FILES[0], "--device", "gpu"],
                      capture_output=True, text=True)
@@ -63,6 +58,8 @@ for f in FILES:
     print(f"== cProfile of `count {f}`")
     pstats.Stats(str(prof)).sort_stats("cumulative").print_stats(35)
 
+if "--process-only" in sys.argv:
+    sys.exit(0)
 print("== cold public calls")
 import mce_kit as mk  # noqa: E402
 from mce_kit import datasets, prepared  # noqa: E402
