@@ -14,6 +14,7 @@ pivot counts) or, for the synthetic R-MAT rows, against the GPU pivot counter
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import sys
 import time
@@ -371,6 +372,33 @@ def split_effect(graphs, expect, repeats=5):
                                      **{c: m.get(c) for c in keep}}])
 
 
+SIZINGS = [(share, most) for most in (64, 256) for share in (4, 8, 16, 32)]  # (split_share, max_pieces)
+
+
+def split_sizing(graphs, expect, repeats=3):
+    """How the heavy edges' pieces are sized (``split_share``: pieces per worker's even share;
+    ``max_pieces``: the most per edge), KCMiner at k and the pivot counter up to k, on all the
+    tasks and on half of them dealt by cost (what one of 2 GPUs runs): the rule behind the defaults."""
+    from .. import distributed as md
+    from ..gpu import cliquecount, kclique
+
+    for name, k in SPLIT_CASES:
+        if name not in graphs:
+            continue
+        G = _graph(name)
+        for counter, prep, params, algo in (
+                ("KCMiner", kclique.prepare(G), dict(k=k), "kcminer"),
+                ("pivot", _OneK(cliquecount.prepare(G), k), dict(k_max=k), "cliquecount")):
+            halves = md.chunk_tasks(md.prepare(G, algo, **params).costs, 2)
+            for (share, most), (tasks, idx) in itertools.product(SIZINGS, (("all", None), ("half", halves[0]),
+                                                                          ("other half", halves[1]))):
+                m = measure(prep, None if idx is not None else expect.get((name, k)), repeats, tasks=idx,
+                            split_share=share, max_pieces=most, **params)
+                keep = ("gpu_ms", "runs", "answer", "reference", "exact", "pieces")
+                yield pd.DataFrame([{"graph": name, "k": k, "counter": counter, "split_share": share,
+                                     "max_pieces": most, "tasks": tasks, **{c: m.get(c) for c in keep}}])
+
+
 def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str] | None = None,
             graphs: list[str] | None = None) -> dict:
     from ..measure import provenance
@@ -393,8 +421,9 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str
                                    expect, repeats=repeats),
         "block": lambda: block_path(),
         "split": lambda: split_effect(graphs, expect, repeats),
+        "split_sizing": lambda: split_sizing(graphs, expect),
     }
-    frames = run_jobs("kcminer", jobs, out_dir, prov, only, skip=("rows", "block", "split"))
+    frames = run_jobs("kcminer", jobs, out_dir, prov, only, skip=("rows", "block", "split", "split_sizing"))
     bad = {k: f[~f["exact"]] for k, f in frames.items() if "exact" in f and (~f["exact"]).any()}
     if bad:
         raise AssertionError(f"KCMiner counts differ from the reference: {bad}")
@@ -526,7 +555,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="two small graphs, for a smoke run")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--only", nargs="+", help="some of: table2 exactness ablation lanes bitmap counts "
-                    "table2_rmat rows block (rows, block: opt-in)")
+                    "table2_rmat rows block split split_sizing (the last four: opt-in)")
     ap.add_argument("--graphs", nargs="+", help=f"bundled graphs (default: {' '.join(GRAPHS)})")
     a = ap.parse_args(argv)
     run_all(a.out, a.quick, a.repeats, only=names(a.only), graphs=a.graphs)

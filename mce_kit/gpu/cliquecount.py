@@ -23,14 +23,25 @@ import numpy as np
 from ..cpu.pivot import combine_leaves
 from ..graph import Graph
 from . import require_gpu
-from .kclique import OrientedGraph, _sms, check_params, split_sizes, split_tasks, tasks_of, upload, words32
-from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
+from .kclique import (
+    MAX_PIECES,
+    OrientedGraph,
+    _sms,
+    check_params,
+    split_sizes,
+    split_tasks,
+    tasks_of,
+    upload,
+    words32,
+)
+from .launch import SPLIT_SHARE, free_bytes, params_dtype, pick_tasks, plan_passes, set_params
 from .loader import load_module
 from .watch import Watch, released
 
 ERR_CAPACITY = 1
 WARPS_PER_BLOCK = 4
-DEFAULTS = dict(k_max=None, order="degeneracy", warps_per_sm=32, split=True)
+DEFAULTS = dict(k_max=None, order="degeneracy", warps_per_sm=32, split=True, split_share=SPLIT_SHARE,
+                max_pieces=MAX_PIECES)
 # split only edges with this many candidates: below it a tree is short (a clique's is one chain)
 # and pieces cost more than they save (CA-GrQc, email-Eu-core: kcminer_split.csv)
 SPLIT_MIN_SIZE = 48
@@ -104,17 +115,18 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
     run = K >= 3 and len(chosen)
     if run:
         n_workers = _sms() * int(p["warps_per_sm"])
+        sizing = (p["split_share"], p["max_pieces"])
 
         def entries():
             part, code = chosen, None
             if p["split"] is not False:
                 c = split_sizes(ori, chosen, SPLIT_MIN_SIZE)
                 part, code = split_tasks(TREE_GROWTH ** np.minimum(c, 3000), ori.bound[chosen], n_workers,
-                                         p["split"], chosen, SPLIT_MIN_SIZE)
+                                         p["split"], chosen, SPLIT_MIN_SIZE, *sizing)
             return part, code, work_words(ori.bound[part])
 
         part, code, need = (entries() if tasks is not None else
-                            ori.remember(("pivot entries", n_workers, p["split"]), entries))
+                            ori.remember(("pivot entries", n_workers, p["split"], *sizing), entries))
         budget = int(max_buffer_bytes or 0.4 * free_bytes())
         plan = plan_passes({"work": need}, n_workers, budget, "clique counts",
                            lambda i: f"edge ({ori.order[ori.u[part[i]]]}, {ori.order[ori.v[part[i]]]})")

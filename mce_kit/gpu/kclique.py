@@ -19,7 +19,8 @@ own (``kclique_block_kernel``); ``block_min=-1`` keeps every task on one warp.
 as one) or ``"by_row"`` (one row after the other). ``split`` (k >= 5): the edges
 estimated to outlast the rest of the launch run as several pieces, each taking
 every n-th first-level vertex (``split_tasks``; False: never, an int n: every edge
-with 16+ candidates in n pieces).
+with 16+ candidates in n pieces); ``split_share`` and ``max_pieces`` size them
+(``launch.split_heavy``).
 
 Timed (``gpu_ms``): one host-to-device copy of the oriented CSR and the task
 list, the launch(es), one copy of the counters back and their 128-bit sum.
@@ -39,6 +40,7 @@ from ..order import oriented_csr
 from . import require_gpu
 from .launch import (
     SPLIT_MIN_SIZE,
+    SPLIT_SHARE,
     expand_pieces,
     free_bytes,
     params_dtype,
@@ -60,7 +62,8 @@ LIST_CAP = 1 << 20  # first guess of the listing buffer (ints); a pass that need
 ORDERS = ("degree", "degeneracy")
 _DEFINES: dict = {}  # compile-time settings (KC_ACTIVE_LANES=1 for the instrumented build)
 DEFAULTS = dict(k=4, order="degree", scheduling=True, dynamic=True, size=True, lam=None,
-                warps_per_sm=32, stats=False, rows="flat", block_min=1024, split=True)
+                warps_per_sm=32, stats=False, rows="flat", block_min=1024, split=True,
+                split_share=SPLIT_SHARE, max_pieces=MAX_PIECES)
 ROWS = ("flat", "by_row")  # how the bitmap rows are built (build_rows in cuda/subgraph.cuh)
 
 PARAMS = params_dtype(
@@ -279,16 +282,17 @@ def split_sizes(ori: Oriented, tasks: np.ndarray, min_size: int) -> np.ndarray:
 
 
 def split_tasks(cost: np.ndarray, bound: np.ndarray, n_workers: int, split, tasks: np.ndarray,
-                min_size: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+                min_size: int | None = None, split_share: float = SPLIT_SHARE,
+                max_pieces: int = MAX_PIECES) -> tuple[np.ndarray, np.ndarray | None]:
     """The launch entries of ``tasks`` (edge indices) and their split codes (None: nothing split).
 
     ``split``: True sizes the pieces by ``launch.split_heavy`` from ``cost`` (an estimate per edge);
     an int n cuts every edge into n pieces (tests). Edges with fewer than ``min_size`` candidates
     (``bound``; default SPLIT_MIN_SIZE) are never split, and no edge has more pieces than candidates."""
     bound = np.asarray(bound, dtype=np.int64)
-    most = np.minimum(MAX_PIECES, bound)
+    most = np.minimum(max_pieces, bound)
     if split is True:
-        pieces = split_heavy(cost, n_workers, most)
+        pieces = split_heavy(cost, n_workers, most, split_share)
     else:
         pieces = np.clip(int(split), 1, np.maximum(1, most))
     pieces[bound < (SPLIT_MIN_SIZE if min_size is None else min_size)] = 1
@@ -342,6 +346,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
                  int(np.count_nonzero(ori.bound[chosen] >= big)))
     sms = _sms()
     n_workers = sms * int(p["warps_per_sm"])
+    sizing = (p["split_share"], p["max_pieces"])
     budget = int(max_buffer_bytes or 0.4 * free_bytes())
     phases = []   # (task of each launch entry, its split code or None, flags, warps per worker, plan)
     for lo, hi, parts in ((0, n_big, WARPS_PER_BLOCK), (n_big, n_keep, 1)):
@@ -351,11 +356,12 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
                 if p["split"] is not False and k >= 5 and not p["stats"]:
                     c = split_sizes(ori, part, SPLIT_MIN_SIZE)   # listing grows like c ** (k - 2)
                     part, code = split_tasks((1.0 + c) ** min(k - 2, 6), ori.bound[part], n_workers // parts,
-                                             p["split"], part)
+                                             p["split"], part, None, *sizing)
                 return part, code, work_words(ori.bound[part], k, parts)
 
             part, code, need = (entries() if tasks is not None else
-                                ori.remember(("entries", k, parts, lo, hi, n_workers, p["split"]), entries))
+                                ori.remember(("entries", k, parts, lo, hi, n_workers, p["split"], *sizing),
+                                             entries))
             plan = plan_passes({"work": need}, n_workers // parts, budget,
                                "KCMiner", lambda i, part=part: f"edge ({ori.order[ori.u[part[i]]]}, "
                                                                f"{ori.order[ori.v[part[i]]]})")

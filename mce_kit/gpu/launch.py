@@ -172,9 +172,10 @@ SPLIT_SHARE = 4     # a piece is estimated at no more than 1/SPLIT_SHARE of a wo
 SPLIT_MIN_SIZE = 16  # tasks with fewer candidates are never split (their sub-trees are short)
 
 
-def split_heavy(cost: np.ndarray, n_workers: int, most: np.ndarray | int) -> np.ndarray:
+def split_heavy(cost: np.ndarray, n_workers: int, most: np.ndarray | int,
+                split_share: float = SPLIT_SHARE) -> np.ndarray:
     """How many pieces each task runs as (>= 1, <= ``most``). A launch lasts at least as long as its
-    costliest task on one worker; a task estimated above 1/SPLIT_SHARE of a worker's even share
+    costliest task on one worker; a task estimated above 1/``split_share`` of a worker's even share
     (total / n_workers) is cut into pieces of about that size, so the launch is not left waiting on
     one edge (KCMiner and the pivot counter on ego-Facebook were: half the tasks took as long as
     all of them). ``cost``: any estimate that grows with the task's work."""
@@ -183,7 +184,7 @@ def split_heavy(cost: np.ndarray, n_workers: int, most: np.ndarray | int) -> np.
         raise ValueError("split_heavy: task costs must be finite (estimate on a capped scale)")
     if len(cost) == 0 or n_workers < 1:
         return np.ones(len(cost), dtype=np.int64)
-    share = cost.sum() / (SPLIT_SHARE * n_workers)
+    share = cost.sum() / (split_share * n_workers)
     if not share > 0:
         return np.ones(len(cost), dtype=np.int64)
     return np.clip(np.ceil(cost / share), 1, np.maximum(1, most)).astype(np.int64)
