@@ -18,7 +18,10 @@ The host prepares the graph once (degeneracy order, seeds, a cost estimate
 per seed) and scatters it to every worker once. The tasks are dealt by
 estimated cost into chunks (one per worker by default, each worker's first
 chunk sent to it); with more chunks per worker the costliest go first and a
-worker that finishes early takes the next. ``queue="shared"`` instead lets
+worker that finishes early takes the next. A Job run again with one chunk per
+worker moves tasks from the chunks that ran long to those that ran short
+(``rebalanced``): the estimate misses single tasks, the busy times do not.
+``queue="shared"`` instead lets
 every GPU take tasks from one counter they all reach (see ``run``). Dask
 re-runs the chunks of a worker that dies; a chunk that raises stops the run
 with the seeds it held, never a partial answer. Counts are Python ints, so
@@ -337,6 +340,49 @@ def chunk_tasks(costs: np.ndarray, n_chunks: int) -> list[np.ndarray]:
     return sorted(parts, key=lambda p: -costs[p].sum())
 
 
+REBALANCE_FROM = 0.02  # a run whose busiest chunk took this much over the mean moves tasks for the next
+REBALANCE_DAMPING = 0.7  # the share of the measured excess moved (busy times are noisy)
+
+
+def rebalanced(chunks: list[np.ndarray], costs: np.ndarray, seconds: list[float]) -> list[np.ndarray] | None:
+    """The chunks after one measured run (``seconds[j]``: chunk j's busy time), with tasks moved
+    from those that ran long to those that ran short; None when they are within REBALANCE_FROM.
+
+    The estimate misses single tasks by several times, but a chunk's mean seconds per unit of
+    estimate is measured: a slow chunk gives up an even sample of its tasks (every s-th by cost,
+    its heaviest 1% kept) worth its excess at its own rate, and the fast chunks take them in turn
+    (mce-gpu's halves on ego-Facebook ran 7% apart with estimates 0.03% apart)."""
+    seconds = np.asarray(seconds, dtype=np.float64)
+    mean = seconds.mean()
+    if len(chunks) < 2 or not mean > 0 or seconds.max() <= mean * (1 + REBALANCE_FROM):
+        return None
+    est = np.array([max(costs[c].sum(), 1e-300) for c in chunks])
+    rate = seconds / est  # seconds per unit of estimate, per chunk
+    chunks = [c.copy() for c in chunks]
+    moved, moved_s = [], []
+    for j in np.flatnonzero(seconds > mean):
+        want = REBALANCE_DAMPING * (seconds[j] - mean) / rate[j]  # estimate units to give up
+        by_cost = chunks[j][np.argsort(-costs[chunks[j]], kind="stable")]
+        pool = by_cost[max(1, len(by_cost) // 100):]
+        stride = int(np.ceil(costs[pool].sum() / want)) if want > 0 else 0
+        if stride < 2 or len(pool) < 2 * stride:  # no even sample that small, or the chunk too short
+            continue
+        give = pool[::stride]
+        chunks[j] = np.setdiff1d(chunks[j], give, assume_unique=True)
+        moved.append(give)
+        moved_s.append(costs[give] * rate[j])
+    if not moved:
+        return None
+    give, give_s = np.concatenate(moved), np.concatenate(moved_s)
+    room = REBALANCE_DAMPING * np.maximum(mean - seconds, 0.0)
+    taker = np.empty(len(give), dtype=np.int64)
+    for t in np.argsort(-give_s, kind="stable"):  # the costliest first, each to the chunk with most room
+        i = int(np.argmax(room))
+        taker[t] = i
+        room[i] -= give_s[t]
+    return [np.sort(np.concatenate([c, give[taker == i]])) for i, c in enumerate(chunks)]
+
+
 # ---- one task queue shared by the workers ----
 # With one chunk per worker, every worker gets the whole task list, costliest first, and takes
 # its next task from one counter that all of them share, so a worker that runs ahead takes more
@@ -529,10 +575,22 @@ class Job:
         return self.dealt["by_cost"]
 
     def chunks(self, n_chunks: int) -> list[np.ndarray]:
-        """``chunk_tasks`` of the Job's costs, kept per chunk count (a later run deals the same)."""
+        """``chunk_tasks`` of the Job's costs, kept per chunk count (a later run deals the same, as
+        ``learn`` moved them)."""
         if n_chunks not in self.dealt:
             self.dealt[n_chunks] = chunk_tasks(self.costs, n_chunks)
         return self.dealt[n_chunks]
+
+    def learn(self, n_chunks: int, rows: list[dict]) -> None:
+        """After a run of one chunk per worker, each chunk's busy time moves tasks between the
+        chunks for the next run (``rebalanced``)."""
+        chunks = self.dealt.get(n_chunks)
+        seconds = {r["chunk"]: r["seconds"] for r in rows}
+        if chunks is None or sorted(seconds) != list(range(len(chunks))):
+            return
+        better = rebalanced(chunks, self.costs, [seconds[j] for j in range(len(chunks))])
+        if better is not None:
+            self.dealt[n_chunks] = better
 
     def remote(self, client, *, lost: bool = False):
         """The prepared graph on ``client``'s workers: scattered to all of them on first use, then
@@ -631,6 +689,8 @@ def run(G, kernel: str | Kernel | Job, client, *, chunks_per_worker: int = 1, in
             return _result(job, rows, t1, len(workers), params, "shared")
         how = f"dealt ({why})"
     rows = _run_dealt(job, client, workers, chunks_per_worker, in_flight, on_result, params)
+    if chunks_per_worker == 1 and len(rows) == len(workers):
+        job.learn(len(workers), rows)  # a Job run again deals its tasks by the busy times measured
     return _result(job, rows, t1, max(1, len(workers)), params, how)
 
 

@@ -45,6 +45,34 @@ def test_chunks_cover_every_task_once_with_balanced_cost():
     assert md.chunk_tasks([], 8) == [] and len(md.chunk_tasks([5.0], 8)) == 1
 
 
+def test_rebalanced_moves_a_sample_of_the_slow_chunks_tasks_to_the_fast_ones():
+    rng = np.random.default_rng(2)
+    costs = rng.pareto(1.5, size=20000) + 0.01
+    chunks = md.chunk_tasks(costs, 3)
+    # the tasks of chunk 0 take 30% longer than estimated: it ran 30% over the others
+    true = costs * np.where(np.isin(np.arange(len(costs)), chunks[0]), 1.3, 1.0)
+    seconds = [true[c].sum() for c in chunks]
+    better = md.rebalanced(chunks, costs, seconds)
+    assert np.array_equal(np.sort(np.concatenate(better)), np.arange(len(costs)))  # each task once
+    assert all(np.all(np.diff(c) > 0) for c in better)
+    assert len(better[0]) < len(chunks[0]) and all(len(b) > len(c) for b, c in zip(better[1:], chunks[1:]))
+    after = [true[c].sum() for c in better]
+    assert max(after) / np.mean(after) - 1 < 0.5 * (max(seconds) / np.mean(seconds) - 1)  # half the gap or less
+    assert md.chunk_tasks(costs, 3)[0][0] == chunks[0][0]  # the dealing itself is unchanged
+    assert md.rebalanced(chunks, costs, [1.0, 1.01, 0.99]) is None  # within REBALANCE_FROM: kept
+    assert md.rebalanced(chunks[:1], costs, [5.0]) is None
+
+
+def test_a_job_run_again_deals_by_the_measured_busy_times(client):
+    G = datasets.load("CA-GrQc")
+    job = md.prepare(G, "mce-cpu")
+    first = [c.copy() for c in job.chunks(2)]
+    rows = [{"chunk": 0, "seconds": 2.0}, {"chunk": 1, "seconds": 1.0}]
+    job.learn(2, rows)
+    assert len(job.chunks(2)[0]) < len(first[0])  # the slow chunk gave tasks away
+    assert md.run(None, job, client).answer == references.expected("mce", "CA-GrQc")  # still exact
+
+
 @pytest.mark.parametrize("name", GRAPHS)
 def test_sum_over_chunks_is_the_whole_count(client, name):
     G = datasets.load(name)

@@ -151,6 +151,11 @@ if busy is not None:
 # column "heavy edges whole"); their launches now cut such an edge into pieces
 # (notebook 30, "Splitting the heaviest edges"), and the same chunking scales.
 #
+# A prepared Job run again learns from its last run: the chunks that ran long
+# give an even sample of their tasks to those that ran short, sized by each
+# chunk's measured seconds per unit of estimate (`md.rebalanced`), so the timed
+# runs after the warm-up run are dealt by measurement, not only by estimate.
+#
 # The column "one task queue shared by the GPUs" is the other way to share:
 # every GPU gets the whole list and takes its next task from one counter in GPU
 # memory that all of them reach (`md.run(..., queue="shared")`). It balances
