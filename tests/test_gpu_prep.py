@@ -27,6 +27,23 @@ def _same(a, b):
     return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
 
 
+def test_the_one_block_peel_takes_the_host_batches():
+    import cupy
+    import networkx as nx
+
+    from mce_kit.gpu.prep import peel
+    from mce_kit.order import peel_arrays
+
+    special = [nx.empty_graph(5), nx.star_graph(5000), nx.complete_graph(60), nx.path_graph(3000),
+               nx.disjoint_union(nx.star_graph(3000), nx.complete_graph(40)), nx.empty_graph(0)]
+    for G in [*graphs(), *(load_graph(H) for H in special),
+              *(generators.rmat(s, 16, seed=2) for s in (12, 15, 17))]:
+        for _ in range(2):  # the same arrays on every run (no race between the block's threads)
+            got = [a.get() for a in peel(cupy.asarray(G.indptr), cupy.asarray(G.indices))]
+            want = peel_arrays(G.indptr, G.indices)
+            assert _same(want, got) and [a.dtype for a in got] == [np.int32, np.int32], G
+
+
 def test_ordered_csr_on_the_gpu_equals_the_host():
     from mce_kit.gpu.seeds import ordered_csr
 

@@ -1,6 +1,6 @@
 """Host preparation of large graphs done on the GPU: the same steps, the same arrays.
 
-    order, core, indptr, indices = degeneracy_csr(G)   # peeling + relabelling (prepare)
+    order, core, indptr, indices = degeneracy_csr(G)   # peeling (one block, cuda/peel.cu) + relabelling
     u, v, p, x = seeds.seed_sets(indptr, indices, "edge")   # on the GPU past GPU_MIN_ENTRIES
     u, v, rows, stack = seed_needs(indptr, indices, "edge", rows_words, stack_words)  # a launcher's
 
@@ -15,18 +15,41 @@ unique either way). Only NumPy arrays go in and come out. ``use_gpu`` decides:
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..accel import DEVICES, GPU_MIN_ENTRIES, use_gpu  # noqa: F401 (the names callers use here)
 from ..accel import to_host as _done
+
+
+def peel(ptr, idx):
+    """(order, core numbers), int32 CuPy arrays, of the CSR graph ``ptr, idx`` (CuPy arrays): the
+    batches of ``order.peel_arrays`` in one launch of one block (``cuda/peel.cu``), where the array
+    code took a few launches and a host sync per round."""
+    import cupy
+
+    from .loader import load_module
+
+    n = len(ptr) - 1
+    ptr = ptr.astype(cupy.int64, copy=False)
+    idx = idx.astype(cupy.int32, copy=False)
+    deg = cupy.diff(ptr).astype(cupy.int32)
+    core = cupy.full(n, -1, dtype=cupy.int32)
+    order, batch, hit = (cupy.empty(max(n, 1), dtype=cupy.int32) for _ in range(3))
+    mark = cupy.zeros(max(n, 1), dtype=cupy.int32)
+    if n:
+        kernel = load_module("peel.cu").get_function("peel_kernel")
+        kernel((1,), (1024,), (ptr, idx, np.int32(n), deg, core, order, batch, hit, mark))
+    return order[:n], core
 
 
 def degeneracy_csr(indptr, indices):
     """(order, core numbers, indptr, indices): the graph peeled and relabelled in degeneracy order."""
     import cupy
 
-    from ..order import peel_arrays, relabel_arrays
+    from ..order import relabel_arrays
 
     ptr, idx = cupy.asarray(indptr), cupy.asarray(indices)
-    order, core = peel_arrays(ptr, idx, cupy)
+    order, core = peel(ptr, idx)
     ptr, idx = relabel_arrays(ptr, idx, order, cupy)
     return _done(order, core, ptr, idx)
 

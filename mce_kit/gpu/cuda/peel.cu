@@ -1,0 +1,158 @@
+// Degeneracy order and core numbers by batch peeling, in one thread block: the same batches in the
+// same order as the host's order.peel_arrays, so the arrays equal the host's.
+//
+// A level starts with k = the least degree left; its first batch is every live vertex of degree
+// <= k (ascending). Removing a batch lowers its live neighbours' degrees; the next batch is those
+// of them now at <= k (ascending); an empty batch starts the next level. The rounds are short
+// (a few hundred on a million-entry graph, most batches a few vertices), so one block of
+// PEEL_THREADS threads runs them all with block barriers instead of a launch per round.
+//
+// deg: degrees (int32, consumed); core: -1 on entry (alive), the core number on exit;
+// order: the removal order; batch, hit: n ints each; mark: n zeroed ints (zero again on exit).
+
+#define PEEL_THREADS 1024
+#define PEEL_ITEMS 4                     // vertices per thread per tile of a scan of all vertices
+#define SORT_CAP 2048                    // a hit list up to this long is sorted in shared memory
+
+__device__ __forceinline__ int block_exclusive_scan(int x, int* warp_total, int* total) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int incl = x;
+    #pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const int y = __shfl_up_sync(0xffffffffu, incl, d);
+        if (lane >= d) incl += y;
+    }
+    if (lane == 31) warp_total[warp] = incl;
+    __syncthreads();
+    if (warp == 0) {
+        const int w = lane < PEEL_THREADS / 32 ? warp_total[lane] : 0;
+        int s = w;
+        #pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            const int y = __shfl_up_sync(0xffffffffu, s, d);
+            if (lane >= d) s += y;
+        }
+        warp_total[lane] = s - w;       // exclusive prefix of the warp totals
+        if (lane == 31) *total = s;
+    }
+    __syncthreads();
+    const int out = warp_total[warp] + incl - x;
+    __syncthreads();                     // warp_total is reused by the next scan
+    return out;
+}
+
+// batch[0..) = the vertices v (ascending) with keep(v); returns how many (every thread).
+template <typename Keep>
+__device__ int compact_all(int n, int* batch, Keep keep, int* warp_total, int* total) {
+    int count = 0;
+    for (int base = 0; base < n; base += PEEL_THREADS * PEEL_ITEMS) {
+        const int first = base + threadIdx.x * PEEL_ITEMS;
+        bool take[PEEL_ITEMS];
+        int mine = 0;
+        #pragma unroll
+        for (int j = 0; j < PEEL_ITEMS; j++) {
+            take[j] = first + j < n && keep(first + j);
+            mine += take[j];
+        }
+        int at = count + block_exclusive_scan(mine, warp_total, total);
+        #pragma unroll
+        for (int j = 0; j < PEEL_ITEMS; j++)
+            if (take[j]) batch[at++] = first + j;
+        count += *total;
+        __syncthreads();                 // *total is rewritten by the next tile's scan
+    }
+    return count;
+}
+
+extern "C" __global__ void __launch_bounds__(PEEL_THREADS)
+peel_kernel(const long long* indptr, const int* indices, int n, int* deg, int* core, int* order,
+            int* batch, int* hit, int* mark) {
+    __shared__ int warp_total[32], total, n_hit, least;
+    __shared__ int keys[SORT_CAP];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int k = 0, removed = 0;
+    int nb = compact_all(n, batch, [&](int v) { return deg[v] == 0; }, warp_total, &total);
+    while (true) {
+        if (nb == 0) {
+            if (removed == n) break;
+            if (threadIdx.x == 0) least = 0x7fffffff;
+            __syncthreads();
+            int m = 0x7fffffff;
+            for (int v = threadIdx.x; v < n; v += PEEL_THREADS)
+                if (core[v] < 0) m = min(m, deg[v]);
+            #pragma unroll
+            for (int d = 16; d > 0; d >>= 1) m = min(m, __shfl_xor_sync(0xffffffffu, m, d));
+            if (lane == 0) atomicMin(&least, m);
+            __syncthreads();
+            k = least;
+            nb = compact_all(n, batch, [&](int v) { return core[v] < 0 && deg[v] <= k; }, warp_total, &total);
+        }
+        for (int i = threadIdx.x; i < nb; i += PEEL_THREADS) {
+            core[batch[i]] = k;
+            order[removed + i] = batch[i];
+        }
+        removed += nb;
+        if (threadIdx.x == 0) n_hit = 0;
+        __syncthreads();
+        // the batch's live neighbours lose a degree each; the first to touch one lists it
+        for (int i = warp; i < nb; i += PEEL_THREADS / 32) {
+            const int v = batch[i];
+            for (long long e = indptr[v] + lane; e < indptr[v + 1]; e += 32) {
+                const int w = indices[e];
+                if (core[w] < 0) {
+                    atomicSub(&deg[w], 1);
+                    if (atomicExch(&mark[w], 1) == 0) hit[atomicAdd(&n_hit, 1)] = w;
+                }
+            }
+        }
+        __syncthreads();
+        const int nh = n_hit;
+        if (nh <= SORT_CAP) {            // short: sort the hit ids (those over k as INT_MAX) here
+            int size = 1;
+            while (size < nh) size <<= 1;
+            for (int i = threadIdx.x; i < size; i += PEEL_THREADS) {
+                int key = 0x7fffffff;
+                if (i < nh) {
+                    const int w = hit[i];
+                    mark[w] = 0;
+                    if (deg[w] <= k) key = w;
+                }
+                keys[i] = key;
+            }
+            __syncthreads();
+            for (int len = 2; len <= size; len <<= 1) {
+                for (int half = len >> 1; half > 0; half >>= 1) {
+                    for (int i = threadIdx.x; i < size; i += PEEL_THREADS) {
+                        const int j = i ^ half;
+                        if (j > i) {
+                            const bool up = (i & len) == 0;
+                            const int a = keys[i], b = keys[j];
+                            if ((a > b) == up) { keys[i] = b; keys[j] = a; }
+                        }
+                    }
+                    __syncthreads();
+                }
+            }
+            if (threadIdx.x == 0) total = 0;
+            __syncthreads();
+            for (int i = threadIdx.x; i < size; i += PEEL_THREADS) {
+                const int key = keys[i];
+                if (key != 0x7fffffff) batch[i] = key;
+                if (key != 0x7fffffff && (i + 1 == size || keys[i + 1] == 0x7fffffff)) total = i + 1;
+            }
+            __syncthreads();
+            nb = total;
+            __syncthreads();
+        } else {                         // long: mark the next batch, then one ordered scan of all
+            for (int i = threadIdx.x; i < nh; i += PEEL_THREADS) {
+                const int w = hit[i];
+                mark[w] = deg[w] <= k ? 2 : 0;
+            }
+            __syncthreads();
+            nb = compact_all(n, batch, [&](int v) { return mark[v] == 2; }, warp_total, &total);
+            for (int v = threadIdx.x; v < n; v += PEEL_THREADS)
+                if (mark[v] == 2) mark[v] = 0;
+            __syncthreads();
+        }
+    }
+}
