@@ -185,7 +185,7 @@ def _ordered_csr(G, device: str):
     from .gpu import prep
     from .order import peel_host, relabel_host
 
-    if prep.use_gpu(len(G.indices), device):
+    if prep.use_gpu_for_prep(len(G.indices), device):
         order, core, indptr, indices = prep.degeneracy_csr(G.indptr, G.indices)
     else:
         order, core = peel_host(G.indptr, G.indices)

@@ -55,9 +55,11 @@ def test_rebalanced_moves_a_sample_of_the_slow_chunks_tasks_to_the_fast_ones():
     better = md.rebalanced(chunks, costs, seconds)
     assert np.array_equal(np.sort(np.concatenate(better)), np.arange(len(costs)))  # each task once
     assert all(np.all(np.diff(c) > 0) for c in better)
-    assert len(better[0]) < len(chunks[0]) and all(len(b) > len(c) for b, c in zip(better[1:], chunks[1:]))
+    assert len(better[0]) < len(chunks[0])
+    assert all(len(b) > len(c) for b, c in zip(better[1:], chunks[1:], strict=True))
     after = [true[c].sum() for c in better]
-    assert max(after) / np.mean(after) - 1 < 0.5 * (max(seconds) / np.mean(seconds) - 1)  # half the gap or less
+    gap = max(seconds) / np.mean(seconds) - 1
+    assert max(after) / np.mean(after) - 1 < 0.5 * gap  # half the gap or less
     assert md.chunk_tasks(costs, 3)[0][0] == chunks[0][0]  # the dealing itself is unchanged
     assert md.rebalanced(chunks, costs, [1.0, 1.01, 0.99]) is None  # within REBALANCE_FROM: kept
     assert md.rebalanced(chunks[:1], costs, [5.0]) is None

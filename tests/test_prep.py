@@ -12,6 +12,7 @@ import pytest
 from graph_families import random_nx_graphs
 
 import mce_kit.generators as generators
+from mce_kit import accel
 from mce_kit.gpu import has_gpu, prep
 from mce_kit.gpu.seeds import ordered_csr, seed_bounds, seed_sets
 from mce_kit.graph import Graph, csr_arrays
@@ -166,6 +167,9 @@ def test_device_argument():
         prep.use_gpu(10, "tpu")
     assert not prep.use_gpu(1 << 30, "cpu")
     assert not prep.use_gpu(10, "auto")  # short graphs stay on the host
+    assert not prep.use_gpu_for_prep(10, "auto") and not prep.use_gpu_for_prep(1 << 30, "cpu")
+    entries = accel.PREP_GPU_MIN_ENTRIES  # a cold maximal-clique call's preparation goes earlier
+    assert prep.use_gpu_for_prep(entries) == has_gpu() and not prep.use_gpu(entries)
     if not has_gpu():
         with pytest.raises(RuntimeError, match="no usable CUDA GPU"):
             prep.use_gpu(10, "gpu")

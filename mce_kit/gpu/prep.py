@@ -1,7 +1,7 @@
 """Host preparation of large graphs done on the GPU: the same steps, the same arrays.
 
     order, core, indptr, indices = degeneracy_csr(G)   # peeling (one block, cuda/peel.cu) + relabelling
-    u, v, p, x = seeds.seed_sets(indptr, indices, "edge")   # on the GPU past GPU_MIN_ENTRIES
+    u, v, p, x = seeds.seed_sets(indptr, indices, "edge")   # on the GPU past PREP_GPU_MIN_ENTRIES
     u, v, rows, stack = seed_needs(indptr, indices, "edge", rows_words, stack_words)  # a launcher's
 
 Each function runs the NumPy code of the host path (``order.peel_arrays``,
@@ -10,14 +10,16 @@ as the array module, so the results equal the host's array for array (the
 peeling takes the same batches in the same order; CSR rows are sorted and
 unique either way). Only NumPy arrays go in and come out. ``use_gpu`` decides:
 ``device="auto"`` takes the GPU when one answers and the graph has at least
-``GPU_MIN_ENTRIES`` adjacency entries (2m), below which the host is as fast.
+``GPU_MIN_ENTRIES`` adjacency entries (2m), below which the host is as fast; a
+maximal-clique call's order, relabelling and seeds take it from
+``PREP_GPU_MIN_ENTRIES`` on (``use_gpu_for_prep``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..accel import DEVICES, GPU_MIN_ENTRIES, use_gpu  # noqa: F401 (the names callers use here)
+from ..accel import DEVICES, GPU_MIN_ENTRIES, use_gpu, use_gpu_for_prep  # noqa: F401 (callers' names)
 from ..accel import to_host as _done
 
 

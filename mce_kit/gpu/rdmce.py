@@ -233,7 +233,7 @@ def _make_seeds(indptr, indices, seeding):
     """(u, v, rows words, stack words) of every seed; on the GPU for long graphs (``prep.use_gpu``)."""
     from . import prep
 
-    if prep.use_gpu(len(indices)):
+    if prep.use_gpu_for_prep(len(indices)):
         return prep.seed_needs(indptr, indices, seeding, rows_words, stack_words)
     u, v, p, x = seed_sets(indptr, indices, seeding, "cpu")
     return u, v, *per_seed(p, x, rows_words, stack_words)
