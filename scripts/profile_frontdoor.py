@@ -90,3 +90,9 @@ for what, name, call in CALLS:
     warm = time.perf_counter() - t0
     print(f"== {what} {name}: cold {1e3 * cold:.1f} ms, warm {1e3 * warm:.1f} ms")
     pstats.Stats(pr).sort_stats("tottime").print_stats(14)
+    pr = cProfile.Profile()
+    pr.enable()
+    call(G)
+    pr.disable()
+    print(f"== {what} {name}: a warm call")
+    pstats.Stats(pr).sort_stats("tottime").print_stats(12)
