@@ -36,11 +36,11 @@ def peel(ptr, idx):
     idx = idx.astype(cupy.int32, copy=False)
     deg = cupy.diff(ptr).astype(cupy.int32)
     core = cupy.full(n, -1, dtype=cupy.int32)
-    order, batch, hit = (cupy.empty(max(n, 1), dtype=cupy.int32) for _ in range(3))
+    order, batch, hit, live = (cupy.empty(max(n, 1), dtype=cupy.int32) for _ in range(4))
     mark = cupy.zeros(max(n, 1), dtype=cupy.int32)
     if n:
         kernel = load_module("peel.cu").get_function("peel_kernel")
-        kernel((1,), (1024,), (ptr, idx, np.int32(n), deg, core, order, batch, hit, mark))
+        kernel((1,), (1024,), (ptr, idx, np.int32(n), deg, core, order, batch, hit, mark, live))
     return order[:n], core
 
 

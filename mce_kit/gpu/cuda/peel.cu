@@ -8,7 +8,9 @@
 // PEEL_THREADS threads runs them all with block barriers instead of a launch per round.
 //
 // deg: degrees (int32, consumed); core: -1 on entry (alive), the core number on exit;
-// order: the removal order; batch, hit: n ints each; mark: n zeroed ints (zero again on exit).
+// order: the removal order; batch, hit, live: n ints each; mark: n zeroed ints (zero again on exit).
+// live holds the vertices not yet removed (ascending; compacted at each level), so a level's scans
+// shrink with the graph as the host's do.
 
 #define PEEL_THREADS 1024
 #define PEEL_ITEMS 4                     // vertices per thread per tile of a scan of all vertices
@@ -41,23 +43,29 @@ __device__ __forceinline__ int block_exclusive_scan(int x, int* warp_total, int*
     return out;
 }
 
-// batch[0..) = the vertices v (ascending) with keep(v); returns how many (every thread).
+// out[0..) = the entries x of src[0..len) with keep(x), in order; returns how many (every thread).
+// out may be src: a tile is read whole before any of it is written, and written below its end.
 template <typename Keep>
-__device__ int compact_all(int n, int* batch, Keep keep, int* warp_total, int* total) {
+__device__ int compact(const int* src, int len, int* out, Keep keep, int* warp_total, int* total) {
     int count = 0;
-    for (int base = 0; base < n; base += PEEL_THREADS * PEEL_ITEMS) {
+    for (int base = 0; base < len; base += PEEL_THREADS * PEEL_ITEMS) {
         const int first = base + threadIdx.x * PEEL_ITEMS;
+        int x[PEEL_ITEMS];
         bool take[PEEL_ITEMS];
         int mine = 0;
         #pragma unroll
         for (int j = 0; j < PEEL_ITEMS; j++) {
-            take[j] = first + j < n && keep(first + j);
+            take[j] = false;
+            if (first + j < len) {
+                x[j] = src[first + j];
+                take[j] = keep(x[j]);
+            }
             mine += take[j];
         }
         int at = count + block_exclusive_scan(mine, warp_total, total);
         #pragma unroll
         for (int j = 0; j < PEEL_ITEMS; j++)
-            if (take[j]) batch[at++] = first + j;
+            if (take[j]) out[at++] = x[j];
         count += *total;
         __syncthreads();                 // *total is rewritten by the next tile's scan
     }
@@ -66,26 +74,28 @@ __device__ int compact_all(int n, int* batch, Keep keep, int* warp_total, int* t
 
 extern "C" __global__ void __launch_bounds__(PEEL_THREADS)
 peel_kernel(const long long* indptr, const int* indices, int n, int* deg, int* core, int* order,
-            int* batch, int* hit, int* mark) {
+            int* batch, int* hit, int* mark, int* live) {
     __shared__ int warp_total[32], total, n_hit, least;
     __shared__ int keys[SORT_CAP];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    int k = 0, removed = 0;
-    int nb = compact_all(n, batch, [&](int v) { return deg[v] == 0; }, warp_total, &total);
+    int k = 0, removed = 0, n_live = n;
+    for (int v = threadIdx.x; v < n; v += PEEL_THREADS) live[v] = v;
+    __syncthreads();
+    int nb = compact(live, n, batch, [&](int v) { return deg[v] == 0; }, warp_total, &total);
     while (true) {
         if (nb == 0) {
             if (removed == n) break;
+            n_live = compact(live, n_live, live, [&](int v) { return core[v] < 0; }, warp_total, &total);
             if (threadIdx.x == 0) least = 0x7fffffff;
             __syncthreads();
             int m = 0x7fffffff;
-            for (int v = threadIdx.x; v < n; v += PEEL_THREADS)
-                if (core[v] < 0) m = min(m, deg[v]);
+            for (int i = threadIdx.x; i < n_live; i += PEEL_THREADS) m = min(m, deg[live[i]]);
             #pragma unroll
             for (int d = 16; d > 0; d >>= 1) m = min(m, __shfl_xor_sync(0xffffffffu, m, d));
             if (lane == 0) atomicMin(&least, m);
             __syncthreads();
             k = least;
-            nb = compact_all(n, batch, [&](int v) { return core[v] < 0 && deg[v] <= k; }, warp_total, &total);
+            nb = compact(live, n_live, batch, [&](int v) { return deg[v] <= k; }, warp_total, &total);
         }
         for (int i = threadIdx.x; i < nb; i += PEEL_THREADS) {
             core[batch[i]] = k;
@@ -143,15 +153,14 @@ peel_kernel(const long long* indptr, const int* indices, int n, int* deg, int* c
             __syncthreads();
             nb = total;
             __syncthreads();
-        } else {                         // long: mark the next batch, then one ordered scan of all
+        } else {                         // long: mark the next batch, then one ordered scan of the live
             for (int i = threadIdx.x; i < nh; i += PEEL_THREADS) {
                 const int w = hit[i];
                 mark[w] = deg[w] <= k ? 2 : 0;
             }
             __syncthreads();
-            nb = compact_all(n, batch, [&](int v) { return mark[v] == 2; }, warp_total, &total);
-            for (int v = threadIdx.x; v < n; v += PEEL_THREADS)
-                if (mark[v] == 2) mark[v] = 0;
+            nb = compact(live, n_live, batch, [&](int v) { return mark[v] == 2; }, warp_total, &total);
+            for (int i = threadIdx.x; i < nb; i += PEEL_THREADS) mark[batch[i]] = 0;
             __syncthreads();
         }
     }
