@@ -19,6 +19,7 @@ from numba import njit
 from .threads import strided
 
 ENTRIES_PER_THREAD = 1 << 16  # ~0.4 ms of a step's work: worth a thread hand-off (~0.3 ms for 16)
+RELABEL_MIN_THREADS = 4  # relabel's parallel form adds a counting pass (~0.6 of the serial work)
 
 
 @njit(cache=True)
@@ -84,20 +85,26 @@ def _peel(indptr, indices):
     return order, core
 
 
-def prep_threads(entries: int, threads: int | None = None, rows: int = 0) -> int:
+def prep_threads(entries: int, threads: int | None = None, rows: int = 0, least: int = 2) -> int:
     """Threads for a step over ``entries`` adjacency entries: ``threads``, or one per
-    ``ENTRIES_PER_THREAD`` entries up to every usable core (a small graph stays on one), and at most
-    entries / ``rows`` for a step whose every thread also passes over ``rows`` rows."""
+    ``ENTRIES_PER_THREAD`` entries up to every usable core (a small graph stays on one), at most
+    entries / ``rows`` for a step whose every thread also passes over ``rows`` rows, and one where
+    that leaves fewer than ``least`` (a step whose parallel form does more work than its serial one)."""
     if threads is not None:
         return max(1, int(threads))
+    if entries < least * ENTRIES_PER_THREAD:
+        return 1
     from .config import usable_cores
 
-    return max(1, min(usable_cores(), entries // ENTRIES_PER_THREAD, entries // max(rows, 1)))
+    T = min(usable_cores(), entries // ENTRIES_PER_THREAD, entries // max(rows, 1))
+    return T if T >= least else 1
 
 
 def _cuts(indptr, parts: int) -> np.ndarray:
     """``parts + 1`` row boundaries (int64) splitting the CSR's entries evenly: part k is rows
     cuts[k] .. cuts[k + 1] - 1."""
+    if parts == 1:
+        return np.array([0, len(indptr) - 1], np.int64)
     cuts = np.searchsorted(indptr, np.arange(parts + 1, dtype=np.int64) * int(indptr[-1]) // parts)
     cuts[-1] = len(indptr) - 1
     return cuts.astype(np.int64)
@@ -231,9 +238,9 @@ def _csr(indptr, indices) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(indptr, dtype=np.int64), np.asarray(indices, dtype=np.int32)
 
 
-def _exclusive_sum(counts) -> np.ndarray:
-    """[0, c0, c0 + c1, ...] (int64, one longer than ``counts``)."""
-    out = np.zeros(len(counts) + 1, np.int64)
+def _exclusive_sum(counts, dtype=np.int64) -> np.ndarray:
+    """[0, c0, c0 + c1, ...] (one longer than ``counts``)."""
+    out = np.zeros(len(counts) + 1, dtype)
     np.cumsum(counts, out=out[1:])
     return out
 
@@ -267,7 +274,7 @@ def relabel(indptr, indices, order, threads: int | None = None) -> tuple[np.ndar
     n, m = len(order), len(indices)
     rank, ptr = _ranks_and_rows(indptr, order)
     out = np.empty(m, np.int32)
-    T = prep_threads(m, threads, rows=n)
+    T = prep_threads(m, threads, rows=n, least=RELABEL_MIN_THREADS)
     cuts = _cuts(ptr, T)  # part t: new ids cuts[t] .. (its sources, and the rows it counts)
     if T == 1:
         fill = ptr[:-1].copy()[None]
@@ -303,7 +310,7 @@ def orient(indptr, indices, threads: int | None = None) -> tuple:
     T = prep_threads(len(indices), threads)
     cuts = _cuts(indptr, T)
     later = _later_counts(indptr, indices, T, cuts)
-    out_ptr = _exclusive_sum(later).astype(np.int32)
+    out_ptr = _exclusive_sum(later, np.int32)
     m = int(out_ptr[-1])
     out_idx, bound = np.empty(m, np.int32), np.empty(m, np.int64)
     hist = np.zeros((T, int(later.max(initial=0)) + 1), np.int64)  # bucket top - bound, per part

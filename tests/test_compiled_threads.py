@@ -72,5 +72,7 @@ def test_the_thread_rule_keeps_small_graphs_on_one(monkeypatch):
     assert compiled.prep_threads(3 * per) == 3
     assert compiled.prep_threads(100 * per) == 16  # capped at the usable cores
     assert compiled.prep_threads(100 * per, rows=10 * per) == 10  # at most entries / rows
+    assert compiled.prep_threads(100 * per, rows=40 * per, least=3) == 1  # 2 threads: not worth it
+    assert compiled.prep_threads(3 * per, least=4) == 1 and compiled.prep_threads(4 * per, least=4) == 4
     assert compiled.prep_threads(100 * per, threads=3) == 3  # forced
     assert compiled.prep_threads(10, threads=0) == 1
