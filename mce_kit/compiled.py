@@ -253,11 +253,12 @@ def peel(indptr, indices) -> tuple[np.ndarray, np.ndarray]:
 def two_hop_sizes(a_ptr, a_idx, b_ptr, b_idx, threads: int | None = None) -> np.ndarray:
     """For each vertex v of side A (CSR ``a_ptr, a_idx`` into side B, ``b_ptr, b_idx`` back into
     A): how many vertices of A share a neighbour with v, v itself included (0 without
-    neighbours); the row sizes of A A^T without forming it. Threads by the 2-hop walk's length."""
+    neighbours); the row sizes of A A^T without forming it. Threads by the 2-hop walk's length (each
+    thread marks A's vertices in an array of its own)."""
     (a_ptr, a_idx), (b_ptr, b_idx) = _csr(a_ptr, a_idx), _csr(b_ptr, b_idx)
     n_a = len(a_ptr) - 1
     walk = 0 if threads is not None else int(np.diff(b_ptr)[a_idx].sum())
-    T = prep_threads(walk, threads)
+    T = prep_threads(walk, threads, rows=n_a)
     out = np.empty(n_a, np.int64)
     strided(_two_hop_part, T, (a_ptr, a_idx, b_ptr, b_idx), 0, n_a, out,
             own=[(np.full(n_a, -1, np.int64),) for _ in range(min(T, max(n_a, 1)))])
