@@ -76,3 +76,19 @@ def test_the_thread_rule_keeps_small_graphs_on_one(monkeypatch):
     assert compiled.prep_threads(3 * per, least=4) == 1 and compiled.prep_threads(4 * per, least=4) == 4
     assert compiled.prep_threads(100 * per, threads=3) == 3  # forced
     assert compiled.prep_threads(10, threads=0) == 1
+
+
+def test_coldprep_rows_name_the_threads_each_path_used():
+    """The cold-preparation experiment forces the compiled twins' thread count and records it (its
+    rows check every path's arrays against NumPy's)."""
+    from mce_kit.experiments import coldprep
+
+    rule = compiled.prep_threads
+    rows = list(coldprep.host_steps(["CA-GrQc"], 1, (0, 3)))
+    threads = {(r["step"], r["path"]): set() for r in rows}
+    for r in rows:
+        threads[r["step"], r["path"]].add(r["threads"])
+    assert threads["mce: seeds", "numpy"] == {1}
+    assert threads["mce: seeds", "compiled"] == {1, 3}  # the rule keeps a small graph on one
+    assert threads["kclique", "compiled"] == {1, 3}
+    assert compiled.prep_threads is rule  # put back
