@@ -257,7 +257,8 @@ def two_hop_sizes(a_ptr, a_idx, b_ptr, b_idx, threads: int | None = None) -> np.
     thread marks A's vertices in an array of its own)."""
     (a_ptr, a_idx), (b_ptr, b_idx) = _csr(a_ptr, a_idx), _csr(b_ptr, b_idx)
     n_a = len(a_ptr) - 1
-    walk = 0 if threads is not None else int(np.diff(b_ptr)[a_idx].sum())
+    deg_b = np.diff(b_ptr)
+    walk = int(deg_b @ deg_b)  # B's vertex u appears deg_b[u] times in a_idx: the 2-hop walk's length
     T = prep_threads(walk, threads, rows=n_a)
     out = np.empty(n_a, np.int64)
     strided(_two_hop_part, T, (a_ptr, a_idx, b_ptr, b_idx), 0, n_a, out,
