@@ -282,8 +282,7 @@ def relabel(indptr, indices, order, threads: int | None = None) -> tuple[np.ndar
         fill = ptr[:-1].copy()[None]
     else:
         fill = np.empty((T, n), np.int64)
-        part_of = np.empty(n, np.int32)
-        part_of[order] = np.repeat(np.arange(T, dtype=np.int32), np.diff(cuts))
+        part_of = np.take(np.repeat(np.arange(T, dtype=np.int32), np.diff(cuts)), rank)  # by old id
         _by_parts(_relabel_offsets, T, (indptr, indices, order, ptr, part_of), cuts, fill)
     _by_parts(_relabel_scatter, T, (indptr, indices, order, rank), cuts, out, own=[(f,) for f in fill])
     return ptr, out
