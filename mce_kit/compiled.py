@@ -8,7 +8,8 @@ its per-step overhead (what a cold call waits for).
     out_ptr, out_idx, u, v, bound = orient(indptr, indices)   # order.orient_arrays (KCMiner's tasks)
 
 Every twin but ``peel`` runs on several threads (``mce_kit.threads.strided``; ``threads=None``:
-``prep_threads``' rule), each on one part of the rows, and gives the same arrays whatever the count.
+``prep_threads``' rule), each thread on rows of its own (a contiguous part of them, balanced by
+entries; ``two_hop_sizes``: every T-th), and gives the same arrays whatever the count.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from numba import njit
 
 from .threads import strided
 
-ENTRIES_PER_THREAD = 1 << 16  # ~0.4 ms of a step's work: worth a thread hand-off (~0.3 ms for 16)
+ENTRIES_PER_THREAD = 1 << 16  # ~0.4 ms of serial work (GPU host): more than a hand-off (~0.3 ms for 16)
 RELABEL_MIN_THREADS = 4  # relabel's parallel form adds a counting pass (~0.6 of the serial work)
 
 
