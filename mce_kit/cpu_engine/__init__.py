@@ -17,8 +17,9 @@ import numpy as np
 
 from ..cpu.pivot import combine_leaves
 from ..graph import BipartiteGraph, Graph, positions
+from ..threads import strided
 from . import _run
-from ._run import chunks, n_threads, strided
+from ._run import chunks, n_threads
 
 BLOCK = 1 << 16  # cliques per listing block (the buffer grows when one root lists more)
 ALGORITHMS = ("auto", "listing", "pivot")

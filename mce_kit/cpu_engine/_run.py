@@ -6,17 +6,14 @@ ticks and a pending Ctrl-C is raised by Python. Each chunk costs a thread hand-o
 (about 0.3 ms for 16 threads on 2 cores, measured 2026-11-26), so a call makes few of them: the
 first chunk gives each thread ``FIRST_CHUNK`` roots and the next is sized from the measured
 rate (``next_size``), so a call of a few milliseconds runs in two chunks. Inside a chunk
-``strided`` runs one serial kernel call per thread (roots first + t, first + t + T, ...; the
-kernels release the GIL):
-Python threads instead of Numba's ``parallel=True``, whose compile took minutes for these
-kernels against seconds (measured 2026-11-25). ``prepared`` keeps a graph's relabelled CSR.
+``mce_kit.threads.strided`` runs one serial kernel call per thread (roots first + t, first + t + T,
+...; the kernels release the GIL). ``prepared`` keeps a graph's relabelled CSR.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from time import perf_counter
 
 import numpy as np
@@ -44,24 +41,6 @@ def clear_cache() -> None:
 def n_threads(n: int | None) -> int:
     """Threads to use: ``n``, or every usable core for None."""
     return usable_cores() if n is None else max(1, int(n))
-
-
-_POOL: list = []
-
-
-def strided(kernel: Callable, T: int, head: tuple, first: int, last: int, *tail, own=None) -> list:
-    """[kernel(*head, first + t, last, T, *tail, *own[t]) for t < T with a root], each call on its
-    own thread (the kernels release the GIL; t = 0 on the caller's): thread t runs roots first + t,
-    first + t + T, ... < last; ``own[t]``: arrays only thread t writes (e.g. its histogram)."""
-    own = own or [()] * T
-    if T == 1:
-        return [kernel(*head, first, last, 1, *tail, *own[0])]
-    if not _POOL or _POOL[0]._max_workers < T - 1:
-        _POOL[:] = [ThreadPoolExecutor(max_workers=T - 1, thread_name_prefix="mce_kit-engine")]
-    futures = [_POOL[0].submit(kernel, *head, first + t, last, T, *tail, *own[t])
-               for t in range(1, min(T, last - first))]
-    mine = kernel(*head, first, last, T, *tail, *own[0])
-    return [mine] + [f.result() for f in futures]
 
 
 class _Ticker:

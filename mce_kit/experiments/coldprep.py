@@ -2,9 +2,12 @@
 what Numba costs a fresh process (the numbers behind ``accel.use_compiled``).
 
     python -m mce_kit.experiments.coldprep --out data/results [--repeats 5] [--only NAME ...]
+        [--threads N ...]
 
 Rows ``step``, per graph and path ("numpy" or "compiled"), median milliseconds of ``--repeats``
-runs, each on a fresh copy of the graph (nothing kept; ``load_avg``: the machine's load then):
+runs, each on a fresh copy of the graph (nothing kept; ``load_avg``: the machine's load then;
+``threads``: the most host threads a step used, the compiled twins' by ``compiled.prep_threads``'
+rule, or each count of ``--threads``, 0 the rule):
 - ``mce``: the degeneracy-ordered CSR and the edge seeds with their buffer words (RDMCE's first call);
 - ``kclique``: the graph relabelled by degree and oriented (``order.oriented_csr``, KCMiner's);
 - ``mbe``: ``gmbe.prepare`` (GMBE+'s order, both CSRs and the 2-hop sizes);
@@ -70,7 +73,7 @@ def numba_costs(repeats: int) -> pd.DataFrame:
         runs.append(json.loads(out.strip().splitlines()[-1]))
     runs = np.array(runs[1:])
     runs[:, 2] /= 3  # three further twins
-    return pd.DataFrame({"step": "numba", "graph": "", "path": "fresh process", "entries": 0,
+    return pd.DataFrame({"step": "numba", "graph": "", "path": "fresh process", "entries": 0, "threads": 1,
                          "median_ms": np.median(runs, axis=0), "min_ms": runs.min(axis=0),
                          "repeats": repeats, "detail": NUMBA_STEPS, "load_avg": os.getloadavg()[0]})
 
@@ -130,10 +133,19 @@ def _mce_cupy(G: Graph):
     return (order, ptr, idx, *prep.seed_needs(ptr, idx, "edge", rdmce.rows_words, rdmce.stack_words))
 
 
-def host_steps(names, repeats: int):
+def _counting_threads(rule, forced: int, used: list):
+    """``compiled.prep_threads`` forced to ``forced`` threads (0: its rule), each count kept in ``used``."""
+    def pick(entries, threads=None, **kw):
+        used.append(rule(entries, threads or forced or None, **kw))
+        return used[-1]
+    return pick
+
+
+def host_steps(names, repeats: int, thread_counts=(0,)):
+    from .. import compiled
     from ..gpu import has_gpu
 
-    real = accel.use_compiled
+    real, rule = accel.use_compiled, compiled.prep_threads
     try:
         for name in names:
             G = datasets.load(name)
@@ -143,20 +155,23 @@ def host_steps(names, repeats: int):
             steps += [] if bipartite else [(part, fn, None) for part, fn in _mce_parts(G)]
             entries = G.m if bipartite else len(G.indices)
             for step, fn, on_gpu in steps:
-                paths = [("numpy", fn), ("compiled", fn)]
-                paths += [("cupy", on_gpu)] if on_gpu and has_gpu() else []
-                got = {}
-                for path, run in paths:
+                paths = [("numpy", fn, 0)] + [("compiled", fn, T) for T in thread_counts]
+                paths += [("cupy", on_gpu, 0)] if on_gpu and has_gpu() else []
+                want = None
+                for path, run, forced in paths:
                     accel.use_compiled = lambda _entries, c=path == "compiled": c
-                    got[path], times = _timed(run, G, repeats)
+                    used = []
+                    compiled.prep_threads = _counting_threads(rule, forced, used)
+                    got, times = _timed(run, G, repeats)
+                    want = got if want is None else want
                     yield {"step": step, "graph": name, "path": path, "entries": entries,
-                           "median_ms": statistics.median(times), "min_ms": min(times), "repeats": repeats,
-                           "detail": "", "load_avg": os.getloadavg()[0]}
-                    same = all(np.array_equal(a, b) for a, b in zip(got["numpy"], got[path], strict=True))
-                    if not same:
+                           "threads": max(used, default=1), "median_ms": statistics.median(times),
+                           "min_ms": min(times), "repeats": repeats, "detail": "",
+                           "load_avg": os.getloadavg()[0]}
+                    if not all(np.array_equal(a, b) for a, b in zip(want, got, strict=True)):
                         raise AssertionError(f"{step} {name}: the {path} arrays differ from NumPy's")
     finally:
-        accel.use_compiled = real
+        accel.use_compiled, compiled.prep_threads = real, rule
 
 
 def provenance() -> dict:
@@ -169,9 +184,9 @@ def provenance() -> dict:
     return {**(gpu_provenance() if has_gpu() else cpu_provenance()), "numba": numba.__version__}
 
 
-def measure_all(names, repeats: int):
+def measure_all(names, repeats: int, thread_counts=(0,)):
     yield numba_costs(repeats)
-    for row in host_steps(names, repeats):
+    for row in host_steps(names, repeats, thread_counts):
         print(row, flush=True)
         yield pd.DataFrame([row])
 
@@ -182,10 +197,14 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--only", nargs="*", help="graph names")
+    ap.add_argument("--threads", nargs="*", type=int, default=[0],
+                    help="the compiled path on these thread counts (0: compiled.prep_threads' rule)")
     a = ap.parse_args(argv)
     a.out.mkdir(parents=True, exist_ok=True)
-    df = write_rows(measure_all(a.only or GRAPHS, a.repeats), a.out / "cold_prep.csv", provenance())
-    print(df.pivot_table(index=["step", "graph"], columns="path", values="median_ms").round(2).to_string())
+    rows = measure_all(a.only or GRAPHS, a.repeats, a.threads)
+    df = write_rows(rows, a.out / "cold_prep.csv", provenance())
+    print(df.pivot_table(index=["step", "graph"], columns=["path", "threads"], values="median_ms")
+          .round(2).to_string())
     return 0
 
 
