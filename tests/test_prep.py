@@ -168,14 +168,28 @@ def test_device_argument():
     assert not prep.use_gpu(1 << 30, "cpu")
     assert not prep.use_gpu(10, "auto")  # short graphs stay on the host
     assert not prep.use_gpu_for_prep(10, "auto") and not prep.use_gpu_for_prep(1 << 30, "cpu")
-    entries = accel.PREP_GPU_MIN_ENTRIES  # a cold maximal-clique call's preparation goes earlier
-    assert prep.use_gpu_for_prep(entries) == has_gpu() and not prep.use_gpu(entries)
+    assert not prep.use_gpu(accel.PREP_GPU_MIN_ENTRIES)  # a maximal-clique call's preparation goes earlier
     if not has_gpu():
         with pytest.raises(RuntimeError, match="no usable CUDA GPU"):
             prep.use_gpu(10, "gpu")
         assert not prep.use_gpu(1 << 30, "auto")
     with pytest.raises(ValueError, match="seeding"):
         seed_sets(np.array([0]), np.array([], np.int32), "random")
+
+
+def test_gpu_preparation_is_rented_then_bought(monkeypatch):
+    import mce_kit.gpu as gpu
+
+    monkeypatch.setattr(gpu, "has_gpu", lambda: True)
+    monkeypatch.setitem(accel._PREP_GPU, "bought", False)
+    monkeypatch.setitem(accel._PREP_GPU, "host_entries", 0)
+    small, big = accel.PREP_GPU_MIN_ENTRIES, accel.GPU_MIN_ENTRIES
+    assert not prep.use_gpu_for_prep(small - 1)  # short graphs: always the host
+    assert prep.use_gpu_for_prep(big)  # long ones: always the GPU, which buys it
+    monkeypatch.setitem(accel._PREP_GPU, "bought", False)
+    calls = [prep.use_gpu_for_prep(small) for _ in range(big // small + 1)]
+    assert not any(calls[: big // small]) and calls[-1]  # rented until the host did big entries
+    assert prep.use_gpu_for_prep(small) and not prep.use_gpu_for_prep(small, "cpu")
 
 
 @pytest.mark.parametrize("xp", XP)

@@ -80,6 +80,9 @@ def _reference(problem: str, name: str, keys: dict):
 
 
 def measure_all(repeats: int = 5, quick: bool = False, only=None):
+    from ..accel import buy_gpu_prep
+
+    buy_gpu_prep()  # a cold call finds the preparation's kernels loaded as the kernels' (when a GPU is there)
     for problem, names, call, kernel, keys in _problems(quick):
         if call is not None and names:  # compiles the call's host code (Numba) before any cold call
             call(datasets.load(names[0]))

@@ -34,17 +34,26 @@ from .kclique import (
     upload,
     words32,
 )
-from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
+from .launch import SPLIT_SHARE, free_bytes, params_dtype, pick_tasks, plan_passes, set_params
 from .loader import load_module
 from .watch import Watch, released
 
 ERR_CAPACITY = 1
 WARPS_PER_BLOCK = 4
-# finer pieces than KCMiner's: on one H200, 16 per worker's share took ego-Facebook's k <= 7 and k <= 8
-# 23-26% less time than 4, Slashdot's and socfb-MIT's 17-21%, the small graphs' the same within
-# 0.3 ms; KCMiner's small graphs lost up to a third at 16 (kcminer_split_sizing.csv)
+# Deep counts take finer pieces than KCMiner's: on one H200, 16 per worker's share took ego-Facebook's
+# k <= 7 and k <= 8 23-26% less time than 4, Slashdot's and socfb-MIT's 17-21% (kcminer_split_sizing.csv),
+# but shallow ones lose: k <= 4 took ego-Facebook 2.3x and Slashdot 2.8x longer, and at k = 8 the small
+# graphs lost up to half (frontdoor.csv at 0d05cd4 against 8231a61). So 16 from k = PIVOT_DEEP_K on.
 PIVOT_SPLIT_SHARE = 16
-DEFAULTS = dict(k_max=None, order="degeneracy", warps_per_sm=32, split=True, split_share=PIVOT_SPLIT_SHARE,
+PIVOT_DEEP_K = 10
+
+
+def split_share_for(k: int) -> int:
+    """Pieces per worker's share for counts up to k (``split_share=None``): finer for deep counts."""
+    return PIVOT_SPLIT_SHARE if k >= PIVOT_DEEP_K else SPLIT_SHARE
+
+
+DEFAULTS = dict(k_max=None, order="degeneracy", warps_per_sm=32, split=True, split_share=None,
                 max_pieces=MAX_PIECES)
 # split only edges with this many candidates: below it a tree is short (a clique's is one chain)
 # and pieces cost more than they save (CA-GrQc, email-Eu-core: kcminer_split.csv)
@@ -119,7 +128,7 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
     run = K >= 3 and len(chosen)
     if run:
         n_workers = _sms() * int(p["warps_per_sm"])
-        sizing = (p["split_share"], p["max_pieces"])
+        sizing = (p["split_share"] or split_share_for(K), p["max_pieces"])
 
         def entries():
             part, code = chosen, None

@@ -435,11 +435,13 @@ whole = sizing[(sizing["tasks"] == "all") & (sizing["max_pieces"] == 64)].pivot_
     index=["counter", "graph", "k"], columns="split_share", values="gpu_ms")
 display(whole.round(1))
 gain = 1 - whole[16] / whole[4]
-Markdown(f"The defaults: KCMiner `split_share={kclique.DEFAULTS['split_share']}`, the pivot counter "
-         f"`split_share={cliquecount.DEFAULTS['split_share']}`. At 16 rather than 4 the pivot counter saves "
-         f"{gain.xs('pivot').max():.0%} at most (its heaviest graphs) and loses at most "
-         f"{-gain.xs('pivot').min():.0%}; KCMiner saves at most {gain.xs('KCMiner').max():.0%} and loses up to "
-         f"{-gain.xs('KCMiner').min():.0%} on its small graphs, so it keeps 4.")
+Markdown(f"At 16 rather than 4 the pivot counter saves {gain.xs('pivot').max():.0%} at most (its heaviest "
+         f"graphs) and loses at most {-gain.xs('pivot').min():.0%}; KCMiner saves at most "
+         f"{gain.xs('KCMiner').max():.0%} and loses up to {-gain.xs('KCMiner').min():.0%} on its small graphs, "
+         f"so it keeps `split_share={kclique.DEFAULTS['split_share']}`. The pivot counter takes "
+         f"{cliquecount.PIVOT_SPLIT_SHARE} for counts up to k = {cliquecount.PIVOT_DEEP_K} or more (and for "
+         f"every k), {cliquecount.split_share_for(cliquecount.PIVOT_DEEP_K - 1)} below: shallow trees "
+         "have little below their shared top, and there the finer pieces cost more than they save.")
 
 # %% [markdown]
 # ## Re-measure here
