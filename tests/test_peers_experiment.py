@@ -265,3 +265,12 @@ def test_gpu_kernel_follows_the_algorithm_the_call_chose(monkeypatch):
     runs, note = exp._gpu_kernel(K8, None, repeats=3)
     assert runs == [(0.002, 284600071)] * 3 and "pivot" in note
     assert exp.check([a for _, a in runs], exp.expected(K8))[0] is True
+
+
+def test_a_printed_time_under_the_clock_tick_is_never_a_ratio(tmp_path):
+    rows = tiny_rows(HOST_GPU, True)
+    rows[3] = exp.make_row(GRQC, "hbbmc", "cpu", "printed", "Xeon", 1, [0.0] * 3, [3905] * 3, 3905, HOST_GPU)
+    write(tmp_path, rows)
+    t = exp.comparison(exp.load(tmp_path), "mce", HOST_GPU["host"])
+    assert math.isnan(t["cpu_code_vs_ours"].iloc[0]) and t["gpu_code_vs_ours"].iloc[0] > 1
+    assert ("mcegpu", "Table 1") in exp.status(tmp_path)  # no log of a zero ratio
