@@ -435,13 +435,14 @@ whole = sizing[(sizing["tasks"] == "all") & (sizing["max_pieces"] == 64)].pivot_
     index=["counter", "graph", "k"], columns="split_share", values="gpu_ms")
 display(whole.round(1))
 gain = 1 - whole[16] / whole[4]
-Markdown(f"At 16 rather than 4 the pivot counter saves {gain.xs('pivot').max():.0%} at most (its heaviest "
-         f"graphs) and loses at most {-gain.xs('pivot').min():.0%}; KCMiner saves at most "
-         f"{gain.xs('KCMiner').max():.0%} and loses up to {-gain.xs('KCMiner').min():.0%} on its small graphs, "
-         f"so it keeps `split_share={kclique.DEFAULTS['split_share']}`. The pivot counter takes "
+pivot, listing = gain.xs("pivot"), gain.xs("KCMiner")
+Markdown(f"At 16 rather than 4 the pivot counter saves {pivot.max():.0%} at most (its heaviest graphs) "
+         f"and loses at most {-pivot.min():.0%} (its small ones); KCMiner saves at most {listing.max():.0%} "
+         f"and loses up to {-listing.min():.0%} on its small graphs, so it keeps "
+         f"`split_share={kclique.DEFAULTS['split_share']}`. The pivot counter takes "
          f"{cliquecount.PIVOT_SPLIT_SHARE} for counts up to k = {cliquecount.PIVOT_DEEP_K} or more (and for "
-         f"every k), {cliquecount.split_share_for(cliquecount.PIVOT_DEEP_K - 1)} below: shallow trees "
-         "have little below their shared top, and there the finer pieces cost more than they save.")
+         f"every k), {cliquecount.split_share_for(cliquecount.PIVOT_DEEP_K - 1)} below, where the small "
+         "graphs' losses weigh more and shallower trees leave the pieces less to share.")
 
 # %% [markdown]
 # ## Re-measure here
