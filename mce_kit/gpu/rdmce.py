@@ -499,7 +499,9 @@ class _Device:
         """Per pass: allocate the workers' buffers and yield (seed count, workers, launch)."""
         cupy = self.cupy
         for idx, rows_cap, stack_cap, workers in self.plan:
-            su, sv = cupy.asarray(self.u[idx]), cupy.asarray(self.v[idx])
+            whole = len(idx) == len(self.u)  # one pass of every seed, in order: no gathered copy
+            su, sv = (cupy.asarray(self.u), cupy.asarray(self.v)) if whole else \
+                (cupy.asarray(self.u[idx]), cupy.asarray(self.v[idx]))
             bufs = dict(
                 rows=cupy.empty(workers * rows_cap, dtype=cupy.uint32),
                 stack=cupy.empty(workers * stack_cap, dtype=cupy.uint32),
