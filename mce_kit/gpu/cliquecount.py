@@ -43,7 +43,8 @@ WARPS_PER_BLOCK = 4
 # Deep counts take finer pieces than KCMiner's: on one H200, 16 per worker's share took ego-Facebook's
 # k <= 7 and k <= 8 23-26% less time than 4, Slashdot's and socfb-MIT's 17-21% (kcminer_split_sizing.csv),
 # but shallow ones lose: k <= 4 took ego-Facebook 2.3x and Slashdot 2.8x longer, and at k = 8 the small
-# graphs lost up to half (frontdoor.csv at 0d05cd4 against 8231a61). So 16 from k = PIVOT_DEEP_K on.
+# graphs lost up to half (pivot_split_depth.csv: the front door's kernel rows at 4, 0d05cd4, and at 16,
+# 8231a61, two H100 hosts a day apart). So 16 from k = PIVOT_DEEP_K on.
 PIVOT_SPLIT_SHARE = 16
 PIVOT_DEEP_K = 10
 
