@@ -120,14 +120,15 @@ def plan_passes(needs: dict[str, np.ndarray], n_workers: int, budget: int, label
     slack = align * len(regions)  # room the alignment of each cap may add
     n = len(np.asarray(needs[regions[0]])) if regions else 0
     most = {r: int(np.asarray(needs[r]).max()) if n else 0 for r in regions}
-    if _ONE_PASS and n and sum(most.values()) <= budget // (4 * n_workers) - slack:
+    one_pass = [(np.arange(n), {r: -(-most[r] // align) * align for r in regions}, n_workers)]
+    full_width = budget // (4 * n_workers) - slack
+    if _ONE_PASS and n and sum(most.values()) <= full_width:
         # the usual case: every task fits at full width (the regions' largest needs together do, so
         # every task's sum does), one pass in task order; no per-task sum (a warm call's host time)
-        return [(np.arange(n), {r: -(-most[r] // align) * align for r in regions}, n_workers)]
+        return one_pass
     need = sum(np.asarray(needs[r], dtype=np.int64) for r in regions)
-    if _ONE_PASS and len(need) and int(need.max()) <= budget // (4 * n_workers) - slack:
-        caps = {r: -(-most[r] // align) * align for r in regions}
-        return [(np.arange(len(need)), caps, n_workers)]
+    if _ONE_PASS and n and int(need.max()) <= full_width:
+        return one_pass
     # Passes by rising need: each takes every task left whose need fits its per-worker share; when
     # none fits, the workers shrink. One pass over the tasks left per step, no sort (millions of seeds).
     rest = np.arange(len(need))
