@@ -5,6 +5,7 @@ Run with ``pytest -m gpu``; every test here skips cleanly without a GPU.
 
 import functools
 import math
+from collections import Counter
 
 import pytest
 from graph_families import complete, planted_cliques
@@ -149,6 +150,34 @@ def test_heavy_edges_split_on_their_own_and_answers_stay_exact():
         assert on.answer == off.answer == want[k]
     on = cliquecount.prepare(G).run(k_max=8)
     assert on.answer == cliquecount.prepare(G).run(k_max=8, split=False).answer == want
+
+
+def test_chunks_take_the_whole_launchs_pieces_and_add_up_exactly():
+    # split_of="all": a chunk's heavy edges run as the same pieces as in the whole launch, so the
+    # chunks' pieces add up to the whole's; "tasks" sizes them on the chunk alone (finer)
+    from mce_kit import distributed as md
+    from mce_kit.gpu import cliquecount, kclique
+
+    G = planted_cliques(400, 0.02, [60, 45], seed=11)
+    want = cpu.clique_counts(G, 8)
+    for algo, prep, params, answer in (("kcminer", kclique.prepare(G), dict(k=7), want[7]),
+                                       ("cliquecount", cliquecount.prepare(G), dict(k_max=8), want)):
+        whole = prep.run(**params)
+        chunks = md.chunk_tasks(md.prepare(G, algo, **params).costs, 3)
+        same = [prep.run(tasks=c, **params) for c in chunks]
+        own = [prep.run(tasks=c, split_of="tasks", **params) for c in chunks]
+        if algo == "kcminer":
+            assert sum(r.answer for r in same) == sum(r.answer for r in own) == answer
+        else:
+            total = Counter()
+            for r in same:
+                total.update(r.answer)
+            assert {k: total[k] for k in range(3, 9)} == {k: want[k] for k in range(3, 9)}
+        assert whole.pieces > whole.tasks
+        assert sum(r.pieces for r in same) == whole.pieces
+        assert sum(r.pieces for r in own) > whole.pieces
+        with pytest.raises(ValueError, match="split_of"):
+            prep.run(split_of="chunk", **params)
 
 
 def test_split_pivot_trees_with_a_large_shared_top_stay_exact():

@@ -120,6 +120,20 @@ def test_heavy_tasks_are_split_into_pieces_that_cover_each_task_once():
         assert sorted(part[task == t].tolist()) == list(range(pieces[t]))
 
 
+def test_a_chunk_sized_against_its_whole_list_gets_the_whole_lists_pieces():
+    from mce_kit.gpu.launch import split_heavy
+
+    rng = np.random.default_rng(3)
+    cost = rng.pareto(1.2, 400) * 100
+    whole = split_heavy(cost, n_workers=16, most=64)
+    assert whole.max() > 1
+    for chunk in np.array_split(rng.permutation(400), 3):
+        same = split_heavy(cost[chunk], 16, 64, total=cost.sum())
+        assert same.tolist() == whole[chunk].tolist()
+        own = split_heavy(cost[chunk], 16, 64)                      # sized on the chunk alone: finer
+        assert (own >= same).all() and (own > same).any()
+
+
 def test_split_tasks_keep_small_edges_whole_and_never_exceed_the_candidates():
     bound = np.array([200, 40, 17, 15, 3])
     tasks = np.arange(10, 15)

@@ -399,6 +399,43 @@ def split_sizing(graphs, expect, repeats=3):
                                      "max_pieces": most, "tasks": tasks, **{c: m.get(c) for c in keep}}])
 
 
+SPLIT_OF_CASES = [("ego-Facebook", 8), ("ego-Facebook", 10), ("soc-Slashdot0902", 8)]  # KCMiner to k = 8
+
+
+def split_of(graphs, expect, repeats=5):
+    """A chunk's heavy edges sized against the whole task list (``split_of="all"``) or the chunk
+    alone (``"tasks"``), at the default sizing, on all the tasks and on the two halves dealt to 2
+    GPUs: how far each half is from half the whole."""
+    from .. import distributed as md
+    from ..gpu import cliquecount, kclique
+
+    for name, k in SPLIT_OF_CASES:
+        if name not in graphs:
+            continue
+        G = _graph(name)
+        counters = [("pivot", _OneK(cliquecount.prepare(G), k), dict(k_max=k), "cliquecount")]
+        if k <= 8:
+            counters.insert(0, ("KCMiner", kclique.prepare(G), dict(k=k), "kcminer"))
+        for counter, prep, params, algo in counters:
+            halves = md.chunk_tasks(md.prepare(G, algo, **params).costs, 2)
+            cases = [("all", None, "all")] + [(t, idx, of) for of in ("all", "tasks")
+                                              for t, idx in (("half", halves[0]), ("other half", halves[1]))]
+            whole, half = None, None
+            for tasks, idx, of in cases:
+                m = measure(prep, None if idx is not None else expect.get((name, k)), repeats, tasks=idx,
+                            split_of=of, **params)
+                answer = int(m["answer"])
+                if tasks == "all":
+                    whole = answer
+                elif tasks == "half":
+                    half = answer
+                else:  # the two halves hold every clique once
+                    m["exact"] = m["exact"] and half + answer == whole
+                keep = ("gpu_ms", "runs", "answer", "reference", "exact", "pieces")
+                yield pd.DataFrame([{"graph": name, "k": k, "counter": counter, "tasks": tasks,
+                                     "split_of": of, **{c: m.get(c) for c in keep}}])
+
+
 def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str] | None = None,
             graphs: list[str] | None = None) -> dict:
     from ..measure import provenance
@@ -422,8 +459,10 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str
         "block": lambda: block_path(),
         "split": lambda: split_effect(graphs, expect, repeats),
         "split_sizing": lambda: split_sizing(graphs, expect),
+        "split_of": lambda: split_of(graphs, expect),
     }
-    frames = run_jobs("kcminer", jobs, out_dir, prov, only, skip=("rows", "block", "split", "split_sizing"))
+    frames = run_jobs("kcminer", jobs, out_dir, prov, only,
+                      skip=("rows", "block", "split", "split_sizing", "split_of"))
     bad = {k: f[~f["exact"]] for k, f in frames.items() if "exact" in f and (~f["exact"]).any()}
     if bad:
         raise AssertionError(f"KCMiner counts differ from the reference: {bad}")
@@ -555,7 +594,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="two small graphs, for a smoke run")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--only", nargs="+", help="some of: table2 exactness ablation lanes bitmap counts "
-                    "table2_rmat rows block split split_sizing (the last four: opt-in)")
+                    "table2_rmat rows block split split_sizing split_of (the last five: opt-in)")
     ap.add_argument("--graphs", nargs="+", help=f"bundled graphs (default: {' '.join(GRAPHS)})")
     a = ap.parse_args(argv)
     run_all(a.out, a.quick, a.repeats, only=names(a.only), graphs=a.graphs)

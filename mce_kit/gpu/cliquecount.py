@@ -11,7 +11,7 @@ turns them into counts with exact binomials. Same algorithm as
 ``mce_kit.cpu.pivot`` (the CPU reference). ``split``: the edges estimated to outlast
 the rest of the launch run as pieces that share out the sub-trees below the tree's
 large top, which every piece walks (``kclique.split_tasks``; False: never, an int n:
-every edge with SPLIT_MIN_SIZE+ candidates in n pieces).
+every edge with SPLIT_MIN_SIZE+ candidates in n pieces; ``split_of`` as in KCMiner).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from ..graph import Graph
 from . import require_gpu
 from .kclique import (
     MAX_PIECES,
+    SPLIT_OF,
     OrientedGraph,
     _sms,
     check_params,
@@ -55,7 +56,7 @@ def split_share_for(k: int) -> int:
 
 
 DEFAULTS = dict(k_max=None, order="degeneracy", warps_per_sm=32, split=True, split_share=None,
-                max_pieces=MAX_PIECES)
+                max_pieces=MAX_PIECES, split_of="all")
 # split only edges with this many candidates: below it a tree is short (a clique's is one chain)
 # and pieces cost more than they save (CA-GrQc, email-Eu-core: kcminer_split.csv)
 SPLIT_MIN_SIZE = 48
@@ -113,6 +114,8 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
     k_max = p["k_max"]
     if k_max is not None and int(k_max) < 1:
         raise ValueError(f"k_max must be >= 1, got {k_max}")
+    if p["split_of"] not in SPLIT_OF:
+        raise ValueError(f"split_of must be 'all' or 'tasks', got {p['split_of']!r}")
     require_gpu()
     import cupy
 
@@ -131,12 +134,18 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
         n_workers = _sms() * int(p["warps_per_sm"])
         sizing = (p["split_share"] or split_share_for(K), p["max_pieces"])
 
+        def cost(tasks):
+            return TREE_GROWTH ** np.minimum(split_sizes(ori, tasks, SPLIT_MIN_SIZE), 3000)
+
         def entries():
             part, code = chosen, None
             if p["split"] is not False:
-                c = split_sizes(ori, chosen, SPLIT_MIN_SIZE)
-                part, code = split_tasks(TREE_GROWTH ** np.minimum(c, 3000), ori.bound[chosen], n_workers,
-                                         p["split"], chosen, SPLIT_MIN_SIZE, *sizing)
+                total = None   # a subset's pieces as in the whole launch (split_of="all")
+                if tasks is not None and p["split_of"] == "all":
+                    total = ori.remember("pivot split total",
+                                         lambda: float(cost(np.arange(len(ori.u))).sum()))
+                part, code = split_tasks(cost(chosen), ori.bound[chosen], n_workers, p["split"], chosen,
+                                         SPLIT_MIN_SIZE, *sizing, total=total)
             return part, code, work_words(ori.bound[part])
 
         part, code, need = (entries() if tasks is not None else

@@ -20,7 +20,10 @@ as one) or ``"by_row"`` (one row after the other). ``split`` (k >= 5): the edges
 estimated to outlast the rest of the launch run as several pieces, each taking
 every n-th first-level vertex (``split_tasks``; False: never, an int n: every edge
 with 16+ candidates in n pieces); ``split_share`` and ``max_pieces`` size them
-(``launch.split_heavy``).
+(``launch.split_heavy``). ``split_of``: what a subset's (``tasks=``) pieces are sized
+against: ``"all"`` (default) the whole task list, so a task runs as the same pieces in every
+chunk it lands in and the chunks of several GPUs add up to one GPU's work; ``"tasks"`` the
+subset alone (finer pieces: a heavy edge is a larger part of less work).
 
 Timed (``gpu_ms``): one host-to-device copy of the oriented CSR and the task
 list, the launch(es), one copy of the counters back and their 128-bit sum.
@@ -63,7 +66,8 @@ ORDERS = ("degree", "degeneracy")
 _DEFINES: dict = {}  # compile-time settings (KC_ACTIVE_LANES=1 for the instrumented build)
 DEFAULTS = dict(k=4, order="degree", scheduling=True, dynamic=True, size=True, lam=None,
                 warps_per_sm=32, stats=False, rows="flat", block_min=1024, split=True,
-                split_share=SPLIT_SHARE, max_pieces=MAX_PIECES)
+                split_share=SPLIT_SHARE, max_pieces=MAX_PIECES, split_of="all")
+SPLIT_OF = ("all", "tasks")  # what a subset's pieces are sized against (module docstring)
 ROWS = ("flat", "by_row")  # how the bitmap rows are built (build_rows in cuda/subgraph.cuh)
 
 PARAMS = params_dtype(
@@ -281,18 +285,25 @@ def split_sizes(ori: Oriented, tasks: np.ndarray, min_size: int) -> np.ndarray:
     return size
 
 
+def split_cost(ori: Oriented, tasks: np.ndarray, k: int) -> np.ndarray:
+    """KCMiner's estimate of each task's work for sizing a split: listing grows like c ** (k - 2)."""
+    return (1.0 + split_sizes(ori, tasks, SPLIT_MIN_SIZE)) ** min(k - 2, 6)
+
+
 def split_tasks(cost: np.ndarray, bound: np.ndarray, n_workers: int, split, tasks: np.ndarray,
                 min_size: int | None = None, split_share: float = SPLIT_SHARE,
-                max_pieces: int = MAX_PIECES) -> tuple[np.ndarray, np.ndarray | None]:
+                max_pieces: int = MAX_PIECES,
+                total: float | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """The launch entries of ``tasks`` (edge indices) and their split codes (None: nothing split).
 
-    ``split``: True sizes the pieces by ``launch.split_heavy`` from ``cost`` (an estimate per edge);
+    ``split``: True sizes the pieces by ``launch.split_heavy`` from ``cost`` (an estimate per edge;
+    ``total``: the cost of the list ``tasks`` were taken from, default theirs);
     an int n cuts every edge into n pieces (tests). Edges with fewer than ``min_size`` candidates
     (``bound``; default SPLIT_MIN_SIZE) are never split, and no edge has more pieces than candidates."""
     bound = np.asarray(bound, dtype=np.int64)
     most = np.minimum(max_pieces, bound)
     if split is True:
-        pieces = split_heavy(cost, n_workers, most, split_share)
+        pieces = split_heavy(cost, n_workers, most, split_share, total)
     else:
         pieces = np.clip(int(split), 1, np.maximum(1, most))
     pieces[bound < (SPLIT_MIN_SIZE if min_size is None else min_size)] = 1
@@ -323,6 +334,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
         raise ValueError(f"k must be in 3..{KMAX} on the GPU (k = 1, 2 are n and m), got {k}")
     if p["rows"] not in ROWS:
         raise ValueError(f"rows must be 'flat' or 'by_row', got {p['rows']!r}")
+    if p["split_of"] not in SPLIT_OF:
+        raise ValueError(f"split_of must be 'all' or 'tasks', got {p['split_of']!r}")
     require_gpu()
     import cupy
 
@@ -339,24 +352,29 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
         chosen = np.sort(tasks[ori.bound[tasks] >= k - 2])
     n_keep = len(chosen)
     # size specialisation: the tasks with over block_min candidates (again a prefix) on a block each
-    n_big = 0
+    n_big = n_big_all = 0
+    n_keep_all = ori.n_tasks(k - 2)
     if p["size"] and p["block_min"] >= 0:
         big = int(p["block_min"]) + 1
-        n_big = (min(ori.n_tasks(big), n_keep) if tasks is None else
-                 int(np.count_nonzero(ori.bound[chosen] >= big)))
+        n_big_all = min(ori.n_tasks(big), n_keep_all)
+        n_big = n_big_all if tasks is None else int(np.count_nonzero(ori.bound[chosen] >= big))
     sms = _sms()
     n_workers = sms * int(p["warps_per_sm"])
     sizing = (p["split_share"], p["max_pieces"])
     budget = int(max_buffer_bytes or 0.4 * free_bytes())
     phases = []   # (task of each launch entry, its split code or None, flags, warps per worker, plan)
-    for lo, hi, parts in ((0, n_big, WARPS_PER_BLOCK), (n_big, n_keep, 1)):
+    for lo, hi, parts, whole in ((0, n_big, WARPS_PER_BLOCK, (0, n_big_all)),
+                                 (n_big, n_keep, 1, (n_big_all, n_keep_all))):
         if hi > lo:
-            def entries(part=chosen[lo:hi], parts=parts):
+            def entries(part=chosen[lo:hi], parts=parts, whole=whole):
                 code = None
                 if p["split"] is not False and k >= 5 and not p["stats"]:
-                    c = split_sizes(ori, part, SPLIT_MIN_SIZE)   # listing grows like c ** (k - 2)
-                    part, code = split_tasks((1.0 + c) ** min(k - 2, 6), ori.bound[part], n_workers // parts,
-                                             p["split"], part, None, *sizing)
+                    total = None   # a subset's pieces as in the whole phase's launch (split_of="all")
+                    if tasks is not None and p["split_of"] == "all":
+                        total = ori.remember(("split total", k, *whole),
+                                             lambda: float(split_cost(ori, np.arange(*whole), k).sum()))
+                    part, code = split_tasks(split_cost(ori, part, k), ori.bound[part], n_workers // parts,
+                                             p["split"], part, None, *sizing, total=total)
                 return part, code, work_words(ori.bound[part], k, parts)
 
             part, code, need = (entries() if tasks is not None else

@@ -179,18 +179,19 @@ SPLIT_MIN_SIZE = 16  # tasks with fewer candidates are never split (their sub-tr
 
 
 def split_heavy(cost: np.ndarray, n_workers: int, most: np.ndarray | int,
-                split_share: float = SPLIT_SHARE) -> np.ndarray:
+                split_share: float = SPLIT_SHARE, total: float | None = None) -> np.ndarray:
     """How many pieces each task runs as (>= 1, <= ``most``). A launch lasts at least as long as its
     costliest task on one worker; a task estimated above 1/``split_share`` of a worker's even share
     (total / n_workers) is cut into pieces of about that size, so the launch is not left waiting on
     one edge (KCMiner and the pivot counter on ego-Facebook were: half the tasks took as long as
-    all of them). ``cost``: any estimate that grows with the task's work."""
+    all of them). ``cost``: any estimate that grows with the task's work; ``total``: the cost the
+    even share is taken from (default ``cost.sum()``; a chunk of a larger list passes the list's)."""
     cost = np.asarray(cost, dtype=np.float64)
     if not np.isfinite(cost).all():
         raise ValueError("split_heavy: task costs must be finite (estimate on a capped scale)")
     if len(cost) == 0 or n_workers < 1:
         return np.ones(len(cost), dtype=np.int64)
-    share = cost.sum() / (split_share * n_workers)
+    share = (cost.sum() if total is None else total) / (split_share * n_workers)
     if not share > 0:
         return np.ones(len(cost), dtype=np.int64)
     return np.clip(np.ceil(cost / share), 1, np.maximum(1, most)).astype(np.int64)
