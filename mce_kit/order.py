@@ -83,20 +83,24 @@ def relabel_arrays(indptr, indices, order, xp=np) -> tuple:
     return csr_from_keys(xp.sort(key), n, xp)
 
 
-def orient_arrays(indptr, indices) -> tuple:
+def orient_arrays(indptr, indices, xp=np) -> tuple:
     """(out_ptr, out_idx, u, v, bound) of the CSR graph oriented from each vertex to its larger
     neighbours: the later-neighbour CSR (int32) and its edges u < v (int32) with
     ``bound = min(out-degree(u), out-degree(v))`` (int64), largest bound first, ties in CSR order."""
-    indptr = np.asarray(indptr)
+    indptr = xp.asarray(indptr)
     n = len(indptr) - 1
-    src = np.repeat(np.arange(n, dtype=np.int32), np.diff(indptr))
+    src = rows_of(indptr, xp).astype(xp.int32)
     keep = indices > src
-    out_deg = np.bincount(src[keep], minlength=n)
-    out_ptr = np.zeros(n + 1, dtype=np.int32)
-    np.cumsum(out_deg, out=out_ptr[1:])
-    u, v = src[keep], np.asarray(indices[keep], dtype=np.int32)
-    bound = np.minimum(out_deg[u], out_deg[v]).astype(np.int64)
-    by_size = np.argsort(-bound, kind="stable")
+    u, v = src[keep], xp.asarray(indices[keep], dtype=xp.int32)
+    out_deg = xp.bincount(u, minlength=n)
+    out_ptr = xp.zeros(n + 1, dtype=xp.int32)
+    xp.cumsum(out_deg, out=out_ptr[1:])
+    bound = xp.minimum(out_deg[u], out_deg[v]).astype(xp.int64)
+    if xp is np:
+        by_size = np.argsort(-bound, kind="stable")
+    else:  # one key per edge, (largest bound, CSR position): the same order from any sort
+        top = int(bound.max()) if len(bound) else 0
+        by_size = xp.argsort((top - bound) << 32 | xp.arange(len(bound), dtype=xp.int64))
     return out_ptr, v.copy(), u[by_size], v[by_size], bound[by_size]
 
 

@@ -52,6 +52,33 @@ def test_ordered_csr_on_the_gpu_equals_the_host():
         assert _same(want, got), G
 
 
+@pytest.mark.parametrize("order", ["degree", "degeneracy"])
+def test_oriented_csr_on_the_gpu_equals_the_host(order):
+    from mce_kit.gpu import kclique
+    from mce_kit.gpu.prep import oriented_csr
+    from mce_kit.order import orient_arrays
+    from mce_kit.order import oriented_csr as host_oriented_csr
+
+    for G in [*graphs(), *(generators.rmat(s, 16, seed=3) for s in (10, 14, 17))]:
+        vertices = kclique.orientation(G, order)
+        want = (vertices, *host_oriented_csr(G, vertices))
+        got = oriented_csr(G.indptr, G.indices, order)
+        assert _same(want, got) and [a.dtype for a in got[:-1]] == [np.int32] * 7, G
+        assert _same(orient_arrays(got[1], got[2]), got[3:]), G   # NumPy's path from the same CSR
+
+
+def test_k_cliques_with_gpu_orientation(monkeypatch):
+    from mce_kit.gpu import cliquecount, kclique
+
+    monkeypatch.setattr(accel, "PREP_GPU_MIN_ENTRIES", 0)
+    monkeypatch.setattr(accel, "GPU_MIN_ENTRIES", 0)
+    for H in random_nx_graphs(60, seed=29):   # fresh graphs: nothing kept from another test
+        G = load_graph(H)
+        want = cpu.clique_counts(G, 6)
+        assert kclique.prepare(G).run(k=5).answer == want[5], G
+        assert cliquecount.prepare(G).run(k_max=6).answer == want, G
+
+
 @pytest.mark.parametrize("seeding", ["edge", "vertex"])
 def test_seed_sets_on_the_gpu_equal_the_host(seeding):
     from mce_kit.gpu.seeds import ordered_csr, seed_sets

@@ -56,7 +56,7 @@ def split_share_for(k: int) -> int:
 
 
 DEFAULTS = dict(k_max=None, order="degeneracy", warps_per_sm=32, split=True, split_share=None,
-                max_pieces=MAX_PIECES, split_of="all")
+                max_pieces=MAX_PIECES, split_of="tasks")
 # split only edges with this many candidates: below it a tree is short (a clique's is one chain)
 # and pieces cost more than they save (CA-GrQc, email-Eu-core: kcminer_split.csv)
 SPLIT_MIN_SIZE = 48

@@ -20,10 +20,11 @@ as one) or ``"by_row"`` (one row after the other). ``split`` (k >= 5): the edges
 estimated to outlast the rest of the launch run as several pieces, each taking
 every n-th first-level vertex (``split_tasks``; False: never, an int n: every edge
 with 16+ candidates in n pieces); ``split_share`` and ``max_pieces`` size them
-(``launch.split_heavy``). ``split_of``: what a subset's (``tasks=``) pieces are sized
-against: ``"all"`` (default) the whole task list, so a task runs as the same pieces in every
-chunk it lands in and the chunks of several GPUs add up to one GPU's work; ``"tasks"`` the
-subset alone (finer pieces: a heavy edge is a larger part of less work).
+(``launch.split_heavy``; ``split_share=None``: ``split_share_for`` the launch's estimated work).
+``split_of``: what a subset's (``tasks=``) pieces are sized against: ``"tasks"`` (default)
+the subset alone, so a heavy edge is cut finer in a chunk of less work; ``"all"`` the whole
+task list, so the chunks of several GPUs run exactly one GPU's pieces (they took longer:
+``experiments.kcminer --only split_of``).
 
 Timed (``gpu_ms``): one host-to-device copy of the oriented CSR and the task
 list, the launch(es), one copy of the counters back and their 128-bit sum.
@@ -66,8 +67,21 @@ ORDERS = ("degree", "degeneracy")
 _DEFINES: dict = {}  # compile-time settings (KC_ACTIVE_LANES=1 for the instrumented build)
 DEFAULTS = dict(k=4, order="degree", scheduling=True, dynamic=True, size=True, lam=None,
                 warps_per_sm=32, stats=False, rows="flat", block_min=1024, split=True,
-                split_share=SPLIT_SHARE, max_pieces=MAX_PIECES, split_of="all")
+                split_share=None, max_pieces=MAX_PIECES, split_of="tasks")
 SPLIT_OF = ("all", "tasks")  # what a subset's pieces are sized against (module docstring)
+# Long launches take finer pieces: on one H200, ego-Facebook's k = 8 (about 1 s) took 8% less time at
+# 32 pieces per worker's share than at 4, and its halves (2 GPUs) 12% less; every launch under 0.1 s
+# (the other graphs, k = 7) lost up to 41% or gained at most 2% (kcminer_split_sizing.csv). Their
+# estimated work per worker (split_cost) is at most 1.2e10 and ego-Facebook's k = 8 3.7e11.
+FINE_SPLIT_SHARE = 32
+FINE_SPLIT_WORK = 1e11
+
+
+def split_share_for(work_per_worker: float) -> int:
+    """Pieces per worker's share (``split_share=None``) for a launch of this estimated work."""
+    return FINE_SPLIT_SHARE if work_per_worker > FINE_SPLIT_WORK else SPLIT_SHARE
+
+
 ROWS = ("flat", "by_row")  # how the bitmap rows are built (build_rows in cuda/subgraph.cuh)
 
 PARAMS = params_dtype(
@@ -158,9 +172,16 @@ def orient(G: Graph, order: str) -> Oriented:
 
 
 def _orient(G: Graph, order: str) -> Oriented:
+    from . import prep
+
     t0 = time.perf_counter()
-    o = orientation(G, order)
-    indptr, indices, out_ptr, out_idx, u, v, bound = oriented_csr(G, o)
+    if order not in ORDERS:
+        raise ValueError(f"order must be 'degree' or 'degeneracy', got {order!r}")
+    if prep.use_gpu_for_prep(len(G.indices)):
+        o, indptr, indices, out_ptr, out_idx, u, v, bound = prep.oriented_csr(G.indptr, G.indices, order)
+    else:
+        o = orientation(G, order)
+        indptr, indices, out_ptr, out_idx, u, v, bound = oriented_csr(G, o)
     uv = np.stack([u, v], axis=1).ravel()
     return Oriented(o, indptr, indices, out_ptr, out_idx, u, v, bound, time.perf_counter() - t0,
                     out_blob=np.concatenate([out_ptr, out_idx, uv]).astype(np.int32, copy=False),
@@ -373,8 +394,11 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
                     if tasks is not None and p["split_of"] == "all":
                         total = ori.remember(("split total", k, *whole),
                                              lambda: float(split_cost(ori, np.arange(*whole), k).sum()))
-                    part, code = split_tasks(split_cost(ori, part, k), ori.bound[part], n_workers // parts,
-                                             p["split"], part, None, *sizing, total=total)
+                    cost = split_cost(ori, part, k)
+                    share = p["split_share"] or split_share_for(
+                        (cost.sum() if total is None else total) / (n_workers // parts))
+                    part, code = split_tasks(cost, ori.bound[part], n_workers // parts, p["split"], part,
+                                             None, share, p["max_pieces"], total=total)
                 return part, code, work_words(ori.bound[part], k, parts)
 
             part, code, need = (entries() if tasks is not None else

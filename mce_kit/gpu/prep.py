@@ -2,17 +2,18 @@
 
     order, core, indptr, indices = degeneracy_csr(G)   # peeling (one block, cuda/peel.cu) + relabelling
     u, v, p, x = seeds.seed_sets(indptr, indices, "edge")   # on the GPU past PREP_GPU_MIN_ENTRIES
+    o, indptr, indices, out_ptr, out_idx, u, v, bound = oriented_csr(G.indptr, G.indices, "degree")
     u, v, rows, stack = seed_needs(indptr, indices, "edge", rows_words, stack_words)  # a launcher's
 
 Each function runs the NumPy code of the host path (``order.peel_arrays``,
-``order.relabel_arrays``, ``graph.csr_arrays``, ``seeds.seed_bounds``) with CuPy
+``order.relabel_arrays``, ``order.orient_arrays``, ``graph.csr_arrays``, ``seeds.seed_bounds``) with CuPy
 as the array module, so the results equal the host's array for array (the
 peeling takes the same batches in the same order; CSR rows are sorted and
 unique either way). Only NumPy arrays go in and come out. ``use_gpu`` decides:
 ``device="auto"`` takes the GPU when one answers and the graph has at least
 ``GPU_MIN_ENTRIES`` adjacency entries (2m), below which the host is as fast; a
-maximal-clique call's order, relabelling and seeds take it from
-``PREP_GPU_MIN_ENTRIES`` on (``use_gpu_for_prep``).
+maximal-clique call's order, relabelling and seeds, and a k-clique call's orientation, take it
+from ``PREP_GPU_MIN_ENTRIES`` on (``use_gpu_for_prep``).
 """
 
 from __future__ import annotations
@@ -54,6 +55,25 @@ def degeneracy_csr(indptr, indices):
     order, core = peel(ptr, idx)
     ptr, idx = relabel_arrays(ptr, idx, order, cupy)
     return _done(order, core, ptr, idx)
+
+
+def oriented_csr(indptr, indices, order: str):
+    """(order, indptr, indices, out_ptr, out_idx, u, v, bound): ``order.oriented_csr`` of the graph
+    in its "degree" (by degree, ties by id) or "degeneracy" order (the peel above), on the GPU."""
+    import cupy
+
+    from ..order import orient_arrays, relabel_arrays
+
+    ptr, idx = cupy.asarray(indptr), cupy.asarray(indices)
+    n = len(ptr) - 1
+    if order == "degree":  # order.degree_order: one key per vertex, (degree, id)
+        key = cupy.diff(ptr).astype(cupy.int64) << 32 | cupy.arange(n, dtype=cupy.int64)
+        vertices = cupy.argsort(key).astype(cupy.int32)
+    else:
+        vertices = peel(ptr, idx)[0]
+    ptr, idx = relabel_arrays(ptr, idx, vertices, cupy)
+    ptr, idx = ptr.astype(cupy.int32), idx.astype(cupy.int32)
+    return _done(vertices, ptr, idx, *orient_arrays(ptr, idx, cupy))
 
 
 def seed_sets(indptr, indices, seeding: str):

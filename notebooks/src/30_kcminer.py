@@ -435,14 +435,40 @@ whole = sizing[(sizing["tasks"] == "all") & (sizing["max_pieces"] == 64)].pivot_
     index=["counter", "graph", "k"], columns="split_share", values="gpu_ms")
 display(whole.round(1))
 gain = 1 - whole[16] / whole[4]
-pivot, listing = gain.xs("pivot"), gain.xs("KCMiner")
+pivot = gain.xs("pivot")
+fine = 1 - whole[kclique.FINE_SPLIT_SHARE] / whole[4]
+listing = whole.xs("KCMiner")
+long_runs = listing[4] > 500
 Markdown(f"At 16 rather than 4 the pivot counter saves {pivot.max():.0%} at most (its heaviest graphs) "
-         f"and loses at most {-pivot.min():.0%} (its small ones); KCMiner saves at most {listing.max():.0%} "
-         f"and loses up to {-listing.min():.0%} on its small graphs, so it keeps "
-         f"`split_share={kclique.DEFAULTS['split_share']}`. The pivot counter takes "
-         f"{cliquecount.PIVOT_SPLIT_SHARE} for counts up to k = {cliquecount.PIVOT_DEEP_K} or more (and for "
-         f"every k), {cliquecount.split_share_for(cliquecount.PIVOT_DEEP_K - 1)} below, where the small "
+         f"and loses at most {-pivot.min():.0%} (its small ones). KCMiner at {kclique.FINE_SPLIT_SHARE} "
+         f"saves {fine.xs('KCMiner')[long_runs].min():.0%} on its one launch over 0.5 s, but on the "
+         f"others it loses up to {-fine.xs('KCMiner')[~long_runs].min():.0%}; so it takes "
+         f"{kclique.FINE_SPLIT_SHARE} only where the estimated work per worker is over "
+         f"{kclique.FINE_SPLIT_WORK:.0e} (`kclique.split_share_for`), {kclique.SPLIT_SHARE} elsewhere. "
+         f"The pivot counter takes {cliquecount.PIVOT_SPLIT_SHARE} for counts up to "
+         f"k = {cliquecount.PIVOT_DEEP_K} or more (and for every k), "
+         f"{cliquecount.split_share_for(cliquecount.PIVOT_DEEP_K - 1)} below, where the small "
          "graphs' losses weigh more and shallower trees leave the pieces less to share.")
+
+# %% [markdown]
+# **A chunk's pieces.** On several GPUs each runs a chunk of the tasks. Its heavy
+# edges can be cut as in the whole launch (`split_of="all"`: the chunks together run
+# exactly one GPU's pieces) or sized on the chunk alone (`"tasks"`, the default: a
+# heavy edge is a larger part of less work, so it is cut finer). Both halves that
+# 2 GPUs get, one GPU, kernel ms at the sizing of the commit named:
+
+# %%
+of = exp.load("split_of")
+assert of["exact"].all()
+display(mk.measure.provenance_table(["kcminer_split_of"]))
+halves = of[of["tasks"] != "all"].groupby(["counter", "graph", "k", "split_of"])["gpu_ms"].max().unstack()
+halves["whole"] = of[of["tasks"] == "all"].set_index(["counter", "graph", "k"])["gpu_ms"]
+halves["whole / slower half, all"] = halves["whole"] / halves["all"]
+halves["whole / slower half, tasks"] = halves["whole"] / halves["tasks"]
+display(halves.round(2))
+Markdown(f"Sized on the chunk alone, the slower half is faster on {int((halves['tasks'] < halves['all']).sum())} "
+         f"of {len(halves)} cases: a launch of half the work waits on its heaviest edges' last pieces "
+         "as long as the whole launch does, unless they are cut finer.")
 
 # %% [markdown]
 # ## Re-measure here
