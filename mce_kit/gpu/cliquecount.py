@@ -146,13 +146,14 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
                                          lambda: float(cost(np.arange(len(ori.u))).sum()))
                 part, code = split_tasks(cost(chosen), ori.bound[chosen], n_workers, p["split"], chosen,
                                          SPLIT_MIN_SIZE, *sizing, total=total)
-            return part, code, work_words(ori.bound[part])
+            return part, code, int(work_words(ori.bound[part].max()))   # grows with the bound
 
-        part, code, need = (entries() if tasks is not None else
+        part, code, most = (entries() if tasks is not None else
                             ori.remember(("pivot entries", n_workers, p["split"], *sizing), entries))
         budget = int(max_buffer_bytes or 0.4 * free_bytes())
-        plan = plan_passes({"work": need}, n_workers, budget, "clique counts",
-                           lambda i: f"edge ({ori.order[ori.u[part[i]]]}, {ori.order[ori.v[part[i]]]})")
+        plan = plan_passes(lambda: {"work": work_words(ori.bound[part])}, n_workers, budget, "clique counts",
+                           lambda i: f"edge ({ori.order[ori.u[part[i]]]}, {ori.order[ori.v[part[i]]]})",
+                           largest={"work": most}, n=len(part))
         module = load_module("cliquecount.cu")
         kernel = module.get_function("cliquecount_kernel")
     # timed: the graph and tasks to the GPU (one copy), the kernel(s), the leaf counts back

@@ -160,7 +160,7 @@ class Oriented:
 
     def n_tasks(self, least: int) -> int:
         """How many tasks (a prefix) have bound >= least."""
-        return int(np.searchsorted(-self.bound, -least, side="right"))
+        return int(np.searchsorted(self.remember("-bound", lambda: -self.bound), -least, side="right"))
 
 
 def orient(G: Graph, order: str) -> Oriented:
@@ -399,14 +399,16 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
                         (cost.sum() if total is None else total) / (n_workers // parts))
                     part, code = split_tasks(cost, ori.bound[part], n_workers // parts, p["split"], part,
                                              None, share, p["max_pieces"], total=total)
-                return part, code, work_words(ori.bound[part], k, parts)
+                return part, code, int(work_words(ori.bound[part].max(), k, parts))  # grows with s
 
-            part, code, need = (entries() if tasks is not None else
+            part, code, most = (entries() if tasks is not None else
                                 ori.remember(("entries", k, parts, lo, hi, n_workers, p["split"], *sizing),
                                              entries))
-            plan = plan_passes({"work": need}, n_workers // parts, budget,
-                               "KCMiner", lambda i, part=part: f"edge ({ori.order[ori.u[part[i]]]}, "
-                                                               f"{ori.order[ori.v[part[i]]]})")
+            plan = plan_passes(lambda part=part, parts=parts: {"work": work_words(ori.bound[part], k, parts)},
+                               n_workers // parts, budget, "KCMiner",
+                               lambda i, part=part: f"edge ({ori.order[ori.u[part[i]]]}, "
+                                                    f"{ori.order[ori.v[part[i]]]})",
+                               largest={"work": most}, n=len(part))
             phases.append((part, code, flags | FLAG_BLOCK * (parts > 1), parts, plan))
     module = load_module("kclique.cu", defines=_DEFINES)
     kernel = module.get_function("kclique_kernel")

@@ -105,8 +105,9 @@ def free_bytes() -> int:
 _ONE_PASS = True  # the shortcut below (a switch for the test that compares it with the general split)
 
 
-def plan_passes(needs: dict[str, np.ndarray], n_workers: int, budget: int, label: str,
-                describe=None, align: int = 4) -> list[tuple[np.ndarray, dict[str, int], int]]:
+def plan_passes(needs, n_workers: int, budget: int, label: str, describe=None, align: int = 4,
+                largest: dict[str, int] | None = None,
+                n: int | None = None) -> list[tuple[np.ndarray, dict[str, int], int]]:
     """Split tasks into passes whose per-worker buffers fit ``budget`` bytes.
 
     ``needs`` maps each per-worker region to the 32-bit words every task needs
@@ -115,20 +116,24 @@ def plan_passes(needs: dict[str, np.ndarray], n_workers: int, budget: int, label
     big for the full worker count runs in a later pass with fewer workers; one
     too big for a single worker raises ``MemoryError`` naming it
     (``describe(i)``, e.g. "seed (3, 17)") and the bytes it needs.
+    ``needs`` may be a function giving that map, with each region's ``largest``
+    need and the ``n`` tasks given: it is called only when one pass cannot hold them.
     """
+    if callable(needs):
+        if _ONE_PASS and n and _fits(largest, n_workers, budget, align):
+            return _one_pass(n, largest, n_workers, align)
+        needs = needs()
     regions = list(needs)
-    slack = align * len(regions)  # room the alignment of each cap may add
     n = len(np.asarray(needs[regions[0]])) if regions else 0
-    most = {r: int(np.asarray(needs[r]).max()) if n else 0 for r in regions}
-    one_pass = [(np.arange(n), {r: -(-most[r] // align) * align for r in regions}, n_workers)]
-    full_width = budget // (4 * n_workers) - slack
-    if _ONE_PASS and n and sum(most.values()) <= full_width:
+    largest = {r: int(np.asarray(needs[r]).max()) if n else 0 for r in regions}
+    slack = align * len(regions)  # room the alignment of each cap may add
+    if _ONE_PASS and n and _fits(largest, n_workers, budget, align):
         # the usual case: every task fits at full width (the regions' largest needs together do, so
         # every task's sum does), one pass in task order; no per-task sum (a warm call's host time)
-        return one_pass
+        return _one_pass(n, largest, n_workers, align)
     need = sum(np.asarray(needs[r], dtype=np.int64) for r in regions)
-    if _ONE_PASS and n and int(need.max()) <= full_width:
-        return one_pass
+    if _ONE_PASS and n and int(need.max()) <= budget // (4 * n_workers) - slack:
+        return _one_pass(n, largest, n_workers, align)
     # Passes by rising need: each takes every task left whose need fits its per-worker share; when
     # none fits, the workers shrink. One pass over the tasks left per step, no sort (millions of seeds).
     rest = np.arange(len(need))
@@ -153,6 +158,15 @@ def plan_passes(needs: dict[str, np.ndarray], n_workers: int, budget: int, label
         passes.append((idx, caps, workers))
         rest, left = rest[~take], left[~take]
     return passes
+
+
+def _one_pass(n: int, largest: dict[str, int], n_workers: int, align: int) -> list:
+    return [(np.arange(n), {r: -(-w // align) * align for r, w in largest.items()}, n_workers)]
+
+
+def _fits(largest: dict[str, int], n_workers: int, budget: int, align: int) -> bool:
+    """Whether every region's largest need fits one worker's share of ``budget`` at once."""
+    return sum(largest.values()) <= budget // (4 * n_workers) - align * len(largest)
 
 
 def pick_tasks(tasks, n: int, label: str, what: str = "seeds") -> np.ndarray | None:
