@@ -32,9 +32,10 @@ cache = Path(numpy.__file__).parent / "__pycache__"
 print("numpy bytecode cache:", cache, "present" if cache.exists() else "absent",
       "writable" if os.access(cache.parent, os.W_OK) else "read-only")
 print("== process pieces (min of 3, s)")
-for label, code in [] if calls_only else [("python", "pass"), ("numpy", "import numpy"), ("scipy.sparse", "import scipy.sparse"),
-                    ("cupy", "import cupy"), ("cupy + context", "import cupy; cupy.zeros(1).sum().item()"),
-                    ("mce_kit", "import mce_kit"), ("mce_kit.cli", "import mce_kit.cli")]:
+PIECES = [("python", "pass"), ("numpy", "import numpy"), ("scipy.sparse", "import scipy.sparse"),
+          ("cupy", "import cupy"), ("cupy + context", "import cupy; cupy.zeros(1).sum().item()"),
+          ("mce_kit", "import mce_kit"), ("mce_kit.cli", "import mce_kit.cli")]
+for label, code in [] if calls_only else PIECES:
     print(f"{label:16s} {min(wall([py, '-c', code]) for _ in range(3)):.3f}")
 for f in [] if calls_only else FILES:
     cmd = [py, "-m", "mce_kit", "count", f, "--device", "gpu"]
@@ -45,8 +46,8 @@ for f in [] if calls_only else FILES:
     print(f"count {f}, CUDA started after the load: {min(wall(serial) for _ in range(5)):.3f}")
 
 print("== import times of `count wiki-Vote` (cumulative us, top 25)")
-res = subprocess.run(["true"] if calls_only else [py, "-X", "importtime", "-m", "mce_kit", "count", FILES[0], "--device", "gpu"],
-                     capture_output=True, text=True)
+count = [py, "-X", "importtime", "-m", "mce_kit", "count", FILES[0], "--device", "gpu"]
+res = subprocess.run(["true"] if calls_only else count, capture_output=True, text=True)
 rows = []
 for line in res.stderr.splitlines():
     if line.startswith("import time:") and "|" in line and "cumulative" not in line:

@@ -466,8 +466,9 @@ halves["whole"] = of[of["tasks"] == "all"].set_index(["counter", "graph", "k"])[
 halves["whole / slower half, all"] = halves["whole"] / halves["all"]
 halves["whole / slower half, tasks"] = halves["whole"] / halves["tasks"]
 display(halves.round(2))
-Markdown(f"Sized on the chunk alone, the slower half is faster on {int((halves['tasks'] < halves['all']).sum())} "
-         f"of {len(halves)} cases: a launch of half the work waits on its heaviest edges' last pieces "
+faster = int((halves["tasks"] < halves["all"]).sum())
+Markdown(f"Sized on the chunk alone, the slower half is faster on {faster} of {len(halves)} cases: "
+         "a launch of half the work waits on its heaviest edges' last pieces "
          "as long as the whole launch does, unless they are cut finer.")
 
 # %% [markdown]

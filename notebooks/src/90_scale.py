@@ -150,6 +150,8 @@ if busy is not None:
 # heaviest task. That was KCMiner and the pivot counter on ego-Facebook (the
 # column "heavy edges whole"); their launches now cut such an edge into pieces
 # (notebook 30, "Splitting the heaviest edges"), and the same chunking scales.
+# A chunk cuts its heavy edges against its own work, finer than one GPU would
+# (notebook 30, "A chunk's pieces").
 #
 # A prepared Job run again learns from its last run: the chunks that ran long
 # give an even sample of their tasks to those that ran short, sized by each
@@ -167,6 +169,25 @@ if busy is not None:
 # %%
 if scaling is not None:
     display(multigpu.chunking_table(scaling))
+
+# %% [markdown]
+# **Where 2 GPUs still fall short: the pivot counter.** Every piece of a split edge
+# first walks the top of that edge's pivot tree, which all its pieces share. On one
+# GPU, each half of ego-Facebook's tasks (what one of 2 GPUs runs) against all of
+# them, counts up to k = 10, at several sizings of the pieces (kernel ms):
+
+# %%
+from mce_kit.references import RESULTS  # noqa: E402
+
+halves = pd.read_csv(RESULTS / "pivot_halves.csv")
+display(mk.measure.provenance_table(["pivot_halves"]))
+by = halves.pivot_table(index=["split_share", "max_pieces"], columns="tasks", values="gpu_ms")
+by["whole / slower half"] = by["all"] / by[["half", "other half"]].max(axis=1)
+display(by.round(2))
+Markdown(f"No sizing brings a half under {by[['half', 'other half']].max(axis=1).div(by['all']).min():.0%} "
+         "of the whole, so the kernel alone reaches at most "
+         f"{by['whole / slower half'].max():.2f}x on 2 GPUs before Dask's share: more pieces cut the "
+         "wait on the heaviest edges but repeat the shared top once more each.")
 
 # %% [markdown]
 # **When not to distribute.** Handing out chunks costs tens of milliseconds,
