@@ -174,13 +174,15 @@ def _kc_prepare(G, **params):
 
 
 def _kc_costs(prep, **params) -> np.ndarray:
-    """|S| = common later neighbours of the edge: about |S|**(k-2) steps (the exponent capped at 6,
-    as KCMiner's split sizes its pieces); tasks with |S| < k - 2 cost one."""
+    """|S| = common later neighbours of the edge: ``kclique.listing_cost`` (what KCMiner's split sizes
+    its pieces by); tasks with |S| < k - 2 cost one."""
+    from .gpu.kclique import listing_cost
+
     p = _kc_params(params)
     ori = prep.orient(p["order"])
-    s = common_later_neighbours(ori.indptr, ori.indices, ori.u, ori.v).astype(np.float64)
+    s = common_later_neighbours(ori.indptr, ori.indices, ori.u, ori.v)
     k = int(p["k"])
-    return np.where(s >= k - 2, (1.0 + s) ** min(k - 2, 6), 1.0)
+    return np.where(s >= k - 2, listing_cost(s, k), 1.0)
 
 
 def _kc_run(prep, idx, **params) -> int:

@@ -14,7 +14,6 @@ pivot counts) or, for the synthetic R-MAT rows, against the GPU pivot counter
 from __future__ import annotations
 
 import argparse
-import itertools
 import statistics
 import sys
 import time
@@ -372,68 +371,60 @@ def split_effect(graphs, expect, repeats=5):
                                      **{c: m.get(c) for c in keep}}])
 
 
-SIZINGS = [(share, most) for most in (64, 256) for share in (4, 8, 16, 32)]  # (split_share, max_pieces)
+SIZINGS = [dict(split_share=share, max_pieces=most) for most in (64, 256) for share in (4, 8, 16, 32)]
+SPLIT_OF_CASES = [("ego-Facebook", 8), ("ego-Facebook", 10), ("soc-Slashdot0902", 8)]
+PIVOT_SIZINGS = [dict(split_share=16, max_pieces=64), dict(split_share=32, max_pieces=64),
+                 dict(split_share=64, max_pieces=64), dict(split_share=32, max_pieces=256),
+                 dict(split_share=64, max_pieces=256)]
+LISTING_MAX_K = 8  # KCMiner (listing) beyond this k on these graphs takes far longer than pivoting
 
 
-def split_sizing(graphs, expect, repeats=3):
-    """How the heavy edges' pieces are sized (``split_share``: pieces per worker's even share;
-    ``max_pieces``: the most per edge), KCMiner at k and the pivot counter up to k, on all the
-    tasks and on half of them dealt by cost (what one of 2 GPUs runs): the rule behind the defaults."""
+def halves(graphs, expect, cases, variants, repeats):
+    """KCMiner at k (up to LISTING_MAX_K) and the pivot counter up to k, under each launch parameter
+    ``variant``, on all the tasks and on the two halves dealt by cost (what each of 2 GPUs runs);
+    the two halves must hold every clique of the whole once."""
     from .. import distributed as md
     from ..gpu import cliquecount, kclique
 
-    for name, k in SPLIT_CASES:
-        if name not in graphs:
-            continue
-        G = _graph(name)
-        for counter, prep, params, algo in (
-                ("KCMiner", kclique.prepare(G), dict(k=k), "kcminer"),
-                ("pivot", _OneK(cliquecount.prepare(G), k), dict(k_max=k), "cliquecount")):
-            halves = md.chunk_tasks(md.prepare(G, algo, **params).costs, 2)
-            for (share, most), (tasks, idx) in itertools.product(SIZINGS, (("all", None), ("half", halves[0]),
-                                                                          ("other half", halves[1]))):
-                m = measure(prep, None if idx is not None else expect.get((name, k)), repeats, tasks=idx,
-                            split_share=share, max_pieces=most, **params)
-                keep = ("gpu_ms", "runs", "answer", "reference", "exact", "pieces")
-                yield pd.DataFrame([{"graph": name, "k": k, "counter": counter, "split_share": share,
-                                     "max_pieces": most, "tasks": tasks, **{c: m.get(c) for c in keep}}])
-
-
-SPLIT_OF_CASES = [("ego-Facebook", 8), ("ego-Facebook", 10), ("soc-Slashdot0902", 8)]  # KCMiner to k = 8
-
-
-def split_of(graphs, expect, repeats=5):
-    """A chunk's heavy edges sized against the whole task list (``split_of="all"``) or the chunk
-    alone (``"tasks"``), at the default sizing, on all the tasks and on the two halves dealt to 2
-    GPUs: how far each half is from half the whole."""
-    from .. import distributed as md
-    from ..gpu import cliquecount, kclique
-
-    for name, k in SPLIT_OF_CASES:
+    for name, k in cases:
         if name not in graphs:
             continue
         G = _graph(name)
         counters = [("pivot", _OneK(cliquecount.prepare(G), k), dict(k_max=k), "cliquecount")]
-        if k <= 8:
+        if k <= LISTING_MAX_K:
             counters.insert(0, ("KCMiner", kclique.prepare(G), dict(k=k), "kcminer"))
         for counter, prep, params, algo in counters:
-            halves = md.chunk_tasks(md.prepare(G, algo, **params).costs, 2)
-            cases = [("all", None, "all")] + [(t, idx, of) for of in ("all", "tasks")
-                                              for t, idx in (("half", halves[0]), ("other half", halves[1]))]
-            whole, half = None, None
-            for tasks, idx, of in cases:
-                m = measure(prep, None if idx is not None else expect.get((name, k)), repeats, tasks=idx,
-                            split_of=of, **params)
-                answer = int(m["answer"])
-                if tasks == "all":
-                    whole = answer
-                elif tasks == "half":
-                    half = answer
-                else:  # the two halves hold every clique once
-                    m["exact"] = m["exact"] and half + answer == whole
-                keep = ("gpu_ms", "runs", "answer", "reference", "exact", "pieces")
-                yield pd.DataFrame([{"graph": name, "k": k, "counter": counter, "tasks": tasks,
-                                     "split_of": of, **{c: m.get(c) for c in keep}}])
+            half, other = md.chunk_tasks(md.prepare(G, algo, **params).costs, 2)
+            for variant in variants:
+                answers = {}
+                for tasks, idx in (("all", None), ("half", half), ("other half", other)):
+                    m = measure(prep, None if idx is not None else expect.get((name, k)), repeats, tasks=idx,
+                                **variant, **params)
+                    answers[tasks] = int(m["answer"])
+                    if tasks == "other half":
+                        m["exact"] = m["exact"] and answers["half"] + answers["other half"] == answers["all"]
+                    keep = ("gpu_ms", "runs", "answer", "reference", "exact", "pieces")
+                    yield pd.DataFrame([{"graph": name, "k": k, "counter": counter, **variant, "tasks": tasks,
+                                         **{c: m.get(c) for c in keep}}])
+
+
+def split_sizing(graphs, expect, repeats=3):
+    """How the heavy edges' pieces are sized (``split_share``: pieces per worker's even share;
+    ``max_pieces``: the most per edge), on all the tasks and on the halves: the rule behind the
+    defaults."""
+    return halves(graphs, expect, SPLIT_CASES, SIZINGS, repeats)
+
+
+def split_of(graphs, expect, repeats=5):
+    """A chunk's heavy edges sized against the whole task list (``split_of="all"``) or the chunk
+    alone (``"tasks"``), at the default sizing: how far each half is from half the whole."""
+    return halves(graphs, expect, SPLIT_OF_CASES, [dict(split_of="all"), dict(split_of="tasks")], repeats)
+
+
+def pivot_halves(graphs, expect, k=10, repeats=3):
+    """The pivot counter's halves against the whole on ego-Facebook up to k, at finer sizings: what
+    2 GPUs can reach at best."""
+    return halves(graphs, expect, [("ego-Facebook", k)], PIVOT_SIZINGS, repeats)
 
 
 def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str] | None = None,
@@ -460,9 +451,10 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str
         "split": lambda: split_effect(graphs, expect, repeats),
         "split_sizing": lambda: split_sizing(graphs, expect),
         "split_of": lambda: split_of(graphs, expect),
+        "pivot_halves": lambda: pivot_halves(graphs, expect),
     }
     frames = run_jobs("kcminer", jobs, out_dir, prov, only,
-                      skip=("rows", "block", "split", "split_sizing", "split_of"))
+                      skip=("rows", "block", "split", "split_sizing", "split_of", "pivot_halves"))
     bad = {k: f[~f["exact"]] for k, f in frames.items() if "exact" in f and (~f["exact"]).any()}
     if bad:
         raise AssertionError(f"KCMiner counts differ from the reference: {bad}")
@@ -594,7 +586,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="two small graphs, for a smoke run")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--only", nargs="+", help="some of: table2 exactness ablation lanes bitmap counts "
-                    "table2_rmat rows block split split_sizing split_of (the last five: opt-in)")
+                    "table2_rmat rows block split split_sizing split_of pivot_halves (the last six: opt-in)")
     ap.add_argument("--graphs", nargs="+", help=f"bundled graphs (default: {' '.join(GRAPHS)})")
     a = ap.parse_args(argv)
     run_all(a.out, a.quick, a.repeats, only=names(a.only), graphs=a.graphs)

@@ -25,12 +25,12 @@ from ..graph import Graph
 from . import require_gpu
 from .kclique import (
     MAX_PIECES,
-    SPLIT_OF,
     OrientedGraph,
     _sms,
     check_params,
     split_sizes,
     split_tasks,
+    split_total,
     tasks_of,
     upload,
     words32,
@@ -114,8 +114,6 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
     k_max = p["k_max"]
     if k_max is not None and int(k_max) < 1:
         raise ValueError(f"k_max must be >= 1, got {k_max}")
-    if p["split_of"] not in SPLIT_OF:
-        raise ValueError(f"split_of must be 'all' or 'tasks', got {p['split_of']!r}")
     require_gpu()
     import cupy
 
@@ -140,10 +138,7 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
         def entries():
             part, code = chosen, None
             if p["split"] is not False:
-                total = None   # a subset's pieces as in the whole launch (split_of="all")
-                if tasks is not None and p["split_of"] == "all":
-                    total = ori.remember("pivot split total",
-                                         lambda: float(cost(np.arange(len(ori.u))).sum()))
+                total = split_total(ori, p, tasks, "pivot split total", lambda: cost(np.arange(len(ori.u))))
                 part, code = split_tasks(cost(chosen), ori.bound[chosen], n_workers, p["split"], chosen,
                                          SPLIT_MIN_SIZE, *sizing, total=total)
             return part, code, int(work_words(ori.bound[part].max()))   # grows with the bound

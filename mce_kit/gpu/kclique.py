@@ -110,9 +110,13 @@ def orientation(G: Graph, order: str) -> np.ndarray:
     """The vertex order that orients the edges: by (degree, id) or degeneracy."""
     from ..order import degeneracy_order, degree_order
 
+    check_order(order)
+    return np.asarray(degree_order(G) if order == "degree" else degeneracy_order(G))
+
+
+def check_order(order: str) -> None:
     if order not in ORDERS:
         raise ValueError(f"order must be 'degree' or 'degeneracy', got {order!r}")
-    return np.asarray(degree_order(G) if order == "degree" else degeneracy_order(G))
 
 
 @dataclass
@@ -175,8 +179,7 @@ def _orient(G: Graph, order: str) -> Oriented:
     from . import prep
 
     t0 = time.perf_counter()
-    if order not in ORDERS:
-        raise ValueError(f"order must be 'degree' or 'degeneracy', got {order!r}")
+    check_order(order)
     if prep.use_gpu_for_prep(len(G.indices)):
         o, indptr, indices, out_ptr, out_idx, u, v, bound = prep.oriented_csr(G.indptr, G.indices, order)
     else:
@@ -286,7 +289,10 @@ def check_params(params: dict, defaults: dict, what: str) -> dict:
     unknown = set(params) - set(defaults)
     if unknown:
         raise TypeError(f"unknown {what} parameter(s): {', '.join(sorted(unknown))}")
-    return {**defaults, **params}
+    p = {**defaults, **params}
+    if p.get("split_of", "tasks") not in SPLIT_OF:
+        raise ValueError(f"split_of must be 'all' or 'tasks', got {p['split_of']!r}")
+    return p
 
 
 def _sms() -> int:
@@ -306,9 +312,23 @@ def split_sizes(ori: Oriented, tasks: np.ndarray, min_size: int) -> np.ndarray:
     return size
 
 
+def listing_cost(c, k: int) -> np.ndarray:
+    """KCMiner's estimate of a task's work from its c candidates: listing grows like c ** (k - 2)
+    (the exponent capped at 6)."""
+    return (1.0 + np.asarray(c, dtype=np.float64)) ** min(k - 2, 6)
+
+
 def split_cost(ori: Oriented, tasks: np.ndarray, k: int) -> np.ndarray:
-    """KCMiner's estimate of each task's work for sizing a split: listing grows like c ** (k - 2)."""
-    return (1.0 + split_sizes(ori, tasks, SPLIT_MIN_SIZE)) ** min(k - 2, 6)
+    """``listing_cost`` of each task, for sizing a split."""
+    return listing_cost(split_sizes(ori, tasks, SPLIT_MIN_SIZE), k)
+
+
+def split_total(ori: Oriented, p: dict, tasks, key, whole_cost) -> float | None:
+    """The cost a subset's pieces are sized against: the whole list's (``whole_cost()``, kept under
+    ``key``) when ``split_of="all"``, else None (the subset's own)."""
+    if tasks is None or p["split_of"] != "all":
+        return None
+    return ori.remember(key, lambda: float(whole_cost().sum()))
 
 
 def split_tasks(cost: np.ndarray, bound: np.ndarray, n_workers: int, split, tasks: np.ndarray,
@@ -355,8 +375,6 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
         raise ValueError(f"k must be in 3..{KMAX} on the GPU (k = 1, 2 are n and m), got {k}")
     if p["rows"] not in ROWS:
         raise ValueError(f"rows must be 'flat' or 'by_row', got {p['rows']!r}")
-    if p["split_of"] not in SPLIT_OF:
-        raise ValueError(f"split_of must be 'all' or 'tasks', got {p['split_of']!r}")
     require_gpu()
     import cupy
 
@@ -374,7 +392,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
     n_keep = len(chosen)
     # size specialisation: the tasks with over block_min candidates (again a prefix) on a block each
     n_big = n_big_all = 0
-    n_keep_all = ori.n_tasks(k - 2)
+    n_keep_all = ori.n_tasks(k - 2)   # the whole list's (a subset's pieces may be sized against it)
     if p["size"] and p["block_min"] >= 0:
         big = int(p["block_min"]) + 1
         n_big_all = min(ori.n_tasks(big), n_keep_all)
@@ -390,10 +408,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
             def entries(part=chosen[lo:hi], parts=parts, whole=whole):
                 code = None
                 if p["split"] is not False and k >= 5 and not p["stats"]:
-                    total = None   # a subset's pieces as in the whole phase's launch (split_of="all")
-                    if tasks is not None and p["split_of"] == "all":
-                        total = ori.remember(("split total", k, *whole),
-                                             lambda: float(split_cost(ori, np.arange(*whole), k).sum()))
+                    total = split_total(ori, p, tasks, ("split total", k, *whole),
+                                        lambda: split_cost(ori, np.arange(*whole), k))
                     cost = split_cost(ori, part, k)
                     share = p["split_share"] or split_share_for(
                         (cost.sum() if total is None else total) / (n_workers // parts))

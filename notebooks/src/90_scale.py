@@ -177,10 +177,10 @@ if scaling is not None:
 # them, counts up to k = 10, at several sizings of the pieces (kernel ms):
 
 # %%
-from mce_kit.references import RESULTS  # noqa: E402
+from mce_kit.experiments import kcminer  # noqa: E402
 
-halves = pd.read_csv(RESULTS / "pivot_halves.csv")
-display(mk.measure.provenance_table(["pivot_halves"]))
+halves = kcminer.load("pivot_halves")
+display(mk.measure.provenance_table(["kcminer_pivot_halves"]))
 by = halves.pivot_table(index=["split_share", "max_pieces"], columns="tasks", values="gpu_ms")
 by["whole / slower half"] = by["all"] / by[["half", "other half"]].max(axis=1)
 display(by.round(2))
