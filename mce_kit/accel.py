@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 
 GPU_MIN_ENTRIES = 1 << 22  # below this many adjacency entries the host is as fast
-# the degeneracy order, relabelling and seeds (a cold maximal-clique call): the GPU from here; on one
+# a first call's preparation (order, relabelling, seeds, orientation): the GPU from here; on one
 # H100 (16 cores) it took Email-Enron's 367k entries 10.7 ms against the compiled host's 17.5,
 # wiki-Vote's 202k 7.7 against 8.6, CA-GrQc's 29k 4.9 against 2.0 (cold_prep.csv, path "cupy")
 PREP_GPU_MIN_ENTRIES = 1 << 18
@@ -38,7 +38,8 @@ def use_gpu(entries: int, device: str = "auto", least: int | None = None) -> boo
 
 
 def use_gpu_for_prep(entries: int, device: str = "auto") -> bool:
-    """``use_gpu`` for a maximal-clique call's preparation: from PREP_GPU_MIN_ENTRIES entries on.
+    """``use_gpu`` for a first call's preparation (a maximal-clique call's order, relabelling and
+    seeds, a k-clique call's orientation): from PREP_GPU_MIN_ENTRIES entries on.
 
     Rent or buy, as ``use_compiled``: a process's first GPU preparation loads CuPy's kernels for it
     (0.31 s of a one-call ``mce-kit count`` of Slashdot on an H100, against about 0.08 s for the

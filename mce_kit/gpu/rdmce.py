@@ -230,7 +230,8 @@ def prepare(G: Graph, device: str = "auto") -> Prepared:
 
 
 def _make_seeds(indptr, indices, seeding):
-    """(u, v, rows words, stack words) of every seed; on the GPU for long graphs (``prep.use_gpu``)."""
+    """(u, v, rows words, stack words) of every seed; on the GPU for long graphs
+    (``prep.use_gpu_for_prep``)."""
     from . import prep
 
     if prep.use_gpu_for_prep(len(indices)):
