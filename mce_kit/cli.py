@@ -91,7 +91,13 @@ def _gpu_probe_behind(device: str) -> None:
 
         from .gpu import has_gpu
 
-        threading.Thread(target=has_gpu, name="mce_kit-gpu-probe", daemon=True).start()
+        def start() -> None:
+            if has_gpu():
+                import cupy
+
+                cupy.cuda.runtime.free(0)   # creates device 0's context, which the call then uses
+
+        threading.Thread(target=start, name="mce_kit-gpu-probe", daemon=True).start()
 
 
 def _count(args) -> None:

@@ -1,6 +1,7 @@
 """What the kernels prepare for a graph, kept with the graph: one mechanism for every call.
 
     prep = kept(G, ("rdmce",), lambda: rdmce.prepare(G))   # built once, then returned as is
+    prep.device.array("indptr", prep.indptr)               # its device copy, uploaded once
     mk.release(G)                                          # drop G's kept state now
     mk.kept_state()                                        # what is kept, for which graph, bytes
 
@@ -82,6 +83,9 @@ def kept(G, key: tuple[Hashable, ...], build: Callable[[], object]):
             if (id(G), key) in _lru:
                 _lru.move_to_end((id(G), key))
             else:  # arrived with an unpickled graph (a Dask worker's copy): account for it here
+                device = getattr(store[key], "device", None)
+                if isinstance(device, OnDevice):   # its uploads here count too
+                    device.owner = (weakref.ref(G), key)
                 _lru[(id(G), key)] = (weakref.ref(G, _forget(id(G))), nbytes(store[key], G))
                 _evict(keep=(id(G), key))
             return store[key]
@@ -164,6 +168,31 @@ def kept_state(G=None) -> list[dict]:
 def kept_bytes() -> int:
     with _lock:
         return sum(b for _, b in _lru.values())
+
+
+class OnDevice(dict):
+    """Device copies of a prepared value's host arrays, by (name, GPU): each uploaded once, then used
+    by every later launch there. ``OnDevice(G, key)`` belongs to ``G``'s kept entry ``key``, which
+    is counted again in the budget after each upload. Not pickled: a copy elsewhere uploads its own."""
+
+    def __init__(self, G=None, key: tuple | None = None):
+        super().__init__()
+        self.owner = None if G is None else (weakref.ref(G), key)
+
+    def __reduce__(self):
+        return (OnDevice, ())
+
+    def array(self, name: str, host):
+        """``host`` on the current GPU, uploaded on first use."""
+        import cupy
+
+        at = (name, cupy.cuda.Device().id)
+        if at not in self:
+            self[at] = cupy.asarray(host)
+            G = self.owner[0]() if self.owner else None
+            if G is not None:
+                refresh(G, self.owner[1])
+        return self[at]
 
 
 # ---- what several problems share ----

@@ -13,7 +13,9 @@ from pathlib import Path
 out = Path(sys.argv[1])
 out.mkdir(parents=True, exist_ok=True)
 py = sys.executable
-FILES = ["data/snap/wiki-Vote.txt.gz", "data/snap/soc-Slashdot0902.txt.gz"]
+COUNTS = [["data/snap/wiki-Vote.txt.gz"], ["data/snap/soc-Slashdot0902.txt.gz"],
+          ["data/snap/wiki-Vote.txt.gz", "--problem", "kclique", "--k", "8"],
+          ["MovieLens", "--problem", "mbe"], ["email-Eu-core", "--problem", "maxclique"]]
 
 
 def wall(cmd) -> float:
@@ -37,16 +39,16 @@ PIECES = [("python", "pass"), ("numpy", "import numpy"), ("scipy.sparse", "impor
           ("mce_kit", "import mce_kit"), ("mce_kit.cli", "import mce_kit.cli")]
 for label, code in [] if calls_only else PIECES:
     print(f"{label:16s} {min(wall([py, '-c', code]) for _ in range(3)):.3f}")
-for f in [] if calls_only else FILES:
-    cmd = [py, "-m", "mce_kit", "count", f, "--device", "gpu"]
+for f in [] if calls_only else COUNTS:
+    cmd = [py, "-m", "mce_kit", "count", *f, "--device", "gpu"]
     wall(cmd)  # CuPy's kernel cache
     print(f"count {f}: {min(wall(cmd) for _ in range(5)):.3f}")
     serial = [py, "-c", "import sys, mce_kit.cli as c; c._gpu_probe_behind = lambda d: None; "
-              f"sys.exit(c.main(['count', '{f}', '--device', 'gpu']))"]
+              f"sys.exit(c.main({['count'] + f + ['--device', 'gpu']!r}))"]
     print(f"count {f}, CUDA started after the load: {min(wall(serial) for _ in range(5)):.3f}")
 
 print("== import times of `count wiki-Vote` (cumulative us, top 25)")
-count = [py, "-X", "importtime", "-m", "mce_kit", "count", FILES[0], "--device", "gpu"]
+count = [py, "-X", "importtime", "-m", "mce_kit", "count", *COUNTS[0], "--device", "gpu"]
 res = subprocess.run(["true"] if calls_only else count, capture_output=True, text=True)
 rows = []
 for line in res.stderr.splitlines():
@@ -56,12 +58,12 @@ for line in res.stderr.splitlines():
 for cum, name in sorted(rows, reverse=True)[:25]:
     print(f"{cum:9d} {name}")
 
-for f in [] if calls_only else FILES:
-    prof = out / (Path(f).name.split(".")[0] + "_cli.prof")
-    subprocess.run([py, "-m", "cProfile", "-o", str(prof), "-m", "mce_kit", "count", f, "--device", "gpu"],
+for i, f in enumerate([] if calls_only else COUNTS):
+    prof = out / f"count{i}_cli.prof"
+    subprocess.run([py, "-m", "cProfile", "-o", str(prof), "-m", "mce_kit", "count", *f, "--device", "gpu"],
                    check=True, capture_output=True)
     print(f"== cProfile of `count {f}`")
-    pstats.Stats(str(prof)).sort_stats("cumulative").print_stats(35)
+    pstats.Stats(str(prof)).sort_stats("cumulative").print_stats(45)
 
 if "--process-only" in sys.argv:
     sys.exit(0)

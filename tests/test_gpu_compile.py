@@ -1,5 +1,6 @@
 """Every CUDA source compiles with NVRTC (no GPU needed), so CI catches kernel errors."""
 
+import numpy as np
 import pytest
 
 from mce_kit.gpu import loader
@@ -41,3 +42,38 @@ def test_includes_are_inlined_once():
     src = loader.read_source("rdmce.cu")
     assert "#include" not in src
     assert src.count("typedef unsigned int u32;") == 1
+
+
+def test_cubin_compiles_without_a_gpu():
+    cubin, lowered = loader._compile("degree.cu", loader.read_source("degree.cu"), loader.BASE_OPTIONS,
+                                     "sm_90", ("fill_value<int>",), cubin=True)
+    assert cubin[:4] == b"\x7fELF" and set(lowered) == {"fill_value<int>"}
+
+
+@pytest.mark.gpu
+def test_kept_cubins_are_loaded_and_a_broken_one_rebuilt(tmp_path, monkeypatch):
+    from mce_kit.gpu import degree, has_gpu
+
+    if not has_gpu():
+        pytest.skip("no GPU")
+    monkeypatch.setenv("MCE_KIT_CACHE_DIR", str(tmp_path))
+    loader._load.cache_clear()
+    try:
+        assert (degree.fill(5, 7, np.int32) == 7).all()       # compiled and kept
+        kept = sorted(tmp_path.glob("degree-*.cubin"))
+        assert len(kept) == 1 and kept[0].with_suffix(".json").exists()
+        monkeypatch.setattr(loader, "_compile", None)        # a hit must not compile
+        loader._load.cache_clear()
+        assert (degree.fill(3, -2, np.int32) == -2).all()
+        broken = tmp_path / "broken"            # a fresh path: CuPy keeps each file's module
+        broken.mkdir()
+        for f in (kept[0], kept[0].with_suffix(".json")):
+            (broken / f.name).write_bytes(f.read_bytes())
+        (broken / kept[0].name).write_bytes(b"not a cubin")
+        monkeypatch.undo()
+        monkeypatch.setenv("MCE_KIT_CACHE_DIR", str(broken))
+        loader._load.cache_clear()
+        assert (degree.fill(4, 9, np.int32) == 9).all()       # rebuilt
+        assert (broken / kept[0].name).read_bytes()[:4] == b"\x7fELF"
+    finally:
+        loader._load.cache_clear()

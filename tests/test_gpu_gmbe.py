@@ -187,3 +187,18 @@ def test_bundled_graphs_ten_of_ten(name):
 
 def test_movielens_is_the_papers_count():
     assert references.expected("mbe", "MovieLens") == 140_266
+
+
+def test_two_hop_sizes_on_the_gpu_equal_the_hosts(monkeypatch):
+    from mce_kit.gpu import gmbe
+
+    rng = np.random.default_rng(7)
+    graphs = [random_bipartite(int(rng.integers(1, 60)), int(rng.integers(1, 60)),
+                               float(rng.uniform(0.02, 0.5)), seed=i) for i in range(40)]
+    graphs += [complete_bipartite(5, 7), crown(9), _with_isolated(crown(4), 3, 5),
+               datasets.load("marvel"), datasets.load("MovieLens")]
+    monkeypatch.setattr(gmbe, "TWO_HOP_MARK_BYTES", 4096)   # few warps: each walks many vertices
+    for B in graphs:
+        host, gpu = gmbe.prepare(B, device="cpu"), gmbe.prepare(B, device="gpu")
+        assert np.array_equal(host.nw, gpu.nw) and np.array_equal(host.p2, gpu.p2)
+        assert np.array_equal(host.seeds, gpu.seeds)

@@ -57,3 +57,25 @@ def test_release_frees_a_graphs_device_blocks():
     prepared.release(G)
     assert prepared.kept_state(G) == [] and cupy.get_default_memory_pool().total_bytes() == 0
     assert np.all(np.diff(G.indptr) >= 0)  # the graph itself is untouched
+
+
+def test_device_copies_are_uploaded_once_counted_and_released():
+    import cupy
+
+    from mce_kit.gpu import kclique, rdmce
+
+    prepared.release()
+    G = datasets.load("wiki-Vote")
+    mk.count_maximal_cliques(G, device="gpu")
+    mk.count_k_cliques(G, 5, device="gpu", algorithm="listing")
+    P, ori = rdmce.prepared(G), kclique.orient(G, "degree")
+    on_gpu = {k: a.data.ptr for k, a in (*P.device.items(), *ori.device.items())}
+    assert {k[0] for k in on_gpu} == {"indptr", "indices", "out_blob"}
+    kept = {r["key"]: r["bytes"] for r in prepared.kept_state(G)}
+    assert kept[("rdmce",)] >= 2 * (P.indptr.nbytes + P.indices.nbytes)   # host and device
+    mk.count_maximal_cliques(G, device="gpu")
+    mk.count_k_cliques(G, 6, device="gpu", algorithm="listing")
+    assert {k: a.data.ptr for k, a in (*P.device.items(), *ori.device.items())} == on_gpu   # not again
+    del P, ori
+    prepared.release(G)
+    assert prepared.kept_state(G) == [] and cupy.get_default_memory_pool().total_bytes() == 0

@@ -155,7 +155,7 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
     start.record()
     if run:
-        blob, indptr, indices, d_tasks = upload(ori.all_blob, ori.indptr, ori.indices, len(ori.u))
+        blob, indptr, indices, d_tasks = upload(ori, "all_blob", len(ori.u))
         watch = Watch(len(part), progress=progress, what="clique counts", unit="edge task")
         for idx, caps, workers in plan:
             pairs = tasks_of(d_tasks, ori.u, ori.v, part[idx])   # largest first

@@ -157,11 +157,11 @@ def _tw(tau: int) -> int:
     return max(1, -(-int(tau) // 32))
 
 
-def prepare(B: BipartiteGraph) -> Prepared:
-    """Number V by (degree, id), build both CSRs and each seed's 2-hop size (not part of the timed phase)."""
-    import scipy.sparse as sp
-
-    from ..accel import use_compiled
+def prepare(B: BipartiteGraph, device: str = "auto") -> Prepared:
+    """Number V by (degree, id), build both CSRs and each seed's 2-hop size (not part of the timed
+    phase). The 2-hop sizes are counted on the GPU where one answers (``device="auto"``; "cpu":
+    compiled or SciPy on the host, the oracle)."""
+    from ..accel import use_compiled, use_gpu
     from ..order import _neighbours_of
 
     if not isinstance(B, BipartiteGraph):
@@ -185,17 +185,40 @@ def prepare(B: BipartiteGraph) -> Prepared:
     deg_u = np.diff(u_indptr)
     p2_all = np.add.reduceat(deg_u[v_indices], v_indptr[:-1]) if B.m else np.zeros(B.n_v, np.int64)
     p2_all[deg_r == 0] = 0  # reduceat repeats the next entry for an empty row
-    if use_compiled(int(p2_all.sum())):  # the rows of A^T A, counted without forming it
-        from ..compiled import two_hop_sizes
-
+    if use_gpu(B.m, device, least=0):   # the rows of A^T A, counted without forming it
         nw_all = two_hop_sizes(v_indptr, v_indices, u_indptr, u_indices)
+    elif use_compiled(int(p2_all.sum())):
+        from ..compiled import two_hop_sizes as compiled_two_hop_sizes
+
+        nw_all = compiled_two_hop_sizes(v_indptr, v_indices, u_indptr, u_indices)
     else:
+        import scipy.sparse as sp
+
         A = sp.csr_matrix((np.ones(B.m, dtype=np.int32), u_indices, u_indptr), shape=(B.n_u, B.n_v))
         nw_all = np.diff((A.T @ A).tocsr().indptr)
     seeds = np.flatnonzero(deg_r > 0).astype(np.int32)
     return Prepared(B, order, u_indptr.astype(np.int32), u_indices, v_indptr.astype(np.int32), v_indices,
                     seeds, nw_all[seeds].astype(np.int32), np.asarray(p2_all)[seeds].astype(np.int64),
                     prep_s=time.perf_counter() - t0)
+
+
+TWO_HOP_MARK_BYTES = 64 << 20   # the bitmaps of two_hop_sizes' warps, at most
+
+
+def two_hop_sizes(a_ptr, a_idx, b_ptr, b_idx) -> np.ndarray:
+    """``compiled.two_hop_sizes`` on the GPU (``cuda/gmbe.cu``): for each vertex v of side A, how many
+    vertices of A share a neighbour with it, v included (0 without neighbours). Host arrays in and out."""
+    import cupy
+
+    n_a = len(a_ptr) - 1
+    words = max(1, -(-n_a // 32))
+    warps = -(-int(max(1, min(n_a, 8192, TWO_HOP_MARK_BYTES // (4 * words)))) // 4) * 4   # 4 per block
+    d = [cupy.asarray(x, dtype=cupy.int32) for x in (a_ptr, a_idx, b_ptr, b_idx)]
+    marks = cupy.zeros(warps * words, dtype=cupy.uint32)
+    out = cupy.zeros(max(n_a, 1), dtype=cupy.int64)
+    kernel = load_module("gmbe.cu", defines=_DEFINES).get_function("two_hop_sizes")
+    kernel((warps // 4,), (128,), (*d, np.int32(n_a), np.int32(warps), marks, np.int64(words), out))
+    return out[:n_a].get()
 
 
 def _check(params: dict) -> dict:

@@ -41,6 +41,7 @@ import numpy as np
 
 from ..graph import Graph
 from ..order import oriented_csr
+from ..prepared import OnDevice
 from . import require_gpu
 from .launch import (
     SPLIT_MIN_SIZE,
@@ -140,6 +141,7 @@ class Oriented:
     out_blob: np.ndarray = None
     all_blob: np.ndarray = None
     memo: dict = field(default_factory=dict)  # per-call host arrays that depend only on (k, ...)
+    device: OnDevice = field(default_factory=OnDevice)  # the blobs on the GPU, each uploaded once
 
     def remember(self, key, compute):
         """``compute()`` once per ``key``: a warm call skips the host work its kernel time excludes."""
@@ -154,8 +156,8 @@ class Oriented:
         if len(have) < n:
             import cupy
 
+            d, _, _, _ = upload(self, "out_blob", n)
             a, b = len(self.out_ptr), len(self.out_ptr) + len(self.out_idx)
-            d = cupy.asarray(self.out_blob[: b + 2 * n])
             out = cupy.empty(max(n, 1), dtype=cupy.int32)
             fn = load_module("kclique.cu", defines=_DEFINES).get_function("common_sizes")
             fn((-(-n // 128),), (128,), (d[:a], d[a:b], d[b:], np.int32(n), out))
@@ -188,16 +190,17 @@ def _orient(G: Graph, order: str) -> Oriented:
     uv = np.stack([u, v], axis=1).ravel()
     return Oriented(o, indptr, indices, out_ptr, out_idx, u, v, bound, time.perf_counter() - t0,
                     out_blob=np.concatenate([out_ptr, out_idx, uv]).astype(np.int32, copy=False),
-                    all_blob=np.concatenate([indptr, indices, uv]).astype(np.int32, copy=False))
+                    all_blob=np.concatenate([indptr, indices, uv]).astype(np.int32, copy=False),
+                    device=OnDevice(G, ("oriented", order)))
 
 
-def upload(blob: np.ndarray, ptr: np.ndarray, idx: np.ndarray, n_tasks: int):
-    """One host-to-device copy of the CSR (ptr, idx) and the first ``n_tasks`` task pairs of ``blob``:
-    returns (device blob, device indptr, device indices, device tasks)."""
-    import cupy
-
+def upload(ori: Oriented, which: str, n_tasks: int):
+    """``ori``'s ``which`` blob ("out_blob": the later-neighbour CSR, "all_blob": the full CSR) on the
+    GPU, copied there once and kept with ``ori``: (its first ``n_tasks`` task pairs with the CSR,
+    device indptr, device indices, device tasks)."""
+    ptr, idx = (ori.out_ptr, ori.out_idx) if which == "out_blob" else (ori.indptr, ori.indices)
     a, b = len(ptr), len(ptr) + len(idx)
-    d = cupy.asarray(blob[: b + 2 * n_tasks])
+    d = ori.device.array(which, getattr(ori, which))[: b + 2 * n_tasks]
     return d, d[:a], d[a:b], d[b:]
 
 
@@ -434,7 +437,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
     start.record()
     n_up = int(chosen[-1]) + 1 if n_keep else 0   # the task pairs up to the last one chosen
-    blob, indptr, indices, d_tasks = upload(ori.out_blob, ori.out_ptr, ori.out_idx, n_up)
+    blob, indptr, indices, d_tasks = upload(ori, "out_blob", n_up)
     total = 0
     wt = np.zeros(n_workers, np.int64)
     wc = np.zeros(n_workers, np.uint64)

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..graph import Graph
 from . import require_gpu
-from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
+from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params, to_host_once
 from .loader import load_module
 from .seeds import degeneracy_csr, later_counts, seed_sets
 from .watch import Watch, released
@@ -315,7 +315,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, prog
                 r = rec[i]
                 cliques.append(prep.order[rec[i + 1 : i + 1 + r]])
                 i += r + 1
-    host = [s.get() for s in stats[1:]]
+    host = to_host_once(stats[1:])
     phase_cycles = None
     if profile:
         ph = phase.get().reshape(-1, 4).sum(axis=0)

@@ -63,8 +63,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..graph import Graph
+from ..prepared import OnDevice
 from . import require_gpu
-from .launch import free_bytes, params_dtype, plan_passes, set_params
+from .launch import free_bytes, params_dtype, plan_passes, set_params, to_host_once
 from .loader import load_module
 from .seeds import ordered_csr, per_seed, seed_sets
 from .watch import Watch, released
@@ -185,6 +186,7 @@ class Prepared:
     isolated: np.ndarray = None
     prep_s: float = 0.0
     d: int = 0  # degeneracy: no maximal clique has more than d + 1 vertices
+    device: OnDevice = field(default_factory=OnDevice)  # the CSR on the GPU, uploaded once
 
     def seed_arrays(self, seeding: str):
         if seeding not in self.seeds:
@@ -225,8 +227,8 @@ def prepare(G: Graph, device: str = "auto") -> Prepared:
     ``seeds.ordered_csr``; "cpu"; "gpu"); the arrays are the same either way."""
     t0 = time.perf_counter()
     order, core, indptr, indices, isolated = ordered_csr(G, device)
-    return Prepared(G, order, indptr, indices, isolated=isolated,
-                    prep_s=time.perf_counter() - t0, d=int(core.max()) if len(core) else 0)
+    return Prepared(G, order, indptr, indices, isolated=isolated, prep_s=time.perf_counter() - t0,
+                    d=int(core.max()) if len(core) else 0, device=OnDevice(G, ("rdmce",)))
 
 
 def _make_seeds(indptr, indices, seeding):
@@ -488,8 +490,9 @@ class _Device:
 
     def start(self, hist_len=1):
         cupy = self.cupy
-        self.indptr = cupy.asarray(self.prep.indptr)
-        self.indices = cupy.asarray(self.prep.indices)
+        prep = self.prep
+        self.indptr = prep.device.array("indptr", prep.indptr)
+        self.indices = prep.device.array("indices", prep.indices)
         # per-worker count, nodes, busy cycles (64-bit), seeds taken, branches pulled
         self.stats = [cupy.zeros(self.n_workers, dtype=dt) for dt in ("u8", "u8", "u8", "i4", "i4")]
         self.hist = cupy.zeros(max(1, hist_len), dtype=cupy.uint64)
@@ -522,15 +525,14 @@ class _Device:
 
     def _launch(self, _b, _su, _sv, _n, _w, _rc, _sc, flags, lo=0, hi=INT32_MAX, ring=None):
         """One kernel launch on a pass; its statistics are added to the run's. Returns ctrl."""
-        cupy = self.cupy
-        out = [cupy.zeros(_w, dtype=st.dtype) for st in self.stats]
         r = ring or {}
         none = self.hist  # any device pointer for the unused streaming fields
         set_params(self.module, PARAMS, indptr=self.indptr, indices=self.indices, seed_u=_su,
                    seed_v=_sv, rows_buf=_b["rows"], stack_buf=_b["stack"], expo=_b["expo"],
                    copying=_b["copying"], rows_users=_b["rows_users"], task_info=_b["task_info"],
-                   ctrl=_b["ctrl"], worker_count=out[0], worker_nodes=out[1], worker_cycles=out[2],
-                   worker_seeds=out[3], worker_steals=out[4], hist=self.hist,
+                   ctrl=_b["ctrl"], worker_count=self.stats[0], worker_nodes=self.stats[1],
+                   worker_cycles=self.stats[2], worker_seeds=self.stats[3], worker_steals=self.stats[4],
+                   hist=self.hist,
                    ring=r.get("ring", none), chunk_len=r.get("chunk_len", none),
                    chunk_recs=r.get("chunk_recs", none), chunk_next=_b["ctrl"][4:],
                    resume=r.get("resume", none), stop=_b["ctrl"][STOP_AT:], rows_cap=_rc, stack_cap=_sc,
@@ -538,9 +540,7 @@ class _Device:
                    hist_len=self.hist_len, chunk_words=r.get("chunk_words", 0),
                    vert_soft=r.get("vert_soft", 0),
                    chunk_soft=r.get("chunk_soft", 0), chunk_hard=r.get("chunk_hard", 0))
-        self.kernel((-(-_w // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
-        for st, o in zip(self.stats, out, strict=True):
-            st[:_w] += o
+        self.kernel((-(-_w // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())   # adds to the stats
         return _b["ctrl"]
 
     def check(self, ctrl):
@@ -552,7 +552,7 @@ class _Device:
             raise RuntimeError("RDMCE: the streaming ring overflowed (internal error; please report)")
 
     def result(self, count, gpu_ms, histogram=None, extra=None) -> RDMCEResult:
-        host = [st.get() for st in self.stats]
+        host = to_host_once(self.stats)
         return RDMCEResult(
             count=count,
             params={**self.p, "sms": self.sms, "workers": self.n_workers, **(extra or {}),

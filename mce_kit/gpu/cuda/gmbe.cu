@@ -1163,3 +1163,35 @@ extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, 4) gmbe_block
     init_block_queue();
     worker_main(Block());
 }
+
+// Preparation: out[v] = |N(N(v))| over side A (v itself included, 0 when v has no neighbours), the
+// row sizes of A A^T. n_warps warps stride over the vertices, each marking A's vertices in a bitmap
+// of its own (``words`` words per warp, zero on entry and left zero); a lane counts the bits its
+// atomicOr set first.
+extern "C" __global__ void two_hop_sizes(const int* a_ptr, const int* a_idx, const int* b_ptr,
+                                         const int* b_idx, int n_a, int n_warps, u32* marks,
+                                         long long words, long long* out) {
+    const int lane = threadIdx.x & 31;
+    const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    u32* mine = marks + (long long)warp * words;
+    for (int v = warp; v < n_a; v += n_warps) {
+        int found = 0;
+        for (int pass = 0; pass < 2; pass++) {   // pass 0 marks and counts, pass 1 clears
+            for (int i = a_ptr[v]; i < a_ptr[v + 1]; i++) {
+                const int u = a_idx[i];
+                for (int j = b_ptr[u] + lane; j < b_ptr[u + 1]; j += 32) {
+                    const int w = b_idx[j];
+                    if (pass == 0) {
+                        const u32 bit = 1u << (w & 31);
+                        found += (atomicOr(mine + (w >> 5), bit) & bit) == 0;
+                    } else {
+                        mine[w >> 5] = 0u;
+                    }
+                }
+            }
+            __syncwarp();
+        }
+        found = warp_sum(found);
+        if (lane == 0) out[v] = found;
+    }
+}
