@@ -120,6 +120,26 @@ def test_heavy_tasks_are_split_into_pieces_that_cover_each_task_once():
         assert sorted(part[task == t].tolist()) == list(range(pieces[t]))
 
 
+def test_pieces_expand_as_written_out_one_task_at_a_time():
+    from mce_kit.gpu.launch import expand_pieces
+
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        pieces = rng.choice([0, 1, 1, 1, 2, 5, 40], size=int(rng.integers(0, 60)))
+        task, code = expand_pieces(pieces)
+        want = [(t, q | int(c) << 16) for t, c in enumerate(pieces) for q in range(c)]
+        assert list(zip(task.tolist(), code.tolist(), strict=True)) == want
+
+
+def test_split_sizing_reads_a_run_of_tasks_as_a_slice():
+    a = np.arange(100) * 3
+    run = kclique.take_ascending(a, np.arange(10, 40))
+    assert run.base is a and run.tolist() == a[10:40].tolist()
+    picked = np.array([2, 5, 6, 90])
+    assert kclique.take_ascending(a, picked).tolist() == a[picked].tolist()
+    assert kclique.listing_cost(np.array([0, 3, 40]), 9).tolist() == [1.0, 4.0 ** 6, 41.0 ** 6]
+
+
 def test_a_chunk_sized_against_its_whole_list_gets_the_whole_lists_pieces():
     from mce_kit.gpu.launch import split_heavy
 

@@ -483,9 +483,9 @@ def _count_scale(prep, row, oracle, sc, ef, top, run_s, repeats, left_s):
     import cupy
 
     from ..gpu import rdmce
-    from ..gpu.launch import free_bytes
+    from ..gpu.launch import free_bytes, sm_count
 
-    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+    sms = sm_count()
     budget = int(0.4 * free_bytes())  # what a run plans with (rdmce._Device)
     plan = rdmce.planned(prep, budget, sms * rdmce.DEFAULTS["warps_per_sm"])
     row.update(planned_passes=plan["passes"], planned_workers=plan["workers"],

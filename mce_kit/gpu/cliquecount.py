@@ -26,16 +26,16 @@ from . import require_gpu
 from .kclique import (
     MAX_PIECES,
     OrientedGraph,
-    _sms,
     check_params,
     split_sizes,
     split_tasks,
     split_total,
+    take_ascending,
     tasks_of,
     upload,
     words32,
 )
-from .launch import SPLIT_SHARE, free_bytes, params_dtype, pick_tasks, plan_passes, set_params
+from .launch import SPLIT_SHARE, free_bytes, params_dtype, pick_tasks, plan_passes, set_params, sm_count
 from .loader import load_module
 from .watch import Watch, released
 
@@ -129,7 +129,7 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
     n_leaves = (K + 1) * pc
     run = K >= 3 and len(chosen)
     if run:
-        n_workers = _sms() * int(p["warps_per_sm"])
+        n_workers = sm_count() * int(p["warps_per_sm"])
         sizing = (p["split_share"] or split_share_for(K), p["max_pieces"])
 
         def cost(tasks):
@@ -139,9 +139,9 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
             part, code = chosen, None
             if p["split"] is not False:
                 total = split_total(ori, p, tasks, "pivot split total", lambda: cost(np.arange(len(ori.u))))
-                part, code = split_tasks(cost(chosen), ori.bound[chosen], n_workers, p["split"], chosen,
-                                         SPLIT_MIN_SIZE, *sizing, total=total)
-            return part, code, int(work_words(ori.bound[part].max()))   # grows with the bound
+                part, code = split_tasks(cost(chosen), take_ascending(ori.bound, chosen), n_workers,
+                                         p["split"], chosen, SPLIT_MIN_SIZE, *sizing, total=total)
+            return part, code, int(work_words(ori.bound[part[0]]))   # the largest bound (sorted)
 
         part, code, most = (entries() if tasks is not None else
                             ori.remember(("pivot entries", n_workers, p["split"], *sizing), entries))

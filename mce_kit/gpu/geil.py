@@ -54,7 +54,7 @@ from ..bounds import clique_bounds, core_subgraph
 from ..cpu.maxclique import colour_order
 from ..graph import Graph, positions
 from ..vertex_cover import omega_above_bounds
-from .launch import free_bytes, params_dtype, plan_passes, set_params
+from .launch import free_bytes, params_dtype, plan_passes, set_params, sm_count
 
 HEURISTICS = ("none", "single-degree", "single-core", "multi-degree", "multi-core")
 STRATEGIES = ("auto", "bfs", "dfs")
@@ -188,7 +188,7 @@ class _GpuOps:
         self.module = load_module("geil.cu")
         self.k = {name: self.module.get_function(name) for name in
                   ("stamp_clock", "build_adj", "greedy_kernel", "level_count", "level_write", "bnb_kernel")}
-        self.sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+        self.sms = sm_count()
         self.prep = prep
         self.indptr = cupy.asarray(prep.indptr)
         self.indices = cupy.asarray(prep.indices)

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..graph import BipartiteGraph, positions
 from . import require_gpu
-from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params
+from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params, sm_count
 from .loader import load_module
 
 F_PRUNE, F_BITMAP, F_SPLIT, F_UNION, F_LIST, F_SCATTER, F_DONATE, F_DONATE_ALL = 1, 2, 4, 8, 16, 32, 64, 128
@@ -349,7 +349,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=Non
              | F_UNION * (p["union"] != "serial") | F_LIST * bool(listing)
              | F_DONATE * donates(p) | F_DONATE_ALL * (donates(p) and p["donate"] == "always"))
     tw = _tw(p["tau"])
-    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+    sms = sm_count()
     n_blocks = max(1, sms * int(p["warps_per_sm"]) // WARPS_PER_BLOCK)
     n_workers = n_blocks if block else n_blocks * WARPS_PER_BLOCK
     budget = int(max_buffer_bytes or 0.4 * free)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import re
 
 import numpy as np
@@ -92,6 +93,21 @@ def kernel_struct_fields(source: str, struct: str = "Params") -> list[tuple[str,
                                                  "int": "i4"}[ctype]
         fields.append((name.lstrip("*"), kind))
     return fields
+
+
+def sm_count() -> int:
+    """Streaming multiprocessors of the current GPU (asked of the driver once per GPU: CuPy's
+    ``Device.attributes`` reads every attribute, a tenth of a millisecond)."""
+    import cupy
+
+    return _sm_count(cupy.cuda.Device().id)
+
+
+@functools.cache
+def _sm_count(device: int) -> int:
+    import cupy
+
+    return cupy.cuda.runtime.deviceGetAttribute(cupy.cuda.runtime.cudaDevAttrMultiProcessorCount, device)
 
 
 def free_bytes() -> int:
@@ -201,7 +217,7 @@ def split_heavy(cost: np.ndarray, n_workers: int, most: np.ndarray | int,
     all of them). ``cost``: any estimate that grows with the task's work; ``total``: the cost the
     even share is taken from (default ``cost.sum()``; a chunk of a larger list passes the list's)."""
     cost = np.asarray(cost, dtype=np.float64)
-    if not np.isfinite(cost).all():
+    if not np.isfinite(cost).all() or (total is not None and not np.isfinite(total)):
         raise ValueError("split_heavy: task costs must be finite (estimate on a capped scale)")
     if len(cost) == 0 or n_workers < 1:
         return np.ones(len(cost), dtype=np.int64)
@@ -215,12 +231,24 @@ def expand_pieces(pieces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(task of each piece, code ``piece | count << 16``), a task's pieces side by side in task order:
     the per-task ``split`` word the KCMiner and pivot-counter kernels read."""
     pieces = np.asarray(pieces, dtype=np.int64)
-    if len(pieces) and int(pieces.max()) >= 1 << 15:
-        raise ValueError(f"at most {(1 << 15) - 1} pieces per task, got {int(pieces.max())}")
-    task = np.repeat(np.arange(len(pieces)), pieces)
-    first = np.cumsum(pieces) - pieces
-    piece = np.arange(len(task)) - first[task]
-    return task, (piece | (pieces[task] << 16)).astype(np.int32)
+    cut = np.flatnonzero(pieces != 1)
+    return expand_cut(len(pieces), cut, pieces[cut])
+
+
+def expand_cut(n: int, cut: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``expand_pieces`` of n tasks where only the tasks ``cut`` (ascending) do not run as one piece:
+    ``count`` pieces each. Its work past the n-long arrays grows with the cut tasks alone."""
+    count = np.asarray(count, dtype=np.int64)
+    if len(count) and int(count.max()) >= 1 << 15:
+        raise ValueError(f"at most {(1 << 15) - 1} pieces per task, got {int(count.max())}")
+    reps = np.ones(n, dtype=np.int64)
+    reps[cut] = count
+    task = np.repeat(np.arange(n), reps)
+    code = np.full(len(task), 1 << 16, dtype=np.int32)
+    first = cut + np.cumsum(count - 1) - (count - 1)     # each cut task's first entry
+    within = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    code[np.repeat(first, count) + within] = within | (np.repeat(count, count) << 16)
+    return task, code
 
 
 def to_host_once(arrays) -> list[np.ndarray]:

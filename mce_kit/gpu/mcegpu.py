@@ -29,7 +29,7 @@ import numpy as np
 
 from ..graph import Graph
 from . import require_gpu
-from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params, to_host_once
+from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params, sm_count, to_host_once
 from .loader import load_module
 from .seeds import degeneracy_csr, later_counts, seed_sets
 from .watch import Watch, released
@@ -232,7 +232,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, prog
     module = load_module("mcegpu.cu", defines=defines)
     kernel = module.get_function("mcegpu_kernel")
     dev = cupy.cuda.Device()
-    sms = dev.attributes["MultiProcessorCount"]
+    sms = sm_count()
     threads = 32 * int(p["warps_per_block"])
     per_sm = blocks_per_sm(kernel, threads, dev)
     if p["blocks_per_sm"]:

@@ -65,7 +65,7 @@ import numpy as np
 from ..graph import Graph
 from ..prepared import OnDevice
 from . import require_gpu
-from .launch import free_bytes, params_dtype, plan_passes, set_params, to_host_once
+from .launch import free_bytes, params_dtype, plan_passes, set_params, sm_count, to_host_once
 from .loader import load_module
 from .seeds import ordered_csr, per_seed, seed_sets
 from .watch import Watch, released
@@ -479,7 +479,7 @@ class _Device:
         self.u, self.v = u, v
         self.flags = (FLAG_EXPOSE * bool(p["exposure"]) | FLAG_AGGRESSIVE * bool(p["aggressive"])
                       | FLAG_LOCAL * bool(p["local"]))
-        self.sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+        self.sms = sm_count()
         self.n_workers = self.sms * int(p["warps_per_sm"])
         budget = int(max_buffer_bytes or 0.4 * max(0, free_bytes() - reserve_bytes))
         self.plan = _plan(rows_need, stack_need, self.n_workers, budget,
