@@ -188,11 +188,17 @@ class OnDevice(dict):
 
         at = (name, cupy.cuda.Device().id)
         if at not in self:
-            self[at] = cupy.asarray(host)
-            G = self.owner[0]() if self.owner else None
-            if G is not None:
-                refresh(G, self.owner[1])
+            self.keep(name, cupy.asarray(host))
         return self[at]
+
+    def keep(self, name: str, device_array) -> None:
+        """Keep ``device_array`` (on the current GPU, equal to the host array ``name``)."""
+        import cupy
+
+        self[(name, cupy.cuda.Device().id)] = device_array
+        G = self.owner[0]() if self.owner else None
+        if G is not None:
+            refresh(G, self.owner[1])
 
 
 # ---- what several problems share ----

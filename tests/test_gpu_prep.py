@@ -67,6 +67,24 @@ def test_oriented_csr_on_the_gpu_equals_the_host(order):
         assert _same(orient_arrays(got[1], got[2]), got[3:]), G   # NumPy's path from the same CSR
 
 
+@pytest.mark.parametrize("order", ["degree", "degeneracy"])
+def test_an_orientation_built_on_the_gpu_equals_the_hosts(order, monkeypatch):
+    from mce_kit.gpu import kclique
+
+    for G in [*graphs(), generators.rmat(14, 16, seed=4)]:
+        monkeypatch.setattr(accel, "PREP_GPU_MIN_ENTRIES", 1 << 40)
+        monkeypatch.setattr(accel, "GPU_MIN_ENTRIES", 1 << 40)
+        host = kclique._orient(G, order)
+        monkeypatch.setattr(accel, "PREP_GPU_MIN_ENTRIES", 0)
+        monkeypatch.setattr(accel, "GPU_MIN_ENTRIES", 0)
+        gpu = kclique._orient(G, order)
+        for name in ("order", "indptr", "indices", "out_ptr", "out_idx", "u", "v", "bound", "out_blob",
+                     "all_blob"):
+            assert np.array_equal(getattr(host, name), getattr(gpu, name)), (G, name)
+        for name in ("out_blob", "all_blob"):   # kept on the GPU as built: no upload
+            assert np.array_equal(gpu.device.array(name, None).get(), getattr(host, name)), (G, name)
+
+
 def test_k_cliques_with_gpu_orientation(monkeypatch):
     from mce_kit.gpu import cliquecount, kclique
 

@@ -183,16 +183,24 @@ def _orient(G: Graph, order: str) -> Oriented:
 
     t0 = time.perf_counter()
     check_order(order)
+    device = OnDevice(G, ("oriented", order))
     if prep.use_gpu_for_prep(len(G.indices)):
-        o, indptr, indices, out_ptr, out_idx, u, v, bound = prep.oriented_csr(G.indptr, G.indices, order)
+        o, bound, out_blob, all_blob, on_gpu = prep.oriented_blobs(G.indptr, G.indices, order)
+        for name, blob in zip(("out_blob", "all_blob"), on_gpu, strict=True):
+            device.keep(name, blob)
+        n1 = len(o) + 1                            # the arrays are views of the blobs
+        m = (len(out_blob) - n1) // 3              # out_blob: n + 1, m later neighbours, 2 m
+        indptr, indices = all_blob[:n1], all_blob[n1: n1 + 2 * m]
+        out_ptr, out_idx = out_blob[:n1], out_blob[n1: n1 + m]
+        u, v = out_blob[n1 + m::2].copy(), out_blob[n1 + m + 1::2].copy()
     else:
         o = orientation(G, order)
         indptr, indices, out_ptr, out_idx, u, v, bound = oriented_csr(G, o)
-    uv = np.stack([u, v], axis=1).ravel()
+        uv = np.stack([u, v], axis=1).ravel()
+        out_blob = np.concatenate([out_ptr, out_idx, uv]).astype(np.int32, copy=False)
+        all_blob = np.concatenate([indptr, indices, uv]).astype(np.int32, copy=False)
     return Oriented(o, indptr, indices, out_ptr, out_idx, u, v, bound, time.perf_counter() - t0,
-                    out_blob=np.concatenate([out_ptr, out_idx, uv]).astype(np.int32, copy=False),
-                    all_blob=np.concatenate([indptr, indices, uv]).astype(np.int32, copy=False),
-                    device=OnDevice(G, ("oriented", order)))
+                    out_blob=out_blob, all_blob=all_blob, device=device)
 
 
 def upload(ori: Oriented, which: str, n_tasks: int):

@@ -3,6 +3,7 @@
     order, core, indptr, indices = degeneracy_csr(G)   # peeling (one block, cuda/peel.cu) + relabelling
     u, v, p, x = seeds.seed_sets(indptr, indices, "edge")   # on the GPU past PREP_GPU_MIN_ENTRIES
     o, indptr, indices, out_ptr, out_idx, u, v, bound = oriented_csr(G.indptr, G.indices, "degree")
+    o, bound, out_blob, all_blob, (d_out, d_all) = oriented_blobs(G.indptr, G.indices, "degree")
     u, v, rows, stack = seed_needs(indptr, indices, "edge", rows_words, stack_words)  # a launcher's
 
 Each function runs the NumPy code of the host path (``order.peel_arrays``,
@@ -60,6 +61,23 @@ def degeneracy_csr(indptr, indices):
 def oriented_csr(indptr, indices, order: str):
     """(order, indptr, indices, out_ptr, out_idx, u, v, bound): ``order.oriented_csr`` of the graph
     in its "degree" (by degree, ties by id) or "degeneracy" order (the peel above), on the GPU."""
+    return _done(*_oriented(indptr, indices, order))
+
+
+def oriented_blobs(indptr, indices, order: str):
+    """``oriented_csr`` as the k-clique launchers send it: (order, bound, out_blob, all_blob) on the
+    host and the two blobs on the GPU, built there ([out_ptr | out_idx | u0 v0 u1 v1 ...] and
+    [indptr | indices | u0 v0 ...], int32): no host concatenation, and no upload before a launch."""
+    import cupy
+
+    vertices, ptr, idx, out_ptr, out_idx, u, v, bound = _oriented(indptr, indices, order)
+    uv = cupy.stack([u, v], axis=1).ravel()
+    blobs = cupy.concatenate([out_ptr, out_idx, uv]), cupy.concatenate([ptr, idx, uv])
+    del ptr, idx, out_ptr, out_idx, u, v, uv
+    return (*_done(vertices, bound, *blobs), blobs)
+
+
+def _oriented(indptr, indices, order: str):
     import cupy
 
     from ..order import orient_arrays, relabel_arrays
@@ -73,7 +91,7 @@ def oriented_csr(indptr, indices, order: str):
         vertices = peel(ptr, idx)[0]
     ptr, idx = relabel_arrays(ptr, idx, vertices, cupy)
     ptr, idx = ptr.astype(cupy.int32), idx.astype(cupy.int32)
-    return _done(vertices, ptr, idx, *orient_arrays(ptr, idx, cupy))
+    return (vertices, ptr, idx, *orient_arrays(ptr, idx, cupy))
 
 
 def seed_sets(indptr, indices, seeding: str):
