@@ -44,6 +44,7 @@ from .graph import Graph
 SWAP_ROUNDS = 16  # (1,2)-swap rounds tried on the best greedy clique
 GREEDY_WORK = 2   # the greedy cliques may touch at most this many times 2m + n adjacency entries
 EGO_WORK = 32     # the ego pass stops past this many times 2m + n steps (its root bounds are then unused)
+EGO_ENTRIES_PER_THREAD = 1 << 13  # the colour pass takes a thread per this many oriented entries
 
 
 @dataclass(frozen=True)
@@ -320,15 +321,27 @@ def orient(indptr, indices, order, core, min_core):
     return optr, oidx
 
 
-@numba.njit(cache=True, nogil=True)
-def _ego_pass(optr, oidx, order, core, best, colour_bound, work_cap):
+def _ego_pass(optr, oidx, order, core, best, colour_bound, work_cap, threads: int = 1):
     """(best clique, bound per vertex as a root, whether every root was seen) of the ego pass (module
     doc); ``optr, oidx``: the later neighbours of ``orient``. Without ``colour_bound`` every root only
-    grows a greedy clique (the bounds returned are then unset)."""
+    grows a greedy clique (the bounds returned are then unset). On ``threads`` threads (each up to
+    ``work_cap`` steps) thread t takes roots t, t + T, ... from the last in order on, raising its own
+    lower bound only: a root's bound is valid with any lower bound below omega, so each is, and the
+    best clique of any thread is returned."""
+    from .threads import strided
+
+    bound = (core + 1).astype(np.int32)
+    runs = strided(_ego_part, max(1, threads), (optr, oidx, order, core, best, colour_bound, work_cap, bound),
+                   0, len(order))
+    best = max((c for c, _ in runs), key=len)     # the first thread's on a tie
+    return best, bound, all(whole for _, whole in runs)
+
+
+@numba.njit(cache=True, nogil=True)
+def _ego_part(optr, oidx, order, core, best, colour_bound, work_cap, bound, start, stop, step):
+    """``_ego_pass`` over the roots order[n - 1 - r] for r in range(start, stop, step): (best clique,
+    whether they were all seen); writes their ``bound``."""
     n = len(order)
-    bound = np.empty(n, np.int32)
-    for v in range(n):
-        bound[v] = core[v] + 1
     pos = np.full(n, -1, np.int64)
     S = np.empty(n, np.int64)
     most = 1
@@ -346,13 +359,13 @@ def _ego_pass(optr, oidx, order, core, best, colour_bound, work_cap):
     pick = np.empty(most, np.int64)
     work = 0
     one = np.uint64(1)
-    for i in range(n - 1, -1, -1):
-        v = order[i]
+    for r in range(start, stop, step):
+        v = order[n - 1 - r]
         lower = len(best)
         if core[v] + 1 <= lower:
-            return best, bound, True
+            return best, True
         if work > work_cap:
-            return best, bound, False
+            return best, False
         s = 0
         for j in range(optr[v], optr[v + 1]):
             u = oidx[j]
@@ -446,7 +459,7 @@ def _ego_pass(optr, oidx, order, core, best, colour_bound, work_cap):
             best = np.empty(size + 1, np.int32)
             best[0] = v
             best[1:] = pick[:size]
-    return best, bound, True
+    return best, True
 
 
 @numba.njit(cache=True, nogil=True)
@@ -499,14 +512,22 @@ def _clique_bounds(G: Graph, swap_rounds: int) -> CliqueBounds:
         cap = EGO_WORK * (len(indices) + G.n)
         C = _ego_pass(optr, oidx, order, core, C, False, GREEDY_WORK * (len(indices) + G.n))[0]
         C = _swaps(indptr, indices, C, upper, swap_rounds)
-        if len(C) < upper:
-            C, bound, whole = _ego_pass(optr, oidx, order, core, C, True, cap)
+        if len(C) < upper:   # the colour bounds, on threads (each root's walk is its own)
+            C, bound, whole = _ego_pass(optr, oidx, order, core, C, True, cap, ego_threads(len(oidx)))
             if whole:
                 root_bound = bound
                 upper_ego = max(len(C), int(bound.max()))
                 upper = min(upper, upper_ego)
     C = np.sort(C).astype(np.int32)
     return CliqueBounds(len(C), C, upper, upper_core, upper_colour, order, core, upper_ego, root_bound)
+
+
+def ego_threads(entries: int) -> int:
+    """Threads for the colour pass over ``entries`` oriented entries: one per EGO_ENTRIES_PER_THREAD
+    of them, up to every usable core."""
+    from .config import usable_cores
+
+    return max(1, min(usable_cores(), entries // EGO_ENTRIES_PER_THREAD))
 
 
 def _swaps(indptr, indices, C, upper: int, rounds: int):

@@ -8,16 +8,19 @@ import numpy as np
 import pytest
 from graph_families import complete, disjoint_union, empty, erdos_renyi, from_networkx, graphs, moon_moser
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from mce_kit import cpu, datasets
+from mce_kit import bounds, cpu, datasets
 from mce_kit.bounds import _swap_once, clique_bounds, core_subgraph, is_clique, peel
 from mce_kit.order import core_numbers
 
 
 @settings(max_examples=150, deadline=None)
-@given(graphs(max_n=20))
-def test_lower_is_a_clique_and_bounds_hold(G):
-    b = clique_bounds(G)
+@given(graphs(max_n=20), st.sampled_from([1, 3]))
+def test_lower_is_a_clique_and_bounds_hold(G, threads):
+    with pytest.MonkeyPatch.context() as mp:   # the colour pass on one thread or on three
+        mp.setattr(bounds, "ego_threads", lambda entries: threads)
+        b = bounds._clique_bounds(G, bounds.SWAP_ROUNDS)
     omega = cpu.clique_number(G)
     assert b.lower <= omega <= b.upper
     assert len(b.clique) == b.lower and is_clique(G, b.clique)
