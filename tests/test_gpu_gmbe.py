@@ -189,7 +189,7 @@ def test_movielens_is_the_papers_count():
     assert references.expected("mbe", "MovieLens") == 140_266
 
 
-def test_two_hop_sizes_on_the_gpu_equal_the_hosts(monkeypatch):
+def test_preparation_on_the_gpu_equals_the_hosts(monkeypatch):
     from mce_kit.gpu import gmbe
 
     rng = np.random.default_rng(7)
@@ -200,5 +200,8 @@ def test_two_hop_sizes_on_the_gpu_equal_the_hosts(monkeypatch):
     monkeypatch.setattr(gmbe, "TWO_HOP_MARK_BYTES", 4096)   # few warps: each walks many vertices
     for B in graphs:
         host, gpu = gmbe.prepare(B, device="cpu"), gmbe.prepare(B, device="gpu")
-        assert np.array_equal(host.nw, gpu.nw) and np.array_equal(host.p2, gpu.p2)
-        assert np.array_equal(host.seeds, gpu.seeds)
+        for name in ("order", "u_indptr", "u_indices", "v_indptr", "v_indices", "seeds", "nw", "p2"):
+            a, b = getattr(host, name), getattr(gpu, name)
+            assert a.dtype == b.dtype and np.array_equal(a, b), name
+        for name in ("u_indptr", "u_indices", "v_indptr", "v_indices"):   # kept on the GPU as built
+            assert np.array_equal(gpu.device.array(name, None).get(), getattr(host, name)), name

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..graph import BipartiteGraph, positions
+from ..graph import BipartiteGraph
+from ..prepared import OnDevice
 from . import require_gpu
 from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params, sm_count
 from .loader import load_module
@@ -138,6 +139,7 @@ class Prepared:
     p2: np.ndarray     # 2-paths from s per seed
     prep_s: float = 0.0
     _cache: dict = field(default_factory=dict)
+    device: OnDevice = field(default_factory=OnDevice)  # the CSRs on the GPU, each uploaded once
 
     def need_words(self, tau: int) -> np.ndarray:
         deg = np.diff(self.v_indptr)[self.seeds]
@@ -159,55 +161,71 @@ def _tw(tau: int) -> int:
 
 def prepare(B: BipartiteGraph, device: str = "auto") -> Prepared:
     """Number V by (degree, id), build both CSRs and each seed's 2-hop size (not part of the timed
-    phase). The 2-hop sizes are counted on the GPU where one answers (``device="auto"``; "cpu":
-    compiled or SciPy on the host, the oracle)."""
-    from ..accel import use_compiled, use_gpu
-    from ..order import _neighbours_of
+    phase). Where a GPU answers (``device="auto"``) all of it runs there, the 2-hop sizes by
+    ``two_hop_sizes``; "cpu": the same steps in NumPy, the 2-hop sizes compiled or by SciPy (the
+    oracle). The arrays are equal either way."""
+    from ..accel import to_host, use_compiled, use_gpu
 
     if not isinstance(B, BipartiteGraph):
         raise TypeError(f"gmbe.prepare needs a BipartiteGraph, got {type(B).__name__}")
-    t0 = time.perf_counter()
-    deg_v = np.diff(B.v_indptr)
-    order = np.lexsort((np.arange(B.n_v), deg_v))
-    rank = positions(order)
-    # U -> V with V as ranks, each list sorted
-    u_rows = np.repeat(np.arange(B.n_u, dtype=np.int64), np.diff(B.u_indptr))
-    key = np.sort(u_rows << 32 | rank[B.u_indices])  # rows kept, columns renamed and sorted (one sort)
-    u_indices = (key & 0xFFFFFFFF).astype(np.int32)
-    u_indptr = np.asarray(B.u_indptr, dtype=np.int64)
-    # V (by rank) -> U, sorted
-    deg_r = deg_v[order]
-    v_indptr = np.zeros(B.n_v + 1, dtype=np.int64)
-    np.cumsum(deg_r, out=v_indptr[1:])
-    v_indices = _neighbours_of(B.v_indptr, B.v_indices, order).astype(np.int32)
     if B.m >= 2**31:
         raise ValueError(f"gmbe: {B.m} edges; the kernel indexes edges with 32-bit ints")
-    deg_u = np.diff(u_indptr)
-    p2_all = np.add.reduceat(deg_u[v_indices], v_indptr[:-1]) if B.m else np.zeros(B.n_v, np.int64)
-    p2_all[deg_r == 0] = 0  # reduceat repeats the next entry for an empty row
-    if use_gpu(B.m, device, least=0):   # the rows of A^T A, counted without forming it
-        nw_all = two_hop_sizes(v_indptr, v_indices, u_indptr, u_indices)
-    elif use_compiled(int(p2_all.sum())):
-        from ..compiled import two_hop_sizes as compiled_two_hop_sizes
+    t0 = time.perf_counter()
+    on_gpu = OnDevice(B, ("gmbe",))   # the key prepared() keeps it under
+    if use_gpu(B.m, device, least=0):
+        import cupy
 
-        nw_all = compiled_two_hop_sizes(v_indptr, v_indices, u_indptr, u_indices)
+        order, u_ptr, u_idx, v_ptr, v_idx, deg_r, p2_all = _csrs(B, cupy)
+        nw_all = two_hop_sizes(v_ptr, v_idx, u_ptr, u_idx)
+        seeds = cupy.flatnonzero(deg_r > 0).astype(cupy.int32)
+        for name, a in (("u_indptr", u_ptr), ("u_indices", u_idx), ("v_indptr", v_ptr), ("v_indices", v_idx)):
+            on_gpu.keep(name, a)   # the launch's CSRs, already there
+        order, u_ptr, u_idx, v_ptr, v_idx, seeds, nw, p2 = to_host(
+            order, u_ptr, u_idx, v_ptr, v_idx, seeds, nw_all[seeds], p2_all[seeds])
     else:
-        import scipy.sparse as sp
+        order, u_ptr, u_idx, v_ptr, v_idx, deg_r, p2_all = _csrs(B, np)
+        if use_compiled(int(p2_all.sum())):   # the rows of A^T A, counted without forming it
+            from ..compiled import two_hop_sizes as compiled_two_hop_sizes
 
-        A = sp.csr_matrix((np.ones(B.m, dtype=np.int32), u_indices, u_indptr), shape=(B.n_u, B.n_v))
-        nw_all = np.diff((A.T @ A).tocsr().indptr)
-    seeds = np.flatnonzero(deg_r > 0).astype(np.int32)
-    return Prepared(B, order, u_indptr.astype(np.int32), u_indices, v_indptr.astype(np.int32), v_indices,
-                    seeds, nw_all[seeds].astype(np.int32), np.asarray(p2_all)[seeds].astype(np.int64),
-                    prep_s=time.perf_counter() - t0)
+            nw_all = compiled_two_hop_sizes(v_ptr, v_idx, u_ptr, u_idx)
+        else:
+            import scipy.sparse as sp
+
+            A = sp.csr_matrix((np.ones(B.m, dtype=np.int32), u_idx, u_ptr), shape=(B.n_u, B.n_v))
+            nw_all = np.diff((A.T @ A).tocsr().indptr)
+        seeds = np.flatnonzero(deg_r > 0).astype(np.int32)
+        nw, p2 = nw_all[seeds], p2_all[seeds]
+    return Prepared(B, order, u_ptr, u_idx, v_ptr, v_idx, seeds, nw.astype(np.int32), p2.astype(np.int64),
+                    prep_s=time.perf_counter() - t0, device=on_gpu)
+
+
+def _csrs(B: BipartiteGraph, xp):
+    """(order of V, U -> V CSR with V as ranks, V (by rank) -> U CSR, V's degrees by rank, 2-paths
+    from each V rank) of ``B``, int32 CSRs with sorted rows, on NumPy or CuPy (``xp``)."""
+    from ..order import _neighbours_of, rows_of
+
+    u_ptr, u_idx = xp.asarray(B.u_indptr, dtype=xp.int64), xp.asarray(B.u_indices, dtype=xp.int64)
+    v_ptr, v_idx = xp.asarray(B.v_indptr, dtype=xp.int64), xp.asarray(B.v_indices, dtype=xp.int64)
+    deg_v = xp.diff(v_ptr)
+    order = xp.argsort(deg_v << 32 | xp.arange(B.n_v, dtype=xp.int64))   # by (degree, id)
+    rank = xp.empty(B.n_v, dtype=xp.int64)
+    rank[order] = xp.arange(B.n_v, dtype=xp.int64)
+    key = xp.sort(rows_of(u_ptr, xp) << 32 | rank[u_idx])   # rows kept, columns renamed and sorted
+    u_idx = (key & 0xFFFFFFFF).astype(xp.int32)
+    deg_r = deg_v[order]
+    v_ptr_r = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(deg_r)])
+    v_idx = _neighbours_of(v_ptr, v_idx, order, xp).astype(xp.int32)
+    walk = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(xp.diff(u_ptr)[v_idx])])
+    p2 = walk[v_ptr_r[1:]] - walk[v_ptr_r[:-1]]   # each V rank's 2-paths: a sum over its row
+    return order, u_ptr.astype(xp.int32), u_idx, v_ptr_r.astype(xp.int32), v_idx, deg_r, p2
 
 
 TWO_HOP_MARK_BYTES = 64 << 20   # the bitmaps of two_hop_sizes' warps, at most
 
 
-def two_hop_sizes(a_ptr, a_idx, b_ptr, b_idx) -> np.ndarray:
+def two_hop_sizes(a_ptr, a_idx, b_ptr, b_idx):
     """``compiled.two_hop_sizes`` on the GPU (``cuda/gmbe.cu``): for each vertex v of side A, how many
-    vertices of A share a neighbour with it, v included (0 without neighbours). Host arrays in and out."""
+    vertices of A share a neighbour with it, v included (0 without neighbours). A CuPy array (int64)."""
     import cupy
 
     n_a = len(a_ptr) - 1
@@ -218,7 +236,7 @@ def two_hop_sizes(a_ptr, a_idx, b_ptr, b_idx) -> np.ndarray:
     out = cupy.zeros(max(n_a, 1), dtype=cupy.int64)
     kernel = load_module("gmbe.cu", defines=_DEFINES).get_function("two_hop_sizes")
     kernel((warps // 4,), (128,), (*d, np.int32(n_a), np.int32(warps), marks, np.int64(words), out))
-    return out[:n_a].get()
+    return out[:n_a]
 
 
 def _check(params: dict) -> dict:
@@ -364,7 +382,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=Non
 
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
     start.record()
-    g = {k: cupy.asarray(getattr(prep, k)) for k in ("u_indptr", "u_indices", "v_indptr", "v_indices")}
+    g = {k: prep.device.array(k, getattr(prep, k)) for k in ("u_indptr", "u_indices", "v_indptr",
+                                                            "v_indices")}
     graph_bytes = sum(a.nbytes for a in g.values())
     stats = np.zeros((n_workers, NSTAT), dtype=np.uint64)
     list_cap = max(4096, 16 * (len(prep.seeds) if subset is None else len(subset))) if listing else 1
