@@ -96,9 +96,9 @@ def _load(name: str, defines: tuple, name_expressions: tuple, extra: tuple) -> M
         tmp.with_suffix(".jtmp").write_text(json.dumps(lowered))
         os.replace(tmp.with_suffix(".jtmp"), path.with_suffix(".json"))
         os.replace(tmp, path)   # the cubin last: a cubin on disk always has its names beside it
-    except OSError:   # nowhere to keep it: CuPy's own route and cache
-        return _cupy_route(source, options, name_expressions)
-    return Module(_from_file(path), lowered)
+        return Module(_from_file(path), lowered)
+    except (OSError, cupy.cuda.driver.CUDADriverError):   # nowhere to keep it, or a driver that cannot
+        return _cupy_route(source, options, name_expressions)   # load it: CuPy's own route and cache
 
 
 def _cupy_route(source: str, options, name_expressions) -> Module:
