@@ -45,8 +45,13 @@ WARPS_PER_BLOCK = 4
 # k <= 7 and k <= 8 23-26% less time than 4, Slashdot's and socfb-MIT's 17-21% (kcminer_split_sizing.csv),
 # but shallow ones lose: k <= 4 took ego-Facebook 2.3x and Slashdot 2.8x longer, and at k = 8 the small
 # graphs lost up to half (pivot_split_depth.csv: the front door's kernel rows at 4, 0d05cd4, and at 16,
-# 8231a61, two H100 hosts a day apart). So 16 from k = PIVOT_DEEP_K on.
-PIVOT_SPLIT_SHARE = 16
+# 8231a61, two H100 hosts a day apart). So finer from k = PIVOT_DEEP_K on: 64 per share and up to
+# 256 pieces an edge, with the kernel's shared top cut at 20% of s (SPLIT_PCT), took ego-Facebook's
+# k <= 10 from 912 to 864 ms and its halves from 0.58 to 0.52 of that (one H200, 9b16b88; 16 and 64
+# pieces at 45% before): its four heaviest edges alone had taken 115 ms, one piece of a large child
+# that the 45% rule left whole.
+PIVOT_SPLIT_SHARE = 64
+PIVOT_DEEP_PIECES = 256
 PIVOT_DEEP_K = 10
 
 
@@ -55,8 +60,13 @@ def split_share_for(k: int) -> int:
     return PIVOT_SPLIT_SHARE if k >= PIVOT_DEEP_K else SPLIT_SHARE
 
 
+def max_pieces_for(k: int) -> int:
+    """The most pieces of one edge for counts up to k (``max_pieces=None``): more for deep counts."""
+    return PIVOT_DEEP_PIECES if k >= PIVOT_DEEP_K else MAX_PIECES
+
+
 DEFAULTS = dict(k_max=None, order="degeneracy", warps_per_sm=32, split=True, split_share=None,
-                max_pieces=MAX_PIECES, split_of="tasks")
+                max_pieces=None, split_of="tasks")
 # split only edges with this many candidates: below it a tree is short (a clique's is one chain)
 # and pieces cost more than they save (CA-GrQc, email-Eu-core: kcminer_split.csv)
 SPLIT_MIN_SIZE = 48
@@ -130,7 +140,7 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
     run = K >= 3 and len(chosen)
     if run:
         n_workers = sm_count() * int(p["warps_per_sm"])
-        sizing = (p["split_share"] or split_share_for(K), p["max_pieces"])
+        sizing = (p["split_share"] or split_share_for(K), p["max_pieces"] or max_pieces_for(K))
 
         def cost(tasks):
             return TREE_GROWTH ** np.minimum(split_sizes(ori, tasks, SPLIT_MIN_SIZE), 3000)

@@ -16,12 +16,13 @@
 //
 // Split tasks: an edge whose tree would outlast the launch's other work runs as several tasks
 // (pieces). Every piece walks the tree's top (same pivots, same order): the shared nodes, those
-// with at least max(SPLIT_BIG, 45% of s) candidates whose parent is shared, the first SPLIT_SHARED
+// with at least max(SPLIT_BIG, SPLIT_PCT% of s) candidates whose parent is shared, the first SPLIT_SHARED
 // of them in walk order. A child of a shared node that is not shared itself is entered only by the
 // piece whose number is its rank among such children (rank % tps == tp); leaves of shared nodes
-// are counted by piece 0 alone. So each leaf is counted exactly once. (On ego-Facebook's heaviest
-// edges the tree is a near-clique chain whose tail and side branches stay large deep down: a
-// depth rule left a quarter of the tree in one piece, this rule about 3%.)
+// are counted by piece 0 alone. So each leaf is counted exactly once, whatever the rule. (On
+// ego-Facebook's heaviest edges the tree is a near-clique chain whose tail and side branches stay
+// large deep down: a depth rule left a quarter of the tree in one piece, this rule at 45% about 3%,
+// and at 20% its four heaviest edges take 72 ms of the launch instead of 115: cliquecount.py.)
 
 #include "subgraph.cuh"
 
@@ -30,6 +31,9 @@
 #define SH_C 1024
 #define SPLIT_BIG 40       // split tasks: a shared node has this many candidates at least
 #define SPLIT_SHARED 4096  // and is among the first this many shared nodes
+#ifndef SPLIT_PCT
+#define SPLIT_PCT 20       // a shared node has this share of s (percent) at least
+#endif
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 8
 #endif
@@ -205,7 +209,7 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) c
                 for (int q = lane; q < W; q += 32) c += __popc(Pc[q]);
                 #pragma unroll
                 for (int o = 16; o > 0; o >>= 1) c += __shfl_xor_sync(FULL_MASK, c, o);
-                if (c >= max(SPLIT_BIG, s * 45 / 100)) {
+                if (c >= max(SPLIT_BIG, s * SPLIT_PCT / 100)) {
                     shared = depth + 2;
                     n_shared++;
                 }
