@@ -46,10 +46,11 @@ WARPS_PER_BLOCK = 4
 # but shallow ones lose: k <= 4 took ego-Facebook 2.3x and Slashdot 2.8x longer, and at k = 8 the small
 # graphs lost up to half (pivot_split_depth.csv: the front door's kernel rows at 4, 0d05cd4, and at 16,
 # 8231a61, two H100 hosts a day apart). So finer from k = PIVOT_DEEP_K on: 64 per share and up to
-# 256 pieces an edge, with the kernel's shared top cut at 20% of s (SPLIT_PCT), took ego-Facebook's
-# k <= 10 from 912 to 864 ms and its halves from 0.58 to 0.52 of that (one H200, 9b16b88; 16 and 64
-# pieces at 45% before): its four heaviest edges alone had taken 115 ms, one piece of a large child
-# that the 45% rule left whole.
+# 256 pieces an edge, with the kernel's shared top reaching children of 20% of s (SPLIT_PCT; 45% and
+# 16, 64 before), took k <= 10 on ego-Facebook from 909 to 863 ms, Slashdot 15.4 to 11.1, socfb-MIT
+# 16.1 to 13.7, but wiki-Vote 2.2 to 2.7 (pivot_split_rule.csv, one H200); ego-Facebook's halves
+# went from 0.58 to 0.52 of the whole: its four heaviest edges alone had taken 115 ms of the launch
+# (a large child the 45% rule left to one piece), 72 ms after.
 PIVOT_SPLIT_SHARE = 64
 PIVOT_DEEP_PIECES = 256
 PIVOT_DEEP_K = 10
