@@ -169,8 +169,9 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
         blob, indptr, indices, d_tasks = upload(ori, "all_blob", len(ori.u))
         watch = Watch(len(part), progress=progress, what="clique counts", unit="edge task")
         for idx, caps, workers in plan:
-            pairs = tasks_of(d_tasks, ori.u, ori.v, part[idx])   # largest first
-            split = 0 if code is None else cupy.asarray(code[idx])
+            every = len(idx) == len(part)   # idx ascends: then it is every entry, in order
+            pairs = tasks_of(d_tasks, ori.u, ori.v, part if every else part[idx], ascending=code is None)
+            split = 0 if code is None else cupy.asarray(code if every else code[idx])
             work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
             # one zeroed buffer: ctrl (next task, error flags), leaves, per worker: nodes, tasks (int32);
             # last, the stop word

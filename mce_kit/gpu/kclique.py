@@ -213,12 +213,15 @@ def upload(ori: Oriented, which: str, n_tasks: int):
     return d, d[:a], d[a:b], d[b:]
 
 
-def tasks_of(d_tasks, u: np.ndarray, v: np.ndarray, idx: np.ndarray):
-    """The device task pairs of ``idx``: a slice of the uploaded prefix when idx is a run i, i+1, ..."""
+def tasks_of(d_tasks, u: np.ndarray, v: np.ndarray, idx: np.ndarray, ascending: bool = False):
+    """The device task pairs of ``idx``: a slice of the uploaded prefix when idx is a run i, i+1, ...
+    (``ascending``: idx strictly ascends, as a pass's entries with no split do, so its ends tell)."""
     import cupy
 
-    if len(idx) and bool(np.all(np.diff(idx) == 1)):
-        return d_tasks[2 * int(idx[0]): 2 * (int(idx[-1]) + 1)]
+    if len(idx):
+        first, last = int(idx[0]), int(idx[-1])
+        if (last - first + 1 == len(idx)) if ascending else bool(np.all(np.diff(idx) == 1)):
+            return d_tasks[2 * first: 2 * (last + 1)]
     return cupy.asarray(np.stack([u[idx], v[idx]], axis=1).ravel())
 
 
@@ -478,8 +481,9 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
                   found=None if listing else found, found_what=f"{k}-cliques")
     for part, code, launch_flags, parts, plan in phases:
         for idx, caps, workers in plan:
-            pairs = tasks_of(d_tasks, ori.u, ori.v, part[idx])   # largest first
-            split = 0 if code is None else cupy.asarray(code[idx])
+            every = len(idx) == len(part)   # idx ascends: then it is every entry, in order
+            pairs = tasks_of(d_tasks, ori.u, ori.v, part if every else part[idx], ascending=code is None)
+            split = 0 if code is None else cupy.asarray(code if every else code[idx])
             work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
             device_bytes = max(device_bytes, blob.nbytes + work.nbytes)
             warps = workers * parts
