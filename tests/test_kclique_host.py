@@ -137,6 +137,10 @@ def test_split_sizing_reads_a_run_of_tasks_as_a_slice():
     assert run.base is a and run.tolist() == a[10:40].tolist()
     picked = np.array([2, 5, 6, 90])
     assert kclique.take_ascending(a, picked).tolist() == a[picked].tolist()
+    assert kclique.is_run(np.arange(4, 9)) and not kclique.is_run(picked) and not kclique.is_run(picked[:0])
+    pairs = np.arange(200)   # a run's task pairs are a slice of the uploaded ones
+    assert kclique.tasks_of(pairs, None, None, np.arange(3, 7), ascending=True).tolist() == list(range(6, 14))
+    assert kclique.tasks_of(pairs, None, None, np.arange(3, 7)).tolist() == list(range(6, 14))
     assert kclique.listing_cost(np.array([0, 3, 40]), 9).tolist() == [1.0, 4.0 ** 6, 41.0 ** 6]
 
 

@@ -157,11 +157,10 @@ class Oriented:
         if len(have) < n:
             import cupy
 
-            d, _, _, _ = upload(self, "out_blob", n)
-            a, b = len(self.out_ptr), len(self.out_ptr) + len(self.out_idx)
+            _, ptr, idx, pairs = upload(self, "out_blob", n)
             out = cupy.empty(max(n, 1), dtype=cupy.int32)
             fn = load_module("kclique.cu", defines=_DEFINES).get_function("common_sizes")
-            fn((-(-n // 128),), (128,), (d[:a], d[a:b], d[b:], np.int32(n), out))
+            fn((-(-n // 128),), (128,), (ptr, idx, pairs, np.int32(n), out))
             have = self.memo["common"] = out[:n].get().astype(np.int64)
         return have[:n]
 
@@ -218,11 +217,15 @@ def tasks_of(d_tasks, u: np.ndarray, v: np.ndarray, idx: np.ndarray, ascending: 
     (``ascending``: idx strictly ascends, as a pass's entries with no split do, so its ends tell)."""
     import cupy
 
-    if len(idx):
-        first, last = int(idx[0]), int(idx[-1])
-        if (last - first + 1 == len(idx)) if ascending else bool(np.all(np.diff(idx) == 1)):
-            return d_tasks[2 * first: 2 * (last + 1)]
+    run = is_run(idx) if ascending else len(idx) > 0 and bool(np.all(np.diff(idx) == 1))
+    if run:
+        return d_tasks[2 * int(idx[0]): 2 * (int(idx[-1]) + 1)]
     return cupy.asarray(np.stack([u[idx], v[idx]], axis=1).ravel())
+
+
+def is_run(idx: np.ndarray) -> bool:
+    """Whether strictly ascending ``idx`` is a run i, i+1, ... (its ends tell)."""
+    return bool(len(idx)) and int(idx[-1]) - int(idx[0]) + 1 == len(idx)
 
 
 def sum128(lo: np.ndarray, hi: np.ndarray) -> int:
@@ -311,8 +314,8 @@ def check_params(params: dict, defaults: dict, what: str) -> dict:
 
 
 def split_sizes(ori: Oriented, tasks: np.ndarray, min_size: int) -> np.ndarray:
-    """Candidates of each task for sizing a split: exact where the task may be split (bound >=
-    ``min_size``, a prefix of the tasks), its bound elsewhere."""
+    """Candidates of each task (``tasks`` ascending) for sizing a split: exact where the task may be
+    split (bound >= ``min_size``, a prefix of the tasks), its bound elsewhere."""
     n = ori.n_tasks(min_size)
     size = take_ascending(ori.bound, tasks).copy()
     j = int(np.searchsorted(tasks, n))   # tasks[:j] may be split: their exact sizes
@@ -324,9 +327,7 @@ def split_sizes(ori: Oriented, tasks: np.ndarray, min_size: int) -> np.ndarray:
 def take_ascending(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """``a[idx]`` for strictly ascending ``idx``; a view when idx is a run i, i+1, ... (the whole list's
     tasks, the usual case: no gather over them)."""
-    if len(idx) and int(idx[-1]) - int(idx[0]) + 1 == len(idx):
-        return a[int(idx[0]): int(idx[-1]) + 1]
-    return a[idx]
+    return a[int(idx[0]): int(idx[-1]) + 1] if is_run(idx) else a[idx]
 
 
 def listing_cost(c, k: int) -> np.ndarray:
