@@ -540,7 +540,10 @@ def _distributed(call: str, graph, client, gpus, device, **params) -> Count:
 
 
 K_ALGORITHMS = ("auto", "listing", "pivot")
-PIVOT_FROM_K = 8  # GPU: from this k on, pivoting beat listing on most bundled graphs (frontdoor.csv, H100)
+# GPU: from this k on, pivoting beat listing on most bundled graphs (frontdoor.csv, one H100, two runs
+# at 4f73ac7 and 9b16b88 pooled; at k = 8 listing won on 5 of 7, by up to 3.3x on Slashdot, pivoting on
+# CA-GrQc by 8.8x and CA-HepTh by 2.2x: its graphs whose densest core is one clique)
+PIVOT_FROM_K = 10
 
 
 def k_clique_algorithm(k: int, algorithm: str = "auto") -> str:
