@@ -1,5 +1,7 @@
 """Host side of the k-clique launchers (no GPU needed): Params layouts, orientation, planning."""
 
+import types
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -141,6 +143,11 @@ def test_split_sizing_reads_a_run_of_tasks_as_a_slice():
     pairs = np.arange(200)   # a run's task pairs are a slice of the uploaded ones
     assert kclique.tasks_of(pairs, None, None, np.arange(3, 7), ascending=True).tolist() == list(range(6, 14))
     assert kclique.tasks_of(pairs, None, None, np.arange(3, 7)).tolist() == list(range(6, 14))
+    ori = types.SimpleNamespace(u=None, v=None)   # a pass of every entry, or of some: no split, no gather
+    got, split = kclique.pass_tasks(pairs, ori, np.arange(3, 7), None, np.arange(4))
+    assert got.tolist() == list(range(6, 14)) and split == 0
+    got, split = kclique.pass_tasks(pairs, ori, np.arange(3, 9), None, np.arange(2, 5))
+    assert got.tolist() == list(range(10, 16)) and split == 0
     assert kclique.listing_cost(np.array([0, 3, 40]), 9).tolist() == [1.0, 4.0 ** 6, 41.0 ** 6]
 
 

@@ -27,11 +27,11 @@ from .kclique import (
     MAX_PIECES,
     OrientedGraph,
     check_params,
+    pass_tasks,
     split_sizes,
     split_tasks,
     split_total,
     take_ascending,
-    tasks_of,
     upload,
     words32,
 )
@@ -56,14 +56,10 @@ PIVOT_DEEP_PIECES = 256
 PIVOT_DEEP_K = 10
 
 
-def split_share_for(k: int) -> int:
-    """Pieces per worker's share for counts up to k (``split_share=None``): finer for deep counts."""
-    return PIVOT_SPLIT_SHARE if k >= PIVOT_DEEP_K else SPLIT_SHARE
-
-
-def max_pieces_for(k: int) -> int:
-    """The most pieces of one edge for counts up to k (``max_pieces=None``): more for deep counts."""
-    return PIVOT_DEEP_PIECES if k >= PIVOT_DEEP_K else MAX_PIECES
+def sizing_for(k: int) -> tuple[int, int]:
+    """(pieces per worker's share, most pieces of one edge) for counts up to k (``split_share=None``,
+    ``max_pieces=None``): finer for deep counts."""
+    return (PIVOT_SPLIT_SHARE, PIVOT_DEEP_PIECES) if k >= PIVOT_DEEP_K else (SPLIT_SHARE, MAX_PIECES)
 
 
 DEFAULTS = dict(k_max=None, order="degeneracy", warps_per_sm=32, split=True, split_share=None,
@@ -141,7 +137,8 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
     run = K >= 3 and len(chosen)
     if run:
         n_workers = sm_count() * int(p["warps_per_sm"])
-        sizing = (p["split_share"] or split_share_for(K), p["max_pieces"] or max_pieces_for(K))
+        share, pieces = sizing_for(K)
+        sizing = (p["split_share"] or share, p["max_pieces"] or pieces)
 
         def cost(tasks):
             return TREE_GROWTH ** np.minimum(split_sizes(ori, tasks, SPLIT_MIN_SIZE), 3000)
@@ -169,9 +166,7 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
         blob, indptr, indices, d_tasks = upload(ori, "all_blob", len(ori.u))
         watch = Watch(len(part), progress=progress, what="clique counts", unit="edge task")
         for idx, caps, workers in plan:
-            every = len(idx) == len(part)   # idx ascends: then it is every entry, in order
-            pairs = tasks_of(d_tasks, ori.u, ori.v, part if every else part[idx], ascending=code is None)
-            split = 0 if code is None else cupy.asarray(code if every else code[idx])
+            pairs, split = pass_tasks(d_tasks, ori, part, code, idx)   # largest first
             work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
             # one zeroed buffer: ctrl (next task, error flags), leaves, per worker: nodes, tasks (int32);
             # last, the stop word

@@ -223,6 +223,16 @@ def tasks_of(d_tasks, u: np.ndarray, v: np.ndarray, idx: np.ndarray, ascending: 
     return cupy.asarray(np.stack([u[idx], v[idx]], axis=1).ravel())
 
 
+def pass_tasks(d_tasks, ori: Oriented, part: np.ndarray, code: np.ndarray | None, idx: np.ndarray):
+    """(device task pairs, device split codes or 0) of one pass's entries ``part[idx]`` (``idx``
+    ascends, as ``plan_passes`` gives it: all of them when it is as long as ``part``)."""
+    import cupy
+
+    every = len(idx) == len(part)
+    pairs = tasks_of(d_tasks, ori.u, ori.v, part if every else part[idx], ascending=code is None)
+    return pairs, 0 if code is None else cupy.asarray(code if every else code[idx])
+
+
 def is_run(idx: np.ndarray) -> bool:
     """Whether strictly ascending ``idx`` is a run i, i+1, ... (its ends tell)."""
     return bool(len(idx)) and int(idx[-1]) - int(idx[0]) + 1 == len(idx)
@@ -482,9 +492,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
                   found=None if listing else found, found_what=f"{k}-cliques")
     for part, code, launch_flags, parts, plan in phases:
         for idx, caps, workers in plan:
-            every = len(idx) == len(part)   # idx ascends: then it is every entry, in order
-            pairs = tasks_of(d_tasks, ori.u, ori.v, part if every else part[idx], ascending=code is None)
-            split = 0 if code is None else cupy.asarray(code if every else code[idx])
+            pairs, split = pass_tasks(d_tasks, ori, part, code, idx)   # largest first
             work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
             device_bytes = max(device_bytes, blob.nbytes + work.nbytes)
             warps = workers * parts
