@@ -445,10 +445,11 @@ Markdown(f"At 16 rather than 4 the pivot counter saves {pivot.max():.0%} at most
          f"others it loses up to {-fine.xs('KCMiner')[~long_runs].min():.0%}; so it takes "
          f"{kclique.FINE_SPLIT_SHARE} only where the estimated work per worker is over "
          f"{kclique.FINE_SPLIT_WORK:.0e} (`kclique.split_share_for`), {kclique.SPLIT_SHARE} elsewhere. "
-         f"The pivot counter takes {cliquecount.PIVOT_SPLIT_SHARE} for counts up to "
-         f"k = {cliquecount.PIVOT_DEEP_K} or more (and for every k), "
-         f"{cliquecount.split_share_for(cliquecount.PIVOT_DEEP_K - 1)} below, where the small "
-         "graphs' losses weigh more and shallower trees leave the pieces less to share.")
+         f"The pivot counter takes {cliquecount.PIVOT_SPLIT_SHARE} per share and up to "
+         f"{cliquecount.PIVOT_DEEP_PIECES} pieces per edge for counts up to k = {cliquecount.PIVOT_DEEP_K} "
+         "or more (`cliquecount.sizing_for`; the finer rule against the coarser one on every bundled graph: "
+         f"`pivot_split_rule.csv`), {cliquecount.sizing_for(cliquecount.PIVOT_DEEP_K - 1)[0]} below, "
+         "where the small graphs' losses weigh more and shallower trees leave the pieces less to share.")
 
 # %% [markdown]
 # **A chunk's pieces.** On several GPUs each runs a chunk of the tasks. Its heavy
