@@ -39,6 +39,7 @@ tornado, zict) and ``pip install --no-index --no-deps --target /tmp/site .whl/*.
 
 from __future__ import annotations
 
+import itertools
 import operator
 import os
 import time
@@ -745,6 +746,7 @@ def _run_dealt(job, client, workers: list, chunks_per_worker: int, in_flight: in
     of each worker sent to it (Dask alone sometimes queued two chunks on one GPU while the other
     idled); a chunk lost with its worker is run again (with the graph scattered again if its last
     copy went too)."""
+    import dask
     from distributed import as_completed
     from distributed.client import FutureCancelledError
 
@@ -755,24 +757,27 @@ def _run_dealt(job, client, workers: list, chunks_per_worker: int, in_flight: in
     window = as_completed(with_results=True, raise_errors=False)  # results fetched as chunks finish
     chunk_of: dict[str, tuple] = {}  # future key -> (chunk, its tasks, resubmits, the graph's key it read)
 
-    def submit(i: int, idx: np.ndarray, tries: int = 0, lost: bool = False) -> None:
-        key = f"{kernel.name}-chunk-{i}-{os.getpid()}-{time.monotonic_ns()}"
-        remote = job.remote(client, lost=lost)
-        chunk_of[key] = (i, idx, tries, remote.key)
-        # a worker's first chunk goes to it; the rest, and re-runs, wherever Dask puts them
-        pin = i < len(workers) and not tries
-        where = {"workers": [workers[i]], "allow_other_workers": True} if pin else {}
-        window.add(client.submit(_run_chunk, remote, kernel, i, idx, params, pure=False, key=key, **where))
+    def submit(*items: tuple) -> None:
+        """Chunks (i, its tasks, resubmits, graph lost) in one message to the scheduler: one
+        ``client.submit`` each leaves the client in batches 10 ms apart (Dask's client stream), so
+        a second GPU started 10 ms after the first."""
+        calls = []
+        for i, idx, tries, lost in items:
+            key = f"{kernel.name}-chunk-{i}-{os.getpid()}-{time.monotonic_ns()}"
+            remote = job.remote(client, lost=lost)
+            chunk_of[key] = (i, idx, tries, remote.key)
+            # a worker's first chunk goes to it; the rest, and re-runs, wherever Dask puts them
+            pin = i < len(workers) and not tries
+            with dask.annotate(**({"workers": [workers[i]], "allow_other_workers": True} if pin else {})):
+                calls.append(dask.delayed(_run_chunk, pure=False)(remote, kernel, i, idx, params,
+                                                                  dask_key_name=key))
+        for future in client.compute(calls) if calls else []:
+            window.add(future)
 
-    def submit_next() -> bool:
-        item = next(todo, None)
-        if item is not None:
-            submit(*item)
-        return item is not None
+    def take(n: int) -> list:
+        return [(i, idx, 0, False) for i, idx in itertools.islice(todo, n)]
 
-    for _ in range(in_flight * n_workers):
-        if not submit_next():
-            break
+    submit(*take(in_flight * n_workers))
     rows = []
     try:
         for future, row in window:
@@ -784,12 +789,12 @@ def _run_dealt(job, client, workers: list, chunks_per_worker: int, in_flight: in
                 # the graph's last copy went down with a worker: scatter it again (once), re-run the chunk
                 if tries >= MAX_RESUBMITS:
                     raise
-                submit(i, idx, tries + 1, lost=read == job.scattered[client.id].key)
+                submit((i, idx, tries + 1, read == job.scattered[client.id].key))
                 continue
             rows.append(row)
             if on_result:
                 on_result(row)
-            submit_next()
+            submit(*take(1))
     except BaseException:
         client.cancel(list(window.futures))
         raise

@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .. import datasets
@@ -427,6 +428,31 @@ def pivot_halves(graphs, expect, k=10, repeats=3):
     return halves(graphs, expect, [("ego-Facebook", k)], PIVOT_SIZINGS, repeats)
 
 
+def pivot_deep(graphs, expect, ks=range(4, 10), repeats=5):
+    """The pivot counter up to each k at both of ``cliquecount.sizing_for``'s sizings, forced, with the
+    launch's estimated work per worker: the rule behind the deep split. Both must give the same counts."""
+    from ..gpu import cliquecount as cc
+    from ..gpu.launch import sm_count
+
+    sizings = {"coarse": dict(split_share=cc.SPLIT_SHARE, max_pieces=cc.MAX_PIECES),
+               "deep": dict(split_share=cc.PIVOT_SPLIT_SHARE, max_pieces=cc.PIVOT_DEEP_PIECES)}
+    for name in graphs:
+        prep = cc.prepare(_graph(name))
+        ori = prep.orient(cc.DEFAULTS["order"])
+        per_worker = float(cc.edge_costs(ori, np.arange(len(ori.u))).sum()) / (
+            sm_count() * cc.DEFAULTS["warps_per_sm"])
+        for k in ks:
+            answers = set()
+            for sizing, params in sizings.items():
+                m = measure(_OneK(prep, k), expect.get((name, k)), repeats, k_max=k, **params)
+                answers.add(m["answer"])
+                keep = ("gpu_ms", "runs", "answer", "reference", "pieces")
+                exact = m["exact"] and len(answers) == 1
+                yield pd.DataFrame([{"graph": name, "k": k, "sizing": sizing, **params,
+                                     "est_work_per_worker": per_worker, "exact": exact,
+                                     **{c: m.get(c) for c in keep}}])
+
+
 def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str] | None = None,
             graphs: list[str] | None = None) -> dict:
     from ..measure import provenance
@@ -452,9 +478,10 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str
         "split_sizing": lambda: split_sizing(graphs, expect),
         "split_of": lambda: split_of(graphs, expect),
         "pivot_halves": lambda: pivot_halves(graphs, expect),
+        "pivot_deep": lambda: pivot_deep([g for g in graphs if not g.startswith("rmat-")], expect),
     }
-    frames = run_jobs("kcminer", jobs, out_dir, prov, only,
-                      skip=("rows", "block", "split", "split_sizing", "split_of", "pivot_halves"))
+    opt_in = ("rows", "block", "split", "split_sizing", "split_of", "pivot_halves", "pivot_deep")
+    frames = run_jobs("kcminer", jobs, out_dir, prov, only, skip=opt_in)
     bad = {k: f[~f["exact"]] for k, f in frames.items() if "exact" in f and (~f["exact"]).any()}
     if bad:
         raise AssertionError(f"KCMiner counts differ from the reference: {bad}")
@@ -586,7 +613,8 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="two small graphs, for a smoke run")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--only", nargs="+", help="some of: table2 exactness ablation lanes bitmap counts "
-                    "table2_rmat rows block split split_sizing split_of pivot_halves (the last six: opt-in)")
+                    "table2_rmat rows block split split_sizing split_of pivot_halves pivot_deep (the last "
+                    "seven: opt-in)")
     ap.add_argument("--graphs", nargs="+", help=f"bundled graphs (default: {' '.join(GRAPHS)})")
     a = ap.parse_args(argv)
     run_all(a.out, a.quick, a.repeats, only=names(a.only), graphs=a.graphs)

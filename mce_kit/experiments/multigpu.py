@@ -46,8 +46,8 @@ WORKLOADS = {
     "mce-gpu": [("ego-Facebook", {"subtree": "L2", "induced": "IPX"}), ("socfb-MIT", {"subtree": "L2"})],
     "kcminer": [("ego-Facebook", {"k": 8}), ("ego-Facebook", {"k": 7}), (RMAT, {"k": 5}),
                 ("wiki-Vote", {"k": 8})],
-    "cliquecount": [("ego-Facebook", {"k_max": 10}), ("ego-Facebook", {"k_max": 8}), (RMAT, {"k_max": 6}),
-                    ("wiki-Vote", {"k_max": 8})],
+    "cliquecount": [("ego-Facebook", {"k_max": None}), ("ego-Facebook", {"k_max": 10}),
+                    ("ego-Facebook", {"k_max": 8}), (RMAT, {"k_max": 6}), ("wiki-Vote", {"k_max": 8})],
     "gmbe": [(CHUNG_LU_BIG, {}), (CHUNG_LU, {}), ("MovieLens", {}), ("marvel", {})],
 }
 ALGOS = tuple(WORKLOADS)

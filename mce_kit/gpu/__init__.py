@@ -23,6 +23,21 @@ def _probe() -> tuple[bool, str]:
         return False, f"{type(e).__name__}: {e}".splitlines()[0]
 
 
+def start_driver() -> bool:
+    """cuInit and device 0's primary context through the driver library alone (ctypes, which lets go
+    of the GIL, so a thread can run it while the main thread imports); CuPy later binds the same
+    context. False when there is no driver or no device (never raises)."""
+    import ctypes
+
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+        device, context = ctypes.c_int(), ctypes.c_void_p()
+        return (cuda.cuInit(0) == 0 and cuda.cuDeviceGet(ctypes.byref(device), 0) == 0
+                and cuda.cuDevicePrimaryCtxRetain(ctypes.byref(context), device) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
 def has_gpu() -> bool:
     """True when CuPy imports and a CUDA device answers."""
     return _probe()[0]

@@ -41,25 +41,27 @@ from .watch import Watch, released
 
 ERR_CAPACITY = 1
 WARPS_PER_BLOCK = 4
-# Deep counts take finer pieces than KCMiner's: on one H200, 16 per worker's share took ego-Facebook's
-# k <= 7 and k <= 8 23-26% less time than 4, Slashdot's and socfb-MIT's 17-21% (kcminer_split_sizing.csv),
-# but shallow ones lose: k <= 4 took ego-Facebook 2.3x and Slashdot 2.8x longer, and at k = 8 the small
-# graphs lost up to half (pivot_split_depth.csv: the front door's kernel rows at 4, 0d05cd4, and at 16,
-# 8231a61, two H100 hosts a day apart). So finer from k = PIVOT_DEEP_K on: 64 per share and up to
-# 256 pieces an edge, with the kernel's shared top reaching children of 20% of s (SPLIT_PCT; 45% and
-# 16, 64 before), took k <= 10 on ego-Facebook from 909 to 863 ms, Slashdot 15.4 to 11.1, socfb-MIT
-# 16.1 to 13.7, but wiki-Vote 2.2 to 2.7 (pivot_split_rule.csv, one H200); ego-Facebook's halves
-# went from 0.58 to 0.52 of the whole: its four heaviest edges alone had taken 115 ms of the launch
-# (a large child the 45% rule left to one piece), 72 ms after.
+# Deep counts of heavy graphs take finer pieces than KCMiner's: 64 per worker's share and up to 256
+# per edge, with the kernel's shared top reaching children of 20% of s (SPLIT_PCT). On one H100
+# (kcminer_pivot_deep.csv) that took k <= 8 on ego-Facebook from 441 to 332 ms, Slashdot 20.3 to
+# 12.4, socfb-MIT 20.5 to 13.1, and from k = 7 on every graph whose estimated work per worker is
+# over 2,100 gained 14-49%; but wiki-Vote (1,300 per worker) lost 36-86% at every k, and shallow
+# counts lost everywhere (ego-Facebook k <= 4: 4.8x). Graphs with less work, whose kernels take under
+# 2 ms, moved between 0.65x and 1.03x. The threshold sits between wiki-Vote and socfb-MIT.
+# (Before: 16 per share and 45%, deep from k = 10 on all graphs; ego-Facebook's halves went from
+# 0.58 to 0.52 of the whole once the shared top reached its four heaviest edges' large children.)
 PIVOT_SPLIT_SHARE = 64
 PIVOT_DEEP_PIECES = 256
-PIVOT_DEEP_K = 10
+PIVOT_DEEP_K = 7
+PIVOT_DEEP_WORK = 1.7e3
 
 
-def sizing_for(k: int) -> tuple[int, int]:
+def sizing_for(k: int, work_per_worker: float) -> tuple[int, int]:
     """(pieces per worker's share, most pieces of one edge) for counts up to k (``split_share=None``,
-    ``max_pieces=None``): finer for deep counts."""
-    return (PIVOT_SPLIT_SHARE, PIVOT_DEEP_PIECES) if k >= PIVOT_DEEP_K else (SPLIT_SHARE, MAX_PIECES)
+    ``max_pieces=None``) of a launch whose ``edge_costs`` come to this much per worker: finer for
+    deep counts of heavy graphs."""
+    deep = k >= PIVOT_DEEP_K and work_per_worker >= PIVOT_DEEP_WORK
+    return (PIVOT_SPLIT_SHARE, PIVOT_DEEP_PIECES) if deep else (SPLIT_SHARE, MAX_PIECES)
 
 
 DEFAULTS = dict(k_max=None, order="degeneracy", warps_per_sm=32, split=True, split_share=None,
@@ -68,6 +70,12 @@ DEFAULTS = dict(k_max=None, order="degeneracy", warps_per_sm=32, split=True, spl
 # and pieces cost more than they save (CA-GrQc, email-Eu-core: kcminer_split.csv)
 SPLIT_MIN_SIZE = 48
 TREE_GROWTH = 2 ** (1 / 6)  # estimated tree size: TREE_GROWTH ** (candidates), as for a maximal-clique seed
+
+
+def edge_costs(ori, tasks: np.ndarray) -> np.ndarray:
+    """Estimated tree size of each edge task (``tasks`` ascending): what its pieces are sized by."""
+    return TREE_GROWTH ** np.minimum(split_sizes(ori, tasks, SPLIT_MIN_SIZE), 3000)
+
 
 PARAMS = params_dtype(
     pointers=("indptr", "indices", "tasks", "split", "stop", "work", "ctrl", "next", "leaves", "worker_tasks",
@@ -137,22 +145,22 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
     run = K >= 3 and len(chosen)
     if run:
         n_workers = sm_count() * int(p["warps_per_sm"])
-        share, pieces = sizing_for(K)
-        sizing = (p["split_share"] or share, p["max_pieces"] or pieces)
-
-        def cost(tasks):
-            return TREE_GROWTH ** np.minimum(split_sizes(ori, tasks, SPLIT_MIN_SIZE), 3000)
 
         def entries():
             part, code = chosen, None
             if p["split"] is not False:
-                total = split_total(ori, p, tasks, "pivot split total", lambda: cost(np.arange(len(ori.u))))
-                part, code = split_tasks(cost(chosen), take_ascending(ori.bound, chosen), n_workers,
-                                         p["split"], chosen, SPLIT_MIN_SIZE, *sizing, total=total)
+                total = split_total(ori, p, tasks, "pivot split total",
+                                    lambda: edge_costs(ori, np.arange(len(ori.u))))
+                cost = edge_costs(ori, chosen)
+                share, pieces = sizing_for(K, (cost.sum() if total is None else total) / n_workers)
+                part, code = split_tasks(cost, take_ascending(ori.bound, chosen), n_workers, p["split"],
+                                         chosen, SPLIT_MIN_SIZE, p["split_share"] or share,
+                                         p["max_pieces"] or pieces, total=total)
             return part, code, int(work_words(ori.bound[part[0]]))   # the largest bound (sorted)
 
         part, code, most = (entries() if tasks is not None else
-                            ori.remember(("pivot entries", n_workers, p["split"], *sizing), entries))
+                            ori.remember(("pivot entries", K >= PIVOT_DEEP_K, n_workers, p["split"],
+                                          p["split_share"], p["max_pieces"]), entries))
         budget = int(max_buffer_bytes or 0.4 * free_bytes())
         plan = plan_passes(lambda: {"work": work_words(ori.bound[part])}, n_workers, budget, "clique counts",
                            lambda i: f"edge ({ori.order[ori.u[part[i]]]}, {ori.order[ori.v[part[i]]]})",
