@@ -187,3 +187,28 @@ def test_task_subsets_are_checked_before_a_launch():
         pick_tasks([5], 5, "X")
     with pytest.raises(ValueError, match="1-D"):
         pick_tasks([[1]], 5, "X")
+
+
+def test_the_pivot_counters_sizing_rule_follows_the_committed_measurement():
+    """Where ``sizing_for`` takes the deep sizing it won on one GPU, and over the launches of
+    1 ms or more the rule comes closer to the faster sizing than either sizing alone."""
+    import numpy as np
+
+    from mce_kit.experiments import kcminer as exp
+    from mce_kit.gpu import cliquecount as cc
+
+    t = exp.load("pivot_deep").pivot_table(index=["graph", "k", "est_work_per_worker"], columns="sizing",
+                                           values="gpu_ms").reset_index()
+    deep = np.array([cc.sizing_for(k, w) == (cc.PIVOT_SPLIT_SHARE, cc.PIVOT_DEEP_PIECES)
+                     for k, w in zip(t["k"], t["est_work_per_worker"])])
+    assert deep.any() and (t["deep"][deep] < t["coarse"][deep]).all()
+    assert cc.sizing_for(cc.PIVOT_DEEP_K - 1, 1e12) == cc.sizing_for(cc.PIVOT_DEEP_K, 0.0) == (
+        cc.SPLIT_SHARE, cc.MAX_PIECES)
+    long = t["coarse"] >= 1.0
+    best = np.minimum(t["deep"], t["coarse"])[long]
+    chosen = np.where(deep, t["deep"], t["coarse"])[long]
+
+    def excess(times):
+        return float(np.exp(np.log(times / best).mean()))
+
+    assert excess(chosen) < min(excess(t["deep"][long]), excess(t["coarse"][long]))

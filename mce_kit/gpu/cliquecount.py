@@ -43,13 +43,13 @@ ERR_CAPACITY = 1
 WARPS_PER_BLOCK = 4
 # Deep counts of heavy graphs take finer pieces than KCMiner's: 64 per worker's share and up to 256
 # per edge, with the kernel's shared top reaching children of 20% of s (SPLIT_PCT). On one H100
-# (kcminer_pivot_deep.csv) that took k <= 8 on ego-Facebook from 441 to 332 ms, Slashdot 20.3 to
-# 12.4, socfb-MIT 20.5 to 13.1, and from k = 7 on every graph whose estimated work per worker is
-# over 2,100 gained 14-49%; but wiki-Vote (1,300 per worker) lost 36-86% at every k, and shallow
-# counts lost everywhere (ego-Facebook k <= 4: 4.8x). Graphs with less work, whose kernels take under
-# 2 ms, moved between 0.65x and 1.03x. The threshold sits between wiki-Vote and socfb-MIT.
-# (Before: 16 per share and 45%, deep from k = 10 on all graphs; ego-Facebook's halves went from
-# 0.58 to 0.52 of the whole once the shared top reached its four heaviest edges' large children.)
+# (kcminer_pivot_deep.csv) that took k <= 8 on ego-Facebook from 441 to 332 ms, Slashdot 20.1 to
+# 10.4, socfb-MIT 20.1 to 13.0: from k = 7 on, every graph with over 2,100 of estimated work per
+# worker gained 13-49%. But wiki-Vote (1,300 per worker) lost 35-67% at every k, shallow counts
+# lost (ego-Facebook k <= 4: 4.8x), and graphs with less work (kernels under 2 ms) moved within
+# 0.05 ms either way. The threshold sits between wiki-Vote and socfb-MIT. (Before: deep from k = 10
+# on every graph, 16 per share and 45% until ego-Facebook's halves showed its four heaviest edges'
+# large children left to one piece each: pivot_split_rule.csv.)
 PIVOT_SPLIT_SHARE = 64
 PIVOT_DEEP_PIECES = 256
 PIVOT_DEEP_K = 7

@@ -445,11 +445,34 @@ Markdown(f"At 16 rather than 4 the pivot counter saves {pivot.max():.0%} at most
          f"others it loses up to {-fine.xs('KCMiner')[~long_runs].min():.0%}; so it takes "
          f"{kclique.FINE_SPLIT_SHARE} only where the estimated work per worker is over "
          f"{kclique.FINE_SPLIT_WORK:.0e} (`kclique.split_share_for`), {kclique.SPLIT_SHARE} elsewhere. "
-         f"The pivot counter takes {cliquecount.PIVOT_SPLIT_SHARE} per share and up to "
-         f"{cliquecount.PIVOT_DEEP_PIECES} pieces per edge for counts up to k = {cliquecount.PIVOT_DEEP_K} "
-         "or more (`cliquecount.sizing_for`; the finer rule against the coarser one on every bundled graph: "
-         f"`pivot_split_rule.csv`), {cliquecount.sizing_for(cliquecount.PIVOT_DEEP_K - 1)[0]} below, "
-         "where the small graphs' losses weigh more and shallower trees leave the pieces less to share.")
+         "The pivot counter's rule is below.")
+
+# %% [markdown]
+# **The pivot counter's pieces.** Its trees are far larger than KCMiner's at the same k,
+# so its heavy edges pay for finer pieces sooner. Both of its sizings, forced, on every
+# bundled graph (one GPU, kernel ms; `est_work_per_worker` is the launch's estimated work,
+# `cliquecount.edge_costs` summed, per worker):
+
+# %%
+deep = exp.load("pivot_deep")
+assert deep["exact"].all()
+display(mk.measure.provenance_table(["kcminer_pivot_deep"]))
+by = deep.pivot_table(index=["graph", "k"], columns="sizing", values="gpu_ms")
+by["deep / coarse"] = by["deep"] / by["coarse"]
+by["est_work_per_worker"] = deep.groupby(["graph", "k"])["est_work_per_worker"].first()
+display(by.round(3))
+heavy = by["est_work_per_worker"] >= cliquecount.PIVOT_DEEP_WORK
+deep_k = by.index.get_level_values("k") >= cliquecount.PIVOT_DEEP_K
+chosen = by["deep / coarse"][heavy & deep_k]
+light = by["deep / coarse"][~heavy & (by["coarse"] > 1.0)]
+Markdown(f"`cliquecount.sizing_for` takes the deep sizing ({cliquecount.PIVOT_SPLIT_SHARE} per share, up to "
+         f"{cliquecount.PIVOT_DEEP_PIECES} pieces an edge) from k = {cliquecount.PIVOT_DEEP_K} on where the "
+         f"work per worker is at least {cliquecount.PIVOT_DEEP_WORK:,.0f}, and the coarse one "
+         f"({cliquecount.SPLIT_SHARE}, {kclique.MAX_PIECES}) elsewhere. Where it takes the deep one, the "
+         f"kernel took {chosen.min():.2f}-{chosen.max():.2f}x the coarse sizing's time; the graphs below the "
+         f"threshold whose kernels take over 1 ms would have taken {light.min():.2f}-{light.max():.2f}x "
+         "with it, and the shallow counts of the heavy graphs up to "
+         f"{by['deep / coarse'][heavy & ~deep_k].max():.1f}x.")
 
 # %% [markdown]
 # **A chunk's pieces.** On several GPUs each runs a chunk of the tasks. Its heavy
