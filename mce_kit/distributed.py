@@ -570,6 +570,7 @@ class Job:
     params: dict = field(default_factory=dict)  # the parameters it was prepared with
     scattered: dict = field(default_factory=dict, repr=False)  # client id -> the prep on its workers
     dealt: dict = field(default_factory=dict, repr=False)  # chunk count -> the chunks (chunk_tasks)
+    held: list = field(default_factory=list, repr=False)  # the last run's finished futures (_run_dealt)
 
     def by_cost(self) -> np.ndarray:
         """Every task, costliest first (what each worker gets from a shared queue)."""
@@ -778,9 +779,13 @@ def _run_dealt(job, client, workers: list, chunks_per_worker: int, in_flight: in
         return [(i, idx, 0, False) for i, idx in itertools.islice(todo, n)]
 
     submit(*take(in_flight * n_workers))
+    # The last run's futures are let go only now: their release is a message too, and one sent
+    # just before this run's would have held it back up to 10 ms (back-to-back calls).
+    job.held = finished = []
     rows = []
     try:
         for future, row in window:
+            finished.append(future)
             i, idx, tries, read = chunk_of.pop(future.key)
             try:
                 if future.status != "finished":
