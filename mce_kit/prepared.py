@@ -182,16 +182,17 @@ class OnDevice(dict):
     def __reduce__(self):
         return (OnDevice, ())
 
-    def array(self, name: str, host):
-        """``host`` on the current GPU, uploaded on first use."""
+    def array(self, name, host):
+        """``host`` on the current GPU, uploaded on first use (``host`` may be a function giving the
+        array, called then)."""
         import cupy
 
         at = (name, cupy.cuda.Device().id)
         if at not in self:
-            self.keep(name, cupy.asarray(host))
+            self.keep(name, cupy.asarray(host() if callable(host) else host))
         return self[at]
 
-    def keep(self, name: str, device_array) -> None:
+    def keep(self, name, device_array) -> None:
         """Keep ``device_array`` (on the current GPU, equal to the host array ``name``)."""
         import cupy
 

@@ -158,9 +158,9 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
                                          p["max_pieces"] or pieces, total=total)
             return part, code, int(work_words(ori.bound[part[0]]))   # the largest bound (sorted)
 
-        part, code, most = (entries() if tasks is not None else
-                            ori.remember(("pivot entries", K >= PIVOT_DEEP_K, n_workers, p["split"],
-                                          p["split_share"], p["max_pieces"]), entries))
+        key = None if tasks is not None else ("pivot entries", K >= PIVOT_DEEP_K, n_workers, p["split"],
+                                              p["split_share"], p["max_pieces"])
+        part, code, most = entries() if key is None else ori.remember(key, entries)
         budget = int(max_buffer_bytes or 0.4 * free_bytes())
         plan = plan_passes(lambda: {"work": work_words(ori.bound[part])}, n_workers, budget, "clique counts",
                            lambda i: f"edge ({ori.order[ori.u[part[i]]]}, {ori.order[ori.v[part[i]]]})",
@@ -174,7 +174,7 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
         blob, indptr, indices, d_tasks = upload(ori, "all_blob", len(ori.u))
         watch = Watch(len(part), progress=progress, what="clique counts", unit="edge task")
         for idx, caps, workers in plan:
-            pairs, split = pass_tasks(d_tasks, ori, part, code, idx)   # largest first
+            pairs, split = pass_tasks(d_tasks, ori, part, code, idx, key)   # largest first
             work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
             # one zeroed buffer: ctrl (next task, error flags), leaves, per worker: nodes, tasks (int32);
             # last, the stop word

@@ -223,12 +223,18 @@ def tasks_of(d_tasks, u: np.ndarray, v: np.ndarray, idx: np.ndarray, ascending: 
     return cupy.asarray(np.stack([u[idx], v[idx]], axis=1).ravel())
 
 
-def pass_tasks(d_tasks, ori: Oriented, part: np.ndarray, code: np.ndarray | None, idx: np.ndarray):
+def pass_tasks(d_tasks, ori: Oriented, part: np.ndarray, code: np.ndarray | None, idx: np.ndarray,
+               keep=None):
     """(device task pairs, device split codes or 0) of one pass's entries ``part[idx]`` (``idx``
-    ascends, as ``plan_passes`` gives it: all of them when it is as long as ``part``)."""
+    ascends, as ``plan_passes`` gives it: all of them when it is as long as ``part``). ``keep``: the
+    key ``part`` and ``code`` are remembered under; a pass over all of them keeps its split entries'
+    device arrays with ``ori`` under it, so a warm launch copies nothing."""
     import cupy
 
     every = len(idx) == len(part)
+    if keep is not None and every and code is not None:
+        return (ori.device.array((keep, "pairs"), lambda: tasks_of(d_tasks, ori.u, ori.v, part)),
+                ori.device.array((keep, "split"), lambda: code))
     pairs = tasks_of(d_tasks, ori.u, ori.v, part if every else part[idx], ascending=code is None)
     return pairs, 0 if code is None else cupy.asarray(code if every else code[idx])
 
@@ -456,15 +462,14 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
                                              p["split"], part, None, share, p["max_pieces"], total=total)
                 return part, code, int(work_words(ori.bound[part[0]], k, parts))  # the largest (sorted)
 
-            part, code, most = (entries() if tasks is not None else
-                                ori.remember(("entries", k, parts, lo, hi, n_workers, p["split"], *sizing),
-                                             entries))
+            key = None if tasks is not None else ("entries", k, parts, lo, hi, n_workers, p["split"], *sizing)
+            part, code, most = entries() if key is None else ori.remember(key, entries)
             plan = plan_passes(lambda part=part, parts=parts: {"work": work_words(ori.bound[part], k, parts)},
                                n_workers // parts, budget, "KCMiner",
                                lambda i, part=part: f"edge ({ori.order[ori.u[part[i]]]}, "
                                                     f"{ori.order[ori.v[part[i]]]})",
                                largest={"work": most}, n=len(part))
-            phases.append((part, code, flags | FLAG_BLOCK * (parts > 1), parts, plan))
+            phases.append((part, code, flags | FLAG_BLOCK * (parts > 1), parts, plan, key))
     module = load_module("kclique.cu", defines=_DEFINES)
     kernel = module.get_function("kclique_kernel")
     block_kernel = module.get_function("kclique_block_kernel")
@@ -490,9 +495,9 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
 
     watch = Watch(sum(len(ph[0]) for ph in phases), progress=progress, what="KCMiner", unit="edge task",
                   found=None if listing else found, found_what=f"{k}-cliques")
-    for part, code, launch_flags, parts, plan in phases:
+    for part, code, launch_flags, parts, plan, key in phases:
         for idx, caps, workers in plan:
-            pairs, split = pass_tasks(d_tasks, ori, part, code, idx)   # largest first
+            pairs, split = pass_tasks(d_tasks, ori, part, code, idx, key)   # largest first
             work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
             device_bytes = max(device_bytes, blob.nbytes + work.nbytes)
             warps = workers * parts
