@@ -70,12 +70,17 @@ def test_device_copies_are_uploaded_once_counted_and_released():
     mk.count_k_cliques(G, 5, device="gpu", algorithm="listing")
     P, ori = rdmce.prepared(G), kclique.orient(G, "degree")
     on_gpu = {k: a.data.ptr for k, a in (*P.device.items(), *ori.device.items())}
-    assert {k[0] for k in on_gpu} == {"indptr", "indices", "out_blob"}
+    names = {k[0] for k in on_gpu}
+    assert {n for n in names if isinstance(n, str)} == {"indptr", "indices", "out_blob"}
+    assert {n[1] for n in names if not isinstance(n, str)} <= {"pairs", "split"}   # split entries, kept
     kept = {r["key"]: r["bytes"] for r in prepared.kept_state(G)}
     assert kept[("rdmce",)] >= 2 * (P.indptr.nbytes + P.indices.nbytes)   # host and device
     mk.count_maximal_cliques(G, device="gpu")
     mk.count_k_cliques(G, 6, device="gpu", algorithm="listing")
-    assert {k: a.data.ptr for k, a in (*P.device.items(), *ori.device.items())} == on_gpu   # not again
+    after = {k: a.data.ptr for k, a in (*P.device.items(), *ori.device.items())}
+    assert {k: after[k] for k in on_gpu} == on_gpu   # not again
+    mk.count_k_cliques(G, 6, device="gpu", algorithm="listing")
+    assert {k: a.data.ptr for k, a in (*P.device.items(), *ori.device.items())} == after   # k = 6's kept
     del P, ori
     prepared.release(G)
     assert prepared.kept_state(G) == [] and cupy.get_default_memory_pool().total_bytes() == 0
