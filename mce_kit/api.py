@@ -540,10 +540,11 @@ def _distributed(call: str, graph, client, gpus, device, **params) -> Count:
 
 
 K_ALGORITHMS = ("auto", "listing", "pivot")
-# GPU: from this k on, pivoting beat listing on most bundled graphs (frontdoor.csv, one H100, two runs
-# at 4f73ac7 and 9b16b88 pooled; at k = 8 listing won on 5 of 7, by up to 3.3x on Slashdot, pivoting on
-# CA-GrQc by 8.8x and CA-HepTh by 2.2x: its graphs whose densest core is one clique)
-PIVOT_FROM_K = 10
+# GPU: from this k on, pivoting beat listing on most bundled graphs (frontdoor.csv's latest run, one
+# H100: at k = 8 on 5 of 7, CA-GrQc by 11x, socfb-MIT by 1.3x since the deep split; listing won
+# wiki-Vote by 1.2x and Slashdot by 1.7x; at k = 6 on 4 of 8. Before the deep split listing won
+# at k = 8 on 5 of 7, and the rule was k >= 10.)
+PIVOT_FROM_K = 8
 
 
 def k_clique_algorithm(k: int, algorithm: str = "auto") -> str:

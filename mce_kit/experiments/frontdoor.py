@@ -137,12 +137,21 @@ def load(results: Path = RESULTS) -> pd.DataFrame:
     return pd.read_csv(results / "frontdoor.csv")
 
 
-def pivot_from_k(df: pd.DataFrame) -> int | None:
-    """The smallest k from which the pivot counter's kernel beat listing on most graphs."""
+def rule_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Kernel ms of both k-clique counters by (graph, k), from the latest run (the kernels change
+    between runs, so runs are not pooled)."""
     rule = df[df["problem"].str.startswith("kclique_rule")].copy()
+    rule = rule[rule["date"] == rule["date"].max()]
     rule["how"] = rule["problem"].str.split().str[1]
     rule["k"] = rule["problem"].str.extract(r"k=(\d+)").astype(int)
     wide = rule.pivot_table(index=["graph", "k"], columns="how", values="kernel_ms").dropna()
+    wide.columns.name = None
+    return wide
+
+
+def pivot_from_k(df: pd.DataFrame) -> int | None:
+    """The smallest k from which the pivot counter's kernel beat listing on most graphs."""
+    wide = rule_table(df)
     wins = (wide["pivot"] < wide["listing"]).groupby(level="k").mean()
     ks = [int(k) for k, share in wins.items() if share > 0.5]
     return min(ks) if ks else None

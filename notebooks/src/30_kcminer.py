@@ -475,6 +475,27 @@ Markdown(f"`cliquecount.sizing_for` takes the deep sizing ({cliquecount.PIVOT_SP
          f"{by['deep / coarse'][heavy & ~deep_k].max():.1f}x.")
 
 # %% [markdown]
+# **Which counter answers `count_k_cliques`.** On the GPU the call lists (KCMiner) below a
+# k and pivots from it on. Both kernels on every bundled graph at each k the front door times (its
+# latest run, kernel ms; the rule is read from it):
+
+# %%
+from mce_kit import api  # noqa: E402
+from mce_kit.experiments import frontdoor  # noqa: E402
+
+door = frontdoor.load()
+rule = frontdoor.rule_table(door)
+rule["listing / pivot"] = rule["listing"] / rule["pivot"]
+display(mk.measure.provenance_table({"frontdoor.csv, latest run": door[door["date"] == door["date"].max()]}))
+display(rule.round(2))
+assert frontdoor.pivot_from_k(door) == api.PIVOT_FROM_K
+at = rule.xs(api.PIVOT_FROM_K, level="k")["listing / pivot"]
+Markdown(f"From k = {api.PIVOT_FROM_K} on (`api.PIVOT_FROM_K`) pivoting beat listing on "
+         f"{int((at > 1).sum())} of {len(at)} graphs at that k, from {at[at > 1].min():.2f}x to "
+         f"{at.max():.1f}x; where listing won it was faster by up to {1 / at.min():.2f}x. "
+         "`algorithm=` forces either.")
+
+# %% [markdown]
 # **A chunk's pieces.** On several GPUs each runs a chunk of the tasks. Its heavy
 # edges can be cut as in the whole launch (`split_of="all"`: the chunks together run
 # exactly one GPU's pieces) or sized on the chunk alone (`"tasks"`, the default: a
