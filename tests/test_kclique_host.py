@@ -200,7 +200,7 @@ def test_the_pivot_counters_sizing_rule_follows_the_committed_measurement():
     t = exp.load("pivot_deep").pivot_table(index=["graph", "k", "est_work_per_worker"], columns="sizing",
                                            values="gpu_ms").reset_index()
     deep = np.array([cc.sizing_for(k, w) == (cc.PIVOT_SPLIT_SHARE, cc.PIVOT_DEEP_PIECES)
-                     for k, w in zip(t["k"], t["est_work_per_worker"])])
+                     for k, w in zip(t["k"], t["est_work_per_worker"], strict=True)])
     assert deep.any() and (t["deep"][deep] < t["coarse"][deep]).all()
     assert cc.sizing_for(cc.PIVOT_DEEP_K - 1, 1e12) == cc.sizing_for(cc.PIVOT_DEEP_K, 0.0) == (
         cc.SPLIT_SHARE, cc.MAX_PIECES)
