@@ -548,7 +548,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
                 "regs": kernel.num_regs, "spill_bytes": kernel.local_size_bytes,
                 "build": " ".join(f"{a}={b}" for a, b in sorted(_DEFINES.items())) or "default"},
         prep_s=prep.prep_s, order_s=ori.seconds, device_bytes=int(device_bytes),
-        passes=sum(len(ph[4]) for ph in phases), tasks=n_keep, block_tasks=n_big,
+        passes=sum(len(plan) for *_, plan, _key in phases), tasks=n_keep, block_tasks=n_big,
         pieces=sum(len(ph[0]) for ph in phases),
         worker_tasks=wt, worker_cycles=wc,
         bins=bins.reshape(2, NBINS, 2) if p["stats"] else None,
