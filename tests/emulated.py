@@ -27,7 +27,7 @@ HERE = Path(__file__).parent / "cuda_emu"
 HAVE_GXX = shutil.which("g++") is not None
 # PTX the emulation cannot run, and what a CPU thread does instead
 PORTS = {'asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));': "m = (1u << (threadIdx.x & 31)) - 1;",
-         'asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));': "t = clock64();",
+         'asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));': "t = clock64();",
          'asm volatile("mov.u32 %0, %smid;" : "=r"(s));': "s = 0;"}
 
 

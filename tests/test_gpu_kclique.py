@@ -150,6 +150,14 @@ def test_heavy_edges_split_on_their_own_and_answers_stay_exact():
         assert on.answer == off.answer == want[k]
     on = cliquecount.prepare(G).run(k_max=8)
     assert on.answer == cliquecount.prepare(G).run(k_max=8, split=False).answer == want
+    # the timeline: every entry once, each edge's pieces all there, its nodes those counted
+    tl = cliquecount.prepare(G).run(k_max=8, timeline=True, max_buffer_bytes=1 << 20)
+    assert tl.answer == want and len(tl.timeline["edge"]) == tl.pieces
+    assert tl.timeline["nodes"].sum() == tl.nodes and (tl.timeline["end_ms"] >= tl.timeline["start_ms"]).all()
+    edge, piece, pieces = (tl.timeline[c].tolist() for c in ("edge", "piece", "pieces"))
+    got = Counter(zip(edge, piece, strict=True))
+    assert max(got.values()) == 1
+    assert all(got[e, j] for e, n in zip(edge, pieces, strict=True) for j in range(n))
 
 
 def test_chunks_take_the_whole_launchs_pieces_and_add_up_exactly():

@@ -114,10 +114,15 @@ def run_pivot(kernels, G, *, split=None, k_max=None, stop=False):
                  tasks=pairs(ori, part), split=code, stop=(state, 8 * end),
                  work=np.zeros(WARPS * cap, np.uint32), ctrl=state,
                  leaves=(state, 8), worker_nodes=(state, 8 * (1 + n_leaves)),
-                 worker_tasks=(state, 8 * (1 + n_leaves + WARPS)), work_cap=cap, n_tasks=len(part), k_max=K,
+                 worker_tasks=(state, 8 * (1 + n_leaves + WARPS)),
+                 task_log=np.zeros(3 * len(part), np.uint64), work_cap=cap, n_tasks=len(part), k_max=K,
                  pc=pc, n_workers=WARPS)
     host = out["ctrl"]
     assert not int(host[0]) >> 32 & cliquecount.ERR_CAPACITY
+    log = out["task_log"].reshape(-1, 3).astype(np.int64)   # every entry logged, its nodes summing up
+    if not stop:
+        assert (log[:, 1] >= log[:, 0]).all() and (log[:, 1] > 0).all()
+    assert log[:, 2].sum() == host[1 + n_leaves: 1 + n_leaves + WARPS].astype(np.int64).sum()
     leaves = host[1: 1 + n_leaves].astype(np.int64).reshape(K + 1, pc)
     table = {(h, q): int(c) for (h, q), c in np.ndenumerate(leaves) if c and h >= 2}
     return combine_leaves(table, G.n, G.m, k_max), len(part)

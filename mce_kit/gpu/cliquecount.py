@@ -79,7 +79,7 @@ def edge_costs(ori, tasks: np.ndarray) -> np.ndarray:
 
 PARAMS = params_dtype(
     pointers=("indptr", "indices", "tasks", "split", "stop", "work", "ctrl", "next", "leaves", "worker_tasks",
-              "worker_nodes"),
+              "worker_nodes", "task_log"),
     i8=("work_cap",),
     i4=("n_tasks", "k_max", "pc", "n_workers"))
 
@@ -104,6 +104,7 @@ class Result:
     pieces: int             # launch entries: tasks, with the split ones counted once per piece
     nodes: int
     leaves: np.ndarray
+    timeline: dict | None = None   # run(timeline=True): one entry per launch entry (``_timeline``)
 
     def row(self) -> dict:
         return {"tasks": self.tasks, "pieces": self.pieces, "passes": self.passes,
@@ -111,20 +112,21 @@ class Result:
 
 
 class Prepared(OrientedGraph):
-    def run(self, *, max_buffer_bytes=None, tasks=None, progress=None, **params) -> Result:
+    def run(self, *, max_buffer_bytes=None, tasks=None, progress=None, timeline=False, **params) -> Result:
         """One timed launch. ``tasks`` (indices into ``orient(order).u``/``.v``) counts only the cliques
         whose two earliest vertices are those edges: the answer then holds k >= 3 only, and the
         answers of disjoint task sets add up (``mce_kit.distributed``). ``progress``: a bar over the
-        tasks (``watch.Watch``); Ctrl-C stops the launch cleanly."""
+        tasks (``watch.Watch``); Ctrl-C stops the launch cleanly. ``timeline``: also log each launch
+        entry's start, end and tree nodes (``Result.timeline``: what a launch's tail is made of)."""
         return released(_run, self, max_buffer_bytes=max_buffer_bytes, tasks=tasks, progress=progress,
-                        **params)
+                        timeline=timeline, **params)
 
 
 def prepare(G: Graph, order: str = "degeneracy") -> Prepared:
     return Prepared.build(G, order)
 
 
-def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **params) -> Result:
+def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timeline=False, **params) -> Result:
     p = check_params(params, DEFAULTS, "clique-count")
     k_max = p["k_max"]
     if k_max is not None and int(k_max) < 1:
@@ -142,6 +144,7 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
     leaves_host = np.zeros((K + 1, pc), np.int64)
     device_bytes, passes, nodes, n_tasks = 0, 0, 0, 0
     n_leaves = (K + 1) * pc
+    logs = []
     run = K >= 3 and len(chosen)
     if run:
         n_workers = sm_count() * int(p["warps_per_sm"])
@@ -180,11 +183,13 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
             # last, the stop word
             end = 1 + n_leaves + 2 * workers
             state = cupy.zeros(end + 1, dtype=cupy.uint64)
+            log = cupy.zeros(3 * len(idx), dtype=cupy.uint64) if timeline else None
             at = state.data.ptr
             set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=pairs, split=split,
                        stop=at + 8 * end, work=work, ctrl=at, leaves=at + 8,
                        worker_nodes=at + 8 * (1 + n_leaves), worker_tasks=at + 8 * (1 + n_leaves + workers),
-                       work_cap=caps["work"], n_tasks=len(idx), k_max=K, pc=pc, n_workers=workers)
+                       task_log=0 if log is None else log, work_cap=caps["work"], n_tasks=len(idx), k_max=K,
+                       pc=pc, n_workers=workers)
             kernel((-(-workers // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
             watch.wait(words32(state, 0), len(idx), words32(state, end))
             host = state.get()
@@ -195,6 +200,8 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
             nodes += int(host[1 + n_leaves: 1 + n_leaves + workers].sum())
             n_tasks += len(idx)
             passes += 1
+            if timeline:
+                logs.append((idx, log.get().reshape(-1, 3)))
             del work
         watch.close()
     stop.record()
@@ -207,7 +214,20 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, **param
         counts = {k: c for k, c in combine_leaves(table, 0, 0, K).items() if k >= 3}
     return Result(answer=counts, gpu_ms=gpu_ms, params={**p, "k_max_used": K}, prep_s=prep.prep_s,
                   order_s=ori.seconds, device_bytes=int(device_bytes), passes=passes,
-                  tasks=len(chosen) if run else 0, pieces=n_tasks, nodes=nodes, leaves=leaves_host)
+                  tasks=len(chosen) if run else 0, pieces=n_tasks, nodes=nodes, leaves=leaves_host,
+                  timeline=_timeline(ori, part, code, logs) if timeline and run else None)
+
+
+def _timeline(ori, part, code, logs) -> dict:
+    """Columns, one row per launch entry in launch order: its pass, edge (task index), piece and
+    pieces, candidates bound, start and end (ms from the first pass's first start) and tree nodes."""
+    rows = [(np.full(len(idx), i), idx, log) for i, (idx, log) in enumerate(logs)]
+    which, idx, log = (np.concatenate(c) for c in zip(*rows, strict=True))
+    code = np.full(len(part), 1 << 16) if code is None else np.asarray(code)
+    t0 = int(log[:, 0].min())
+    return {"pass": which, "edge": part[idx], "piece": code[idx] & 0xFFFF, "pieces": code[idx] >> 16,
+            "bound": ori.bound[part[idx]], "start_ms": (log[:, 0].astype(np.int64) - t0) / 1e6,
+            "end_ms": (log[:, 1].astype(np.int64) - t0) / 1e6, "nodes": log[:, 2].astype(np.int64)}
 
 
 def clique_counts(G: Graph, k_max: int | None = None, **params) -> dict[int, int]:

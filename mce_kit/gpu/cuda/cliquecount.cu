@@ -50,6 +50,7 @@ struct Params {            // one launch; fields must match PARAMS in cliquecoun
     u64* leaves;           // [(k_max + 1) * pc] leaf counts by (held h, pivots p)
     int* worker_tasks;
     u64* worker_nodes;
+    u64* task_log;         // null, or per task: start and end (global ns), tree nodes (a timeline)
     long long work_cap;
     int n_tasks;
     int k_max;
@@ -73,13 +74,25 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, MIN_BLOCKS) c
     const int wid = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (wid >= G.n_workers) return;
     u32* ws = G.work + (long long)wid * G.work_cap;
-    int tasks = 0;
-    u64 nodes = 0;
+    int tasks = 0, last = -1;
+    u64 nodes = 0, since = 0, nodes_before = 0;
     #pragma unroll 1
     for (;;) {
         int task = 0;
         if (lane == 0) task = volatile_load(G.stop) ? G.n_tasks : take_next(G.next, G.ctrl, G.n_tasks);
         task = __shfl_sync(FULL_MASK, task, 0);
+        if (G.task_log && lane == 0) {
+            const u64 now = global_ns();
+            if (last >= 0) {
+                u64* log = G.task_log + 3LL * last;
+                log[0] = since;
+                log[1] = now;
+                log[2] = nodes - nodes_before;
+            }
+            since = now;
+            nodes_before = nodes;
+        }
+        last = task;
         if (task >= G.n_tasks) break;
         tasks++;
         const int u = G.tasks[2 * task], v = G.tasks[2 * task + 1];

@@ -6,6 +6,13 @@ typedef unsigned long long u64;
 
 #define FULL_MASK 0xffffffffu
 
+// The GPU's global nanosecond clock (comparable across SMs, unlike clock64).
+__device__ __forceinline__ u64 global_ns() {
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
 __device__ __forceinline__ int warp_sum(int v) {
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(FULL_MASK, v, o);
     return v;

@@ -15,12 +15,6 @@ __device__ __forceinline__ bool adjacent(const u32* adj, int nw, const int* indp
     return sorted_contains(indices + outptr[u], indptr[u + 1] - outptr[u], v);
 }
 
-__device__ __forceinline__ u64 global_ns() {
-    u64 t;
-    asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
-    return t;
-}
-
 extern "C" __global__ void stamp_clock(u64* out) { out[0] = global_ns(); }
 
 // Bit matrix of the graph: one thread per vertex sets its row.

@@ -122,12 +122,6 @@ __constant__ Params G;
 __device__ __forceinline__ int mk_st(int d, int k) { return (d << 2) | k; }
 __device__ __forceinline__ int lo32(long long x) { return (int)(x & 0xffffffff); }
 
-__device__ __forceinline__ u64 globaltimer() {
-    u64 t;
-    asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
-    return t;
-}
-
 __device__ __forceinline__ int smid() {
     int s;
     asm volatile("mov.u32 %0, %smid;" : "=r"(s));
@@ -1131,7 +1125,7 @@ __device__ void worker_main(const Grp& g) {
     u64* S = G.stats + (long long)wid * NSTAT;
     u32* region = G.buf + (long long)wid * G.buf_cap;
     u32* vmap = G.vmap + (long long)wid * G.vmap_words;
-    if (g.rank() == 0) { S[S_T0] = globaltimer(); S[S_SM] = smid(); }
+    if (g.rank() == 0) { S[S_T0] = global_ns(); S[S_SM] = smid(); }
     #pragma unroll 1
     while (true) {
         long long task = 0;
@@ -1146,7 +1140,7 @@ __device__ void worker_main(const Grp& g) {
             if (G.flags & (F_SPLIT | F_DONATE)) { __threadfence(); atomicSub(G.ctrl + 3, 1); }  // done
         }
     }
-    if (g.rank() == 0) S[S_T1] = globaltimer();
+    if (g.rank() == 0) S[S_T1] = global_ns();
 }
 
 __device__ void init_block_queue() {
