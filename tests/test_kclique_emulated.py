@@ -39,15 +39,17 @@ def common_sizes(ori, tasks) -> np.ndarray:
     return np.array([len(np.intersect1d(out(ori.u[t]), out(ori.v[t]))) for t in tasks], np.int64)
 
 
-def entries(ori, chosen, split, n_workers, min_size, cost_of):
+def entries(ori, chosen, split, n_workers, min_size, cost_of, cap_by_bound=True):
     """The launch entries and split codes as the launchers make them (split: None, n pieces for
     every edge with a candidate, or True: the heavy edges of ``min_size`` candidates or more)."""
     if split is None:
         return chosen, None
     if split is not True:
-        return kclique.split_tasks(np.zeros(len(chosen)), ori.bound[chosen], n_workers, split, chosen, 1)
+        return kclique.split_tasks(np.zeros(len(chosen)), ori.bound[chosen], n_workers, split, chosen, 1,
+                                   cap_by_bound=cap_by_bound)
     cost = cost_of(common_sizes(ori, chosen))
-    return kclique.split_tasks(cost, ori.bound[chosen], n_workers, True, chosen, min_size)
+    return kclique.split_tasks(cost, ori.bound[chosen], n_workers, True, chosen, min_size,
+                               cap_by_bound=cap_by_bound)
 
 
 def pairs(ori, part) -> np.ndarray:
@@ -102,8 +104,10 @@ def run_pivot(kernels, G, *, split=None, k_max=None, stop=False):
     pc = smax + 1
     if K < 3 or not len(chosen):
         return combine_leaves({}, G.n, G.m, k_max), 0
-    part, code = entries(ori, chosen, split, SIZING_WORKERS, cliquecount.SPLIT_MIN_SIZE,
-                         lambda c: cliquecount.TREE_GROWTH ** np.minimum(c, 3000))
+    cost_of = lambda c: cliquecount.TREE_GROWTH ** np.minimum(c, 3000)  # noqa: E731
+    part, code = entries(ori, chosen, split, SIZING_WORKERS, cliquecount.SPLIT_MIN_SIZE, cost_of, False)
+    if code is not None and split is True:   # the launcher's order: costliest entry first
+        part, code = cliquecount.costliest_first(part, code, chosen, cost_of(common_sizes(ori, chosen)))
     cap = int(cliquecount.work_words(ori.bound[part]).max())
     n_leaves = (K + 1) * pc
     end = 1 + n_leaves + 2 * WARPS
@@ -192,7 +196,7 @@ def test_emulated_pivot_counter_shares_the_top_of_a_big_tree(kernels):
     H.remove_edges_from(itertools.islice(nx.gnp_random_graph(60, 0.08, seed=1).edges(), 80))
     G = from_networkx(H)
     want = cpu.clique_counts(G, 12)
-    for split in (3, True):
+    for split in (3, 150, True):   # 150: more pieces than any edge's candidates
         got, n = run_pivot(kernels, G, split=split, k_max=12)
         assert got == want and n > len(cliquecount.prepare(G).orient("degeneracy").u), split
 

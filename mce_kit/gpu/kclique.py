@@ -375,17 +375,19 @@ def split_total(ori: Oriented, p: dict, tasks, key, whole_cost) -> float | None:
 
 def split_tasks(cost: np.ndarray, bound: np.ndarray, n_workers: int, split, tasks: np.ndarray,
                 min_size: int | None = None, split_share: float = SPLIT_SHARE,
-                max_pieces: int = MAX_PIECES,
-                total: float | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+                max_pieces: int = MAX_PIECES, total: float | None = None,
+                cap_by_bound: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """The launch entries of ``tasks`` (edge indices) and their split codes (None: nothing split).
 
     ``split``: True sizes the pieces by ``launch.split_heavy`` from ``cost`` (an estimate per edge;
     ``total``: the cost of the list ``tasks`` were taken from, default theirs);
     an int n cuts every edge into n pieces (tests). Edges with fewer than ``min_size`` candidates
-    (``bound``; default SPLIT_MIN_SIZE) are never split, and no edge has more pieces than candidates."""
+    (``bound``; default SPLIT_MIN_SIZE) are never split. ``cap_by_bound``: no edge has more pieces
+    than candidates (KCMiner's pieces share out the first level; the pivot counter's share out
+    the children of a tree's top, which can be far more)."""
     bound = np.asarray(bound, dtype=np.int64)
     may = np.flatnonzero(bound >= (SPLIT_MIN_SIZE if min_size is None else min_size))  # only these
-    most = np.minimum(max_pieces, bound[may])
+    most = np.minimum(max_pieces, bound[may]) if cap_by_bound else np.full(len(may), max_pieces)
     if split is True:
         cost = np.asarray(cost, dtype=np.float64)
         whole = float(cost.sum()) if total is None else total
