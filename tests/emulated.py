@@ -59,7 +59,8 @@ def build(source: str, kernel: str, out: Path, defines: dict | None = None, main
 
 def kernel_arguments(src: str, kernel: str) -> list[str]:
     """The C types of ``kernel``'s arguments, from its ``extern "C" __global__ void`` signature."""
-    m = re.search(rf'extern "C" __global__ void {kernel}\s*\(([^)]*)\)', src)
+    bounds = r"(?:__launch_bounds__\([^)]*\)\s+)?"
+    m = re.search(rf'extern "C" __global__ void\s+{bounds}{kernel}\s*\(([^)]*)\)', src)
     if m is None:
         raise ValueError(f"no extern \"C\" __global__ void {kernel}(...) in the source")
     args = [" ".join(a.split()) for a in m.group(1).split(",") if a.strip()]

@@ -188,6 +188,22 @@ def test_chunks_take_the_whole_launchs_pieces_and_add_up_exactly():
             prep.run(split_of="chunk", **params)
 
 
+def test_chunks_of_deep_counts_cut_edges_finer_than_their_candidates_and_add_up():
+    # a chunk (tasks given) of counts past PIVOT_UNCAP_K is not capped at an edge's candidates
+    from mce_kit import distributed as md
+    from mce_kit.gpu import cliquecount
+
+    G = planted_cliques(400, 0.02, [60, 45], seed=11)
+    want = {k: c for k, c in cpu.clique_counts(G).items() if k >= 3}
+    prep = cliquecount.prepare(G)
+    total, finer = Counter(), False
+    for chunk in md.chunk_tasks(md.prepare(G, "cliquecount").costs, 3):
+        r = prep.run(tasks=chunk, split_share=10 ** 6, max_pieces=200, timeline=True)
+        total.update(r.answer)
+        finer |= bool((r.timeline["pieces"] > r.timeline["bound"]).any())
+    assert finer and {k: total[k] for k in want} == want
+
+
 def test_split_pivot_trees_with_a_large_shared_top_stay_exact():
     # dense graphs: the pieces share nodes of 40+ candidates several levels deep
     from graph_families import erdos_renyi

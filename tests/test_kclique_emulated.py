@@ -95,7 +95,7 @@ def run_kcminer(kernels, G, k, *, split=None, block=False, listing=False, lam=No
     return count, cliques, len(part)
 
 
-def run_pivot(kernels, G, *, split=None, k_max=None, stop=False):
+def run_pivot(kernels, G, *, split=None, k_max=None, stop=False, cap_by_bound=True):
     """({k: count}, entries launched) of one emulated pivot-counter launch."""
     ori = cliquecount.prepare(G).orient("degeneracy")
     chosen = np.arange(len(ori.u))
@@ -104,10 +104,8 @@ def run_pivot(kernels, G, *, split=None, k_max=None, stop=False):
     pc = smax + 1
     if K < 3 or not len(chosen):
         return combine_leaves({}, G.n, G.m, k_max), 0
-    cost_of = lambda c: cliquecount.TREE_GROWTH ** np.minimum(c, 3000)  # noqa: E731
-    part, code = entries(ori, chosen, split, SIZING_WORKERS, cliquecount.SPLIT_MIN_SIZE, cost_of, False)
-    if code is not None and split is True:   # the launcher's order: costliest entry first
-        part, code = cliquecount.costliest_first(part, code, chosen, cost_of(common_sizes(ori, chosen)))
+    part, code = entries(ori, chosen, split, SIZING_WORKERS, cliquecount.SPLIT_MIN_SIZE,
+                         lambda c: cliquecount.TREE_GROWTH ** np.minimum(c, 3000), cap_by_bound)
     cap = int(cliquecount.work_words(ori.bound[part]).max())
     n_leaves = (K + 1) * pc
     end = 1 + n_leaves + 2 * WARPS
@@ -196,8 +194,8 @@ def test_emulated_pivot_counter_shares_the_top_of_a_big_tree(kernels):
     H.remove_edges_from(itertools.islice(nx.gnp_random_graph(60, 0.08, seed=1).edges(), 80))
     G = from_networkx(H)
     want = cpu.clique_counts(G, 12)
-    for split in (3, 150, True):   # 150: more pieces than any edge's candidates
-        got, n = run_pivot(kernels, G, split=split, k_max=12)
+    for split, cap in ((3, True), (True, True), (150, False)):   # 150: more pieces than candidates
+        got, n = run_pivot(kernels, G, split=split, k_max=12, cap_by_bound=cap)
         assert got == want and n > len(cliquecount.prepare(G).orient("degeneracy").u), split
 
 

@@ -54,6 +54,12 @@ PIVOT_SPLIT_SHARE = 64
 PIVOT_DEEP_PIECES = 256
 PIVOT_DEEP_K = 7
 PIVOT_DEEP_WORK = 1.7e3
+# A chunk of a deep count (a share of a multi-GPU run, tasks given) may cut its heavy edges into more
+# pieces than they have candidates. Each piece walks the tree's shared top, so more pieces pay only
+# where the trees are deep below it: on one H200, ego-Facebook's halves took 774 ms uncapped against
+# 843 capped for every k, but 470 against 449 at k <= 10 and 200 against 174 at k <= 8; a whole launch
+# lost 2-9% at every k (it sizes its pieces against twice the work: the cap binds less).
+PIVOT_UNCAP_K = 11
 
 
 def sizing_for(k: int, work_per_worker: float) -> tuple[int, int]:
@@ -75,16 +81,6 @@ TREE_GROWTH = 2 ** (1 / 6)  # estimated tree size: TREE_GROWTH ** (candidates), 
 def edge_costs(ori, tasks: np.ndarray) -> np.ndarray:
     """Estimated tree size of each edge task (``tasks`` ascending): what its pieces are sized by."""
     return TREE_GROWTH ** np.minimum(split_sizes(ori, tasks, SPLIT_MIN_SIZE), 3000)
-
-
-def costliest_first(part: np.ndarray, code: np.ndarray, chosen: np.ndarray, cost: np.ndarray):
-    """The launch entries (and codes) by falling estimated cost of one entry, its edge's ``cost``
-    (aligned with ascending ``chosen``) over its pieces; ties keep their order. In bound order,
-    ego-Facebook's heaviest edges started their pieces 140-360 ms into a launch of 860 ms, and the
-    launch waited on them (one H200, run(timeline=True))."""
-    each = cost[np.searchsorted(chosen, part)] / (code >> 16)
-    order = np.argsort(-each, kind="stable")
-    return part[order], code[order]
 
 
 PARAMS = params_dtype(
@@ -168,10 +164,9 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
                 share, pieces = sizing_for(K, (cost.sum() if total is None else total) / n_workers)
                 part, code = split_tasks(cost, take_ascending(ori.bound, chosen), n_workers, p["split"],
                                          chosen, SPLIT_MIN_SIZE, p["split_share"] or share,
-                                         p["max_pieces"] or pieces, total=total, cap_by_bound=False)
-                if code is not None:
-                    part, code = costliest_first(part, code, chosen, cost)
-            return part, code, int(work_words(ori.bound[part].max()))
+                                         p["max_pieces"] or pieces, total=total,
+                                         cap_by_bound=tasks is None or K < PIVOT_UNCAP_K)
+            return part, code, int(work_words(ori.bound[part[0]]))   # the largest bound (sorted)
 
         key = None if tasks is not None else ("pivot entries", K >= PIVOT_DEEP_K, n_workers, p["split"],
                                               p["split_share"], p["max_pieces"])

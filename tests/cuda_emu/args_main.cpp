@@ -8,7 +8,7 @@
 #define __shared__ static
 #include "kernel.inc"
 
-template <class T> T scalar(u64 slot) {
+template <class T> T scalar(unsigned long long slot) {
     T v;
     std::memcpy(&v, &slot, sizeof(T));
     return v;
@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
     FILE* in = fopen(argv[1], "rb");
     read_buffers(in);
     const long long n_args = read_i8(in), blocks = read_i8(in), threads = read_i8(in);
-    std::vector<u64> a(n_args + 1);
+    std::vector<unsigned long long> a(n_args + 1);
     if (fread(a.data(), 8, n_args, in) != (size_t)n_args) return 3;
     fclose(in);
     launch_fibers((int)blocks, (int)threads, [&] { CALL(a); }, true);

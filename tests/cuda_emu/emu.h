@@ -79,6 +79,17 @@ inline int __syncthreads_or(int p) {
     b->wait();
     return r;
 }
+inline int __syncthreads_count(int p) {
+    BlockX* b = tctx.blk;
+    b->wait();
+    if (tctx.tid.x == 0) b->orv.store(0);
+    b->wait();
+    if (p) b->orv.fetch_add(1);
+    b->wait();
+    int r = b->orv.load();
+    b->wait();
+    return r;
+}
 inline void __syncwarp(unsigned = 0xffffffffu) { tctx.blk->warps[tctx.tid.x >> 5]->wait(); }
 
 template <class T> inline T* exchange(T v) {
@@ -178,6 +189,12 @@ template <class T> inline T atomicMax(T* p, T v) {
     std::atomic_ref<T> r(*p);
     T cur = r.load();
     while (cur < v && !r.compare_exchange_weak(cur, v)) {}
+    return cur;
+}
+template <class T> inline T atomicMin(T* p, T v) {
+    std::atomic_ref<T> r(*p);
+    T cur = r.load();
+    while (v < cur && !r.compare_exchange_weak(cur, v)) {}
     return cur;
 }
 template <class T> inline T atomicCAS(T* p, T cmp, T v) {

@@ -10,7 +10,8 @@
 // deg: degrees (int32, consumed); core: -1 on entry (alive), the core number on exit;
 // order: the removal order; batch, hit, live: n ints each; mark: n zeroed ints (zero again on exit).
 // live holds the vertices not yet removed (ascending; compacted at each level), so a level's scans
-// shrink with the graph as the host's do.
+// shrink with the graph as the host's do. Each batch after a level's first is put in order where it
+// is found: by counting when short (most are), a bitonic sort when longer, a scan of the live when long.
 
 #define PEEL_THREADS 1024
 #define PEEL_ITEMS 4                     // vertices per thread per tile of a scan of all vertices
@@ -117,7 +118,22 @@ peel_kernel(const long long* indptr, const int* indices, int n, int* deg, int* c
         }
         __syncthreads();
         const int nh = n_hit;
-        if (nh <= SORT_CAP) {            // short: sort the hit ids (those over k as INT_MAX) here
+        if (nh <= PEEL_THREADS) {        // short: a kept id's place is how many kept ids are smaller
+            int key = 0x7fffffff;        // (two barriers; a sort of a few ids cost up to 55)
+            if (threadIdx.x < nh) {
+                const int w = hit[threadIdx.x];
+                mark[w] = 0;
+                if (deg[w] <= k) key = w;
+                keys[threadIdx.x] = key;
+            }
+            nb = __syncthreads_count(key != 0x7fffffff);
+            if (key != 0x7fffffff) {
+                int place = 0;
+                for (int j = 0; j < nh; j++) place += keys[j] < key;
+                batch[place] = key;
+            }
+            __syncthreads();
+        } else if (nh <= SORT_CAP) {     // longer: sort the hit ids (those over k as INT_MAX) here
             int size = 1;
             while (size < nh) size <<= 1;
             for (int i = threadIdx.x; i < size; i += PEEL_THREADS) {
