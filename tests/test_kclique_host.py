@@ -212,3 +212,19 @@ def test_the_pivot_counters_sizing_rule_follows_the_committed_measurement():
         return float(np.exp(np.log(times / best).mean()))
 
     assert excess(chosen) < min(excess(t["deep"][long]), excess(t["coarse"][long]))
+
+
+def test_the_pivot_counters_uncapped_chunks_follow_the_committed_measurement():
+    """A chunk's pieces are uncapped from PIVOT_UNCAP_K on: there the slower half was faster
+    uncapped (within 3%, and clearly at the deepest k); below it, capped."""
+    from mce_kit.experiments import kcminer as exp
+    from mce_kit.gpu import cliquecount as cc
+
+    t = exp.load("pivot_uncap")
+    assert t["exact"].all()
+    t = t[t["tasks"] != "all"].groupby(["k", "cap_by_bound"])["gpu_ms"].max().unstack()
+    uncap = t.index >= cc.PIVOT_UNCAP_K
+    assert uncap.any() and (~uncap).any()
+    assert (t[False][uncap] <= 1.03 * t[True][uncap]).all()
+    assert (t[True][~uncap] <= 1.03 * t[False][~uncap]).all()
+    assert t[False].iloc[-1] < 0.95 * t[True].iloc[-1]

@@ -422,6 +422,13 @@ def split_of(graphs, expect, repeats=5):
     return halves(graphs, expect, SPLIT_OF_CASES, [dict(split_of="all"), dict(split_of="tasks")], repeats)
 
 
+def pivot_uncap(graphs, expect, ks=(10, 12, 16, 24), repeats=5):
+    """The pivot counter's halves on ego-Facebook up to each k with heavy edges' pieces capped at
+    their candidates or not (``cap_by_bound``): the rule behind ``cliquecount.PIVOT_UNCAP_K``."""
+    variants = [dict(cap_by_bound=True), dict(cap_by_bound=False)]
+    return halves(graphs, expect, [("ego-Facebook", k) for k in ks if k > LISTING_MAX_K], variants, repeats)
+
+
 def pivot_halves(graphs, expect, k=10, repeats=3):
     """The pivot counter's halves against the whole on ego-Facebook up to k, at finer sizings: what
     2 GPUs can reach at best."""
@@ -479,8 +486,10 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str
         "split_of": lambda: split_of(graphs, expect),
         "pivot_halves": lambda: pivot_halves(graphs, expect),
         "pivot_deep": lambda: pivot_deep([g for g in graphs if not g.startswith("rmat-")], expect),
+        "pivot_uncap": lambda: pivot_uncap(graphs, expect),
     }
-    opt_in = ("rows", "block", "split", "split_sizing", "split_of", "pivot_halves", "pivot_deep")
+    opt_in = ("rows", "block", "split", "split_sizing", "split_of", "pivot_halves", "pivot_deep",
+              "pivot_uncap")
     frames = run_jobs("kcminer", jobs, out_dir, prov, only, skip=opt_in)
     bad = {k: f[~f["exact"]] for k, f in frames.items() if "exact" in f and (~f["exact"]).any()}
     if bad:
@@ -613,8 +622,8 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="two small graphs, for a smoke run")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--only", nargs="+", help="some of: table2 exactness ablation lanes bitmap counts "
-                    "table2_rmat rows block split split_sizing split_of pivot_halves pivot_deep (the last "
-                    "seven: opt-in)")
+                    "table2_rmat rows block split split_sizing split_of pivot_halves pivot_deep "
+                    "pivot_uncap (the last eight: opt-in)")
     ap.add_argument("--graphs", nargs="+", help=f"bundled graphs (default: {' '.join(GRAPHS)})")
     a = ap.parse_args(argv)
     run_all(a.out, a.quick, a.repeats, only=names(a.only), graphs=a.graphs)

@@ -55,10 +55,11 @@ PIVOT_DEEP_PIECES = 256
 PIVOT_DEEP_K = 7
 PIVOT_DEEP_WORK = 1.7e3
 # A chunk of a deep count (a share of a multi-GPU run, tasks given) may cut its heavy edges into more
-# pieces than they have candidates. Each piece walks the tree's shared top, so more pieces pay only
-# where the trees are deep below it: on one H200, ego-Facebook's halves took 774 ms uncapped against
-# 843 capped for every k, but 470 against 449 at k <= 10 and 200 against 174 at k <= 8; a whole launch
-# lost 2-9% at every k (it sizes its pieces against twice the work: the cap binds less).
+# pieces than they have candidates (``cap_by_bound=None``: by this rule). Each piece walks the tree's
+# shared top, so more pieces pay only where the trees are deep below it: ego-Facebook's slower half
+# (one H200) took 774 ms uncapped against 854 capped for every k, but 470 against 449 at k <= 10;
+# a whole launch lost 2-9% at every k (sized against twice the work, the cap binds less there).
+# kcminer_pivot_uncap.csv holds the halves at k = 10..24; a CPU test ties this to it.
 PIVOT_UNCAP_K = 11
 
 
@@ -71,7 +72,7 @@ def sizing_for(k: int, work_per_worker: float) -> tuple[int, int]:
 
 
 DEFAULTS = dict(k_max=None, order="degeneracy", warps_per_sm=32, split=True, split_share=None,
-                max_pieces=None, split_of="tasks")
+                max_pieces=None, split_of="tasks", cap_by_bound=None)
 # split only edges with this many candidates: below it a tree is short (a clique's is one chain)
 # and pieces cost more than they save (CA-GrQc, email-Eu-core: kcminer_split.csv)
 SPLIT_MIN_SIZE = 48
@@ -155,6 +156,8 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
     if run:
         n_workers = sm_count() * int(p["warps_per_sm"])
 
+        cap = (tasks is None or K < PIVOT_UNCAP_K) if p["cap_by_bound"] is None else bool(p["cap_by_bound"])
+
         def entries():
             part, code = chosen, None
             if p["split"] is not False:
@@ -165,11 +168,11 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
                 part, code = split_tasks(cost, take_ascending(ori.bound, chosen), n_workers, p["split"],
                                          chosen, SPLIT_MIN_SIZE, p["split_share"] or share,
                                          p["max_pieces"] or pieces, total=total,
-                                         cap_by_bound=tasks is None or K < PIVOT_UNCAP_K)
+                                         cap_by_bound=cap)
             return part, code, int(work_words(ori.bound[part[0]]))   # the largest bound (sorted)
 
         key = None if tasks is not None else ("pivot entries", K >= PIVOT_DEEP_K, n_workers, p["split"],
-                                              p["split_share"], p["max_pieces"])
+                                              p["split_share"], p["max_pieces"], cap)
         part, code, most = entries() if key is None else ori.remember(key, entries)
         budget = int(max_buffer_bytes or 0.4 * free_bytes())
         plan = plan_passes(lambda: {"work": work_words(ori.bound[part])}, n_workers, budget, "clique counts",
