@@ -228,3 +228,30 @@ def test_the_pivot_counters_uncapped_chunks_follow_the_committed_measurement():
     assert (t[False][uncap] <= 1.03 * t[True][uncap]).all()
     assert (t[True][~uncap] <= 1.03 * t[False][~uncap]).all()
     assert t[False].iloc[-1] < 0.95 * t[True].iloc[-1]
+
+
+def test_a_subsets_launch_entries_are_kept_while_recent_and_dropped_with_their_device_arrays():
+    from mce_kit.io import load_graph
+
+    ori = kclique._orient(load_graph(nx.Graph([(0, 1), (1, 2), (0, 2), (2, 3)])), "degree")
+    calls = []
+
+    def run(tasks):
+        key = ("entries", kclique.subset_key(tasks))
+        got = ori.remember(key, lambda: calls.append(key) or len(calls))
+        if tasks is not None:
+            ori.device[((key, "pairs"), 0)] = got   # what pass_tasks keeps under the key
+        return got
+
+    assert kclique.subset_key(None) is None
+    assert kclique.subset_key(np.array([1, 2])) == kclique.subset_key(np.array([1, 2], np.int32))
+    assert run(None) == run(None) == 1
+    subsets = [np.array([i, i + 1]) for i in range(kclique.SUBSETS_KEPT + 1)]
+    first = run(subsets[0])
+    assert run(subsets[0]) == first and len(calls) == 2          # kept: computed once
+    for s in subsets[1:]:
+        run(s)
+    kept = [k for k in ori.memo if isinstance(k, tuple) and k[-1] is not None]
+    assert len(kept) == kclique.SUBSETS_KEPT and len(ori.device) == kclique.SUBSETS_KEPT
+    assert run(subsets[0]) != first                              # the oldest was dropped
+    assert run(None) == 1                                        # every task's entries stay

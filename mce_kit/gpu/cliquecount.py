@@ -31,6 +31,7 @@ from .kclique import (
     split_sizes,
     split_tasks,
     split_total,
+    subset_key,
     take_ascending,
     upload,
     words32,
@@ -171,9 +172,9 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
                                          cap_by_bound=cap)
             return part, code, int(work_words(ori.bound[part[0]]))   # the largest bound (sorted)
 
-        key = None if tasks is not None else ("pivot entries", K >= PIVOT_DEEP_K, n_workers, p["split"],
-                                              p["split_share"], p["max_pieces"], cap)
-        part, code, most = entries() if key is None else ori.remember(key, entries)
+        key = ("pivot entries", K >= PIVOT_DEEP_K, n_workers, p["split"], p["split_share"], p["max_pieces"],
+               cap, p["split_of"], subset_key(None if tasks is None else chosen))
+        part, code, most = ori.remember(key, entries)
         budget = int(max_buffer_bytes or 0.4 * free_bytes())
         plan = plan_passes(lambda: {"work": work_words(ori.bound[part])}, n_workers, budget, "clique counts",
                            lambda i: f"edge ({ori.order[ori.u[part[i]]]}, {ori.order[ori.v[part[i]]]})",

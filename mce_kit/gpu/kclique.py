@@ -121,6 +121,24 @@ def check_order(order: str) -> None:
         raise ValueError(f"order must be 'degree' or 'degeneracy', got {order!r}")
 
 
+SUBSETS_KEPT = 4  # launch entries of task subsets (a multi-GPU run's chunks) kept per orientation
+
+
+class SubsetKey(bytes):
+    """A digest of a task subset, in a ``remember`` key: its entries are kept while recent."""
+
+
+def subset_key(tasks: np.ndarray | None):
+    """None for every task; else a ``SubsetKey`` of the (sorted) subset, so a later run over the
+    same subset (the same chunk on the same GPU) reuses its launch entries and device arrays."""
+    if tasks is None:
+        return None
+    import hashlib
+
+    data = np.ascontiguousarray(tasks, dtype=np.int64).tobytes()
+    return SubsetKey(hashlib.blake2b(data, digest_size=16).digest())
+
+
 @dataclass
 class Oriented:
     """G renumbered by an order: the full CSR, the later-neighbour CSR, the oriented edges.
@@ -145,8 +163,18 @@ class Oriented:
     device: OnDevice = field(default_factory=OnDevice)  # the blobs on the GPU, each uploaded once
 
     def remember(self, key, compute):
-        """``compute()`` once per ``key``: a warm call skips the host work its kernel time excludes."""
+        """``compute()`` once per ``key``: a warm call skips the host work its kernel time excludes.
+        A key holding a ``subset_key`` is one of the latest SUBSETS_KEPT such keys: older ones are
+        dropped with their device arrays (``pass_tasks``'s), so a run over many subsets stays bounded."""
         if key not in self.memo:
+            if isinstance(key, tuple) and any(isinstance(x, SubsetKey) for x in key):
+                order = self.memo.setdefault("subset keys", [])
+                order.append(key)
+                while len(order) > SUBSETS_KEPT:
+                    old = order.pop(0)
+                    self.memo.pop(old, None)
+                    for at in [at for at in self.device if isinstance(at[0], tuple) and at[0][0] == old]:
+                        del self.device[at]
             self.memo[key] = compute()
         return self.memo[key]
 
@@ -464,8 +492,9 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
                                              p["split"], part, None, share, p["max_pieces"], total=total)
                 return part, code, int(work_words(ori.bound[part[0]], k, parts))  # the largest (sorted)
 
-            key = None if tasks is not None else ("entries", k, parts, lo, hi, n_workers, p["split"], *sizing)
-            part, code, most = entries() if key is None else ori.remember(key, entries)
+            key = ("entries", k, parts, lo, hi, n_workers, p["split"], *sizing, p["split_of"],
+                   subset_key(None if tasks is None else chosen))
+            part, code, most = ori.remember(key, entries)
             plan = plan_passes(lambda part=part, parts=parts: {"work": work_words(ori.bound[part], k, parts)},
                                n_workers // parts, budget, "KCMiner",
                                lambda i, part=part: f"edge ({ori.order[ori.u[part[i]]]}, "
