@@ -540,10 +540,10 @@ def _distributed(call: str, graph, client, gpus, device, **params) -> Count:
 
 
 K_ALGORITHMS = ("auto", "listing", "pivot")
-# GPU: from this k on, pivoting beat listing on most bundled graphs (frontdoor.csv's latest run, one
-# H100: at k = 8 on 5 of 7, CA-GrQc by 11x, socfb-MIT by 1.3x since the deep split; listing won
-# wiki-Vote by 1.2x and Slashdot by 1.7x; at k = 6 on 4 of 8. Before the deep split listing won
-# at k = 8 on 5 of 7, and the rule was k >= 10.)
+# GPU: from this k on, pivoting beat listing over the bundled graphs, by the geometric mean of the
+# kernels' ratios (frontdoor.pivot_from_k, on frontdoor.csv's latest run). At k = 8 the graphs split:
+# pivoting won CA-GrQc by 9x, CA-HepTh by 2.2x and socfb-MIT by 1.4x on one H200, listing the four
+# others by 1.6-2.3x (on one H100 the run before, pivoting had won five). Listing wins below k = 8.
 PIVOT_FROM_K = 8
 
 
