@@ -190,6 +190,21 @@ Markdown(f"No sizing brings a half under {by[['half', 'other half']].max(axis=1)
          "wait on the heaviest edges but repeat the shared top once more each.")
 
 # %% [markdown]
+# A timeline of each piece (`cliquecount` `run(timeline=True)`) showed what held the halves of
+# the deepest counts: the heaviest edges were already cut into one piece per candidate, the
+# most a piece count could be, and each of those pieces ran for hundreds of milliseconds. A
+# chunk of a count past `cliquecount.PIVOT_UNCAP_K` may now cut an edge into more pieces
+# than it has candidates. The slower half against the whole, ego-Facebook, one GPU (kernel ms):
+
+# %%
+uncap = kcminer.load("pivot_uncap")
+display(mk.measure.provenance_table(["kcminer_pivot_uncap"]))
+slower = uncap[uncap["tasks"] != "all"].groupby(["k", "cap_by_bound"])["gpu_ms"].max().unstack()
+slower = slower.rename(columns={False: "slower half, uncapped", True: "slower half, capped"})
+slower["whole (capped)"] = uncap[(uncap["tasks"] == "all") & uncap["cap_by_bound"]].set_index("k")["gpu_ms"]
+display(slower.round(1))
+
+# %% [markdown]
 # **When not to distribute.** Handing out chunks costs tens of milliseconds,
 # so for a graph one GPU answers in milliseconds a cluster only adds time.
 # `gpus=N` therefore answers on one GPU when the estimated cost is below the

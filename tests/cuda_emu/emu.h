@@ -68,28 +68,20 @@ inline dim3e blockDim_g;
 #define blockDim (blockDim_g)
 
 inline void __syncthreads() { tctx.blk->wait(); }
-inline int __syncthreads_or(int p) {
+// A barrier that also combines one int of every thread (add: what a thread with p != 0 does to it).
+template <class Add> inline int block_combine(int p, Add add) {
     BlockX* b = tctx.blk;
     b->wait();
     if (tctx.tid.x == 0) b->orv.store(0);
     b->wait();
-    if (p) b->orv.fetch_or(1);
+    if (p) add(b->orv);
     b->wait();
     int r = b->orv.load();
     b->wait();
     return r;
 }
-inline int __syncthreads_count(int p) {
-    BlockX* b = tctx.blk;
-    b->wait();
-    if (tctx.tid.x == 0) b->orv.store(0);
-    b->wait();
-    if (p) b->orv.fetch_add(1);
-    b->wait();
-    int r = b->orv.load();
-    b->wait();
-    return r;
-}
+inline int __syncthreads_or(int p) { return block_combine(p, [](std::atomic<int>& v) { v.fetch_or(1); }); }
+inline int __syncthreads_count(int p) { return block_combine(p, [](std::atomic<int>& v) { v.fetch_add(1); }); }
 inline void __syncwarp(unsigned = 0xffffffffu) { tctx.blk->warps[tctx.tid.x >> 5]->wait(); }
 
 template <class T> inline T* exchange(T v) {
