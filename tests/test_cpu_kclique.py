@@ -106,3 +106,23 @@ def test_pivot_counts_on_cliques_and_formulas():
 def test_pivot_counts_on_bundled_graphs_match_the_oracle():
     G = datasets.load("CA-GrQc")
     assert clique_counts(G, 6) == count_k_cliques_range(G, range(1, 7))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_leaf_table_combines_as_the_cell_by_cell_sum(seed):
+    # cpu.pivot.combine_leaf_table (Horner in 1 + x) against combine_leaves (a binomial per cell):
+    # random tables, counts up to 2^63, k_max below, at and above the deepest leaf, empty tables
+    import numpy as np
+
+    from mce_kit.cpu.pivot import combine_leaf_table, combine_leaves
+
+    rng = np.random.default_rng(seed)
+    H, P = int(rng.integers(1, 40)), int(rng.integers(1, 90))
+    table = np.zeros((H, P), np.int64)
+    cells = rng.random((H, P)) < rng.choice([0.0, 0.05, 0.5, 1.0])
+    table[cells] = rng.integers(1, 1 << 63, size=int(cells.sum()), dtype=np.int64) >> int(rng.integers(0, 60))
+    table[:1] = 0   # rows the counters never fill
+    as_dict = {(h, p): int(c) for (h, p), c in np.ndenumerate(table) if c}
+    for k_max in (None, 1, 2, 3, int(rng.integers(3, 140))):
+        n, m = int(rng.integers(0, 100)), int(rng.integers(0, 1000))
+        assert combine_leaf_table(table, n, m, k_max) == combine_leaves(as_dict, n, m, k_max), k_max

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..cpu.pivot import combine_leaves
+from ..cpu.pivot import combine_leaf_table
 from ..graph import BipartiteGraph, Graph, positions
 from ..threads import strided
 from . import _run
@@ -162,8 +162,8 @@ def _clique_counts(G: Graph, k_min: int, k_max: int | None, progress, threads) -
         for a, b in chunks(G.n, progress, "clique counts", T):
             parts = strided(kclique.leaves_range, T, (indptr, indices), a, b, k_min, min(K, width), width)
             leaves += sum(parts)
-    found = {(h, p): int(leaves[h, p]) for h, p in np.argwhere(leaves).tolist() if (h, p) != (1, 0)}
-    return combine_leaves(found, G.n, G.m, k_max)
+    leaves[1, 0] = 0   # single vertices: counts[1] is n
+    return combine_leaf_table(leaves, G.n, G.m, k_max)
 
 
 def clique_counts(G: Graph, k_max: int | None = None, *, progress=None, threads=None) -> dict[int, int]:

@@ -9,7 +9,7 @@ a popcount. Work grows like the number of (k-1)-cliques, so it is the fast choic
 Pivoting (``leaves_range``): Pivoter's succinct clique tree, as in ``mce_kit.cpu.pivot``: a
 node (P, h, p) holds h chosen vertices and p pivots; its children are the pivot u and each
 w in P minus N(u). Leaves are counted per (h, p) in int64 (never more than the tree's nodes);
-the caller turns them into exact counts with ``cpu.pivot.combine_leaves`` (Python ints: the
+the caller turns them into exact counts with ``cpu.pivot.combine_leaf_table`` (Python ints: the
 binomials pass 2^63). With ``k_min`` a node that cannot reach k_min vertices is cut (one k).
 """
 

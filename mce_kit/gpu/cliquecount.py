@@ -6,7 +6,7 @@
 
 The kernel never weights anything: it counts the leaves of each edge's
 succinct clique tree by (h held, p pivots) in 64-bit counters (a leaf costs
-the GPU one tree step, so they cannot wrap); ``cpu.pivot.combine_leaves``
+the GPU one tree step, so they cannot wrap); ``cpu.pivot.combine_leaf_table``
 turns them into counts with exact binomials. Same algorithm as
 ``mce_kit.cpu.pivot`` (the CPU reference). ``split``: the edges estimated to outlast
 the rest of the launch run as pieces that share out the sub-trees below the tree's
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cpu.pivot import combine_leaves
+from ..cpu.pivot import combine_leaf_table
 from ..graph import Graph
 from . import require_gpu
 from .kclique import (
@@ -218,11 +218,10 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
     stop.record()
     stop.synchronize()
     gpu_ms = cupy.cuda.get_elapsed_time(start, stop)
-    table = {(h, q): int(c) for (h, q), c in np.ndenumerate(leaves_host) if c and h >= 2}
-    if tasks is None:
-        counts = combine_leaves(table, G.n, G.m, k_max)
+    if tasks is None:   # (the kernel's leaves hold h >= 2 vertices)
+        counts = combine_leaf_table(leaves_host, G.n, G.m, k_max)
     else:  # a subset: its cliques of 3 or more vertices only
-        counts = {k: c for k, c in combine_leaves(table, 0, 0, K).items() if k >= 3}
+        counts = {k: c for k, c in combine_leaf_table(leaves_host, 0, 0, K).items() if k >= 3}
     return Result(answer=counts, gpu_ms=gpu_ms, params={**p, "k_max_used": K}, prep_s=prep.prep_s,
                   order_s=ori.seconds, device_bytes=int(device_bytes), passes=passes,
                   tasks=len(chosen) if run else 0, pieces=n_tasks, nodes=nodes, leaves=leaves_host,
