@@ -145,35 +145,37 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
     G = prep.G
     ori = prep.orient(p["order"])
     tasks = pick_tasks(tasks, len(ori.u), "clique counts", "tasks")
-    chosen = np.arange(len(ori.u)) if tasks is None else np.sort(tasks)
-    smax = int(ori.bound.max()) if len(ori.bound) else 0
+    chosen = None if tasks is None else np.sort(tasks)   # None: every task (a warm call builds no list)
+    n_chosen = len(ori.u) if tasks is None else len(chosen)
+    smax = int(ori.bound[0]) if len(ori.bound) else 0   # (bound descends)
     K = smax + 2 if k_max is None else min(int(k_max), smax + 2)  # no clique is larger than smax + 2
     pc = smax + 1
     leaves_host = np.zeros((K + 1, pc), np.int64)
     device_bytes, passes, nodes, n_tasks = 0, 0, 0, 0
     n_leaves = (K + 1) * pc
     logs = []
-    run = K >= 3 and len(chosen)
+    run = K >= 3 and n_chosen
     if run:
         n_workers = sm_count() * int(p["warps_per_sm"])
 
         cap = (tasks is None or K < PIVOT_UNCAP_K) if p["cap_by_bound"] is None else bool(p["cap_by_bound"])
 
         def entries():
-            part, code = chosen, None
+            every = np.arange(len(ori.u)) if chosen is None else chosen
+            part, code = every, None
             if p["split"] is not False:
                 total = split_total(ori, p, tasks, "pivot split total",
                                     lambda: edge_costs(ori, np.arange(len(ori.u))))
-                cost = edge_costs(ori, chosen)
+                cost = edge_costs(ori, every)
                 share, pieces = sizing_for(K, (cost.sum() if total is None else total) / n_workers)
-                part, code = split_tasks(cost, take_ascending(ori.bound, chosen), n_workers, p["split"],
-                                         chosen, SPLIT_MIN_SIZE, p["split_share"] or share,
+                part, code = split_tasks(cost, take_ascending(ori.bound, every), n_workers, p["split"],
+                                         every, SPLIT_MIN_SIZE, p["split_share"] or share,
                                          p["max_pieces"] or pieces, total=total,
                                          cap_by_bound=cap)
             return part, code, int(work_words(ori.bound[part[0]]))   # the largest bound (sorted)
 
         key = ("pivot entries", K >= PIVOT_DEEP_K, n_workers, p["split"], p["split_share"], p["max_pieces"],
-               cap, p["split_of"], subset_key(None if tasks is None else chosen))
+               cap, p["split_of"], subset_key(chosen))
         part, code, most = ori.remember(key, entries)
         budget = int(max_buffer_bytes or 0.4 * free_bytes())
         plan = plan_passes(lambda: {"work": work_words(ori.bound[part])}, n_workers, budget, "clique counts",
@@ -224,7 +226,7 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
         counts = {k: c for k, c in combine_leaf_table(leaves_host, 0, 0, K).items() if k >= 3}
     return Result(answer=counts, gpu_ms=gpu_ms, params={**p, "k_max_used": K}, prep_s=prep.prep_s,
                   order_s=ori.seconds, device_bytes=int(device_bytes), passes=passes,
-                  tasks=len(chosen) if run else 0, pieces=n_tasks, nodes=nodes, leaves=leaves_host,
+                  tasks=n_chosen if run else 0, pieces=n_tasks, nodes=nodes, leaves=leaves_host,
                   timeline=_timeline(ori, part, code, logs) if timeline and run else None)
 
 
