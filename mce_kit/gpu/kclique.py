@@ -492,7 +492,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
                                              p["split"], part, None, share, p["max_pieces"], total=total)
                 return part, code, int(work_words(ori.bound[part[0]], k, parts))  # the largest (sorted)
 
-            key = ("entries", k, parts, lo, hi, n_workers, p["split"], *sizing, p["split_of"],
+            key = ("entries", k, parts, lo, hi, n_workers, p["split"], p["stats"], *sizing, p["split_of"],
                    subset_key(None if tasks is None else chosen))
             part, code, most = ori.remember(key, entries)
             plan = plan_passes(lambda part=part, parts=parts: {"work": work_words(ori.bound[part], k, parts)},
