@@ -290,8 +290,9 @@ KERNELS = {
     # single_gpu_below: under this total estimated cost one GPU answered sooner than two through Dask
     # on the 2-GPU hosts (data/results/multigpu_scaling.csv, experiments.multigpu.threshold; a run on
     # the cluster costs about 25-60 ms). KCMiner and the pivot counter scale once heavy edges are
-    # split into pieces (2 H200s: KCMiner at k = 8 on ego-Facebook 1.87x, the pivot counter up to
-    # k = 10 1.84x); their short workloads (ego-Facebook k=7, R-MAT) stay on one GPU.
+    # split into pieces (2 H200s, 6dd13da: KCMiner at k = 8 on ego-Facebook 1.90x, the pivot counter
+    # 1.79x for every k and 1.83x up to k = 10); their short workloads (ego-Facebook k=7, R-MAT) stay
+    # on one GPU.
     "rdmce": Kernel("rdmce", _rdmce_prepare, _rdmce_costs, _rdmce_run, _isolated, single_gpu_below=3e6),
     "mce-gpu": Kernel("mce-gpu", _mcegpu_prepare, _mcegpu_costs, _mcegpu_run, _isolated, ("subtree",),
                       single_gpu_below=3e6),
