@@ -29,17 +29,26 @@ from ._bits import Progress, bits, local_masks, masks_within
 
 def combine_leaves(leaves: dict[tuple[int, int], int], n: int, m: int, k_max: int | None) -> dict[int, int]:
     """{k: count} from leaf counts {(h, p): leaves}; k = 1, 2 are n and m."""
-    top = max((h + p for h, p in leaves), default=2)
+    def add(counts: dict, K: int) -> None:
+        for (h, p), c in leaves.items():
+            for k in range(max(3, h), min(K, h + p) + 1):
+                counts[k] += int(c) * comb(p, k - h)
+
+    return _counts(max((h + p for h, p in leaves), default=2), n, m, k_max, add)
+
+
+def _counts(top: int, n: int, m: int, k_max: int | None, add) -> dict[int, int]:
+    """{k: count} for k = 1..K (K: k_max, else ``top``, the deepest leaf's h + p): n and m, then
+    ``add(counts, K)`` adds the leaves' cliques of 3 or more; with no k_max, the zeros past the
+    clique number are dropped."""
     K = top if k_max is None else int(k_max)
     counts = {k: 0 for k in range(1, K + 1)}
     if K >= 1:
         counts[1] = n
     if K >= 2:
         counts[2] = m
-    for (h, p), c in leaves.items():
-        for k in range(max(3, h), min(K, h + p) + 1):
-            counts[k] += int(c) * comb(p, k - h)
-    if k_max is None:  # drop trailing zeros past the clique number
+    add(counts, K)
+    if k_max is None:
         while len(counts) > 2 and counts[max(counts)] == 0:
             del counts[max(counts)]
     return counts
@@ -52,14 +61,10 @@ def combine_leaf_table(leaves: np.ndarray, n: int, m: int, k_max: int | None) ->
     rule in (1 + x) on exact Python ints (one shifted add per p, no binomials). A table of all k of
     ego-Facebook's size (72 x 70 cells) takes ~1 ms here, where the cell-by-cell sum took ~35 ms."""
     h_idx, p_idx = np.nonzero(leaves)
-    top = int((h_idx + p_idx).max()) if len(h_idx) else 2
-    K = top if k_max is None else int(k_max)
-    counts = {k: 0 for k in range(1, K + 1)}
-    if K >= 1:
-        counts[1] = n
-    if K >= 2:
-        counts[2] = m
-    if K >= 3 and len(h_idx):
+
+    def add(counts: dict, K: int) -> None:
+        if K < 3 or not len(h_idx):
+            return
         rows = min(leaves.shape[0], K + 1)
         columns = np.asarray(leaves)[:rows, : int(p_idx.max()) + 1].T.tolist()   # exact Python ints
         poly = [0] * (K + 1)
@@ -71,10 +76,8 @@ def combine_leaf_table(leaves: np.ndarray, n: int, m: int, k_max: int | None) ->
                     poly[h] += c
         for k in range(3, K + 1):
             counts[k] = poly[k]
-    if k_max is None:  # drop trailing zeros past the clique number
-        while len(counts) > 2 and counts[max(counts)] == 0:
-            del counts[max(counts)]
-    return counts
+
+    return _counts(int((h_idx + p_idx).max()) if len(h_idx) else 2, n, m, k_max, add)
 
 
 def _sct(adj: list[int], P: int, h: int, k_max: int, leaves: Counter) -> None:
