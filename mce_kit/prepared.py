@@ -212,17 +212,25 @@ def ordered_csr(G, device: str = "auto"):
     RDMCE, mce-gpu and the CPU engine share it; "cpu" or "gpu" computes it there afresh."""
     if device != "auto":
         return _ordered_csr(G, device)
-    return kept(G, ("ordered_csr",), lambda: _ordered_csr(G, device))
+    keep = lambda name, a: ordered_on_device(G).keep(name, a)  # noqa: E731 (the GPU's, as it builds them)
+    return kept(G, ("ordered_csr",), lambda: _ordered_csr(G, device, keep))
 
 
-def _ordered_csr(G, device: str):
+def ordered_on_device(G) -> OnDevice:
+    """Device copies of ``ordered_csr(G)``'s arrays ("indptr", "indices") and of what launchers
+    derive from them on the GPU (RDMCE's seeds): kept as the GPU preparation builds them, so a
+    launch neither downloads nor uploads them again."""
+    return kept(G, ("ordered_csr", "device"), lambda: OnDevice(G, ("ordered_csr", "device")))
+
+
+def _ordered_csr(G, device: str, keep=None):
     import numpy as np
 
     from .gpu import prep
     from .order import peel_host, relabel_host
 
     if prep.use_gpu_for_prep(len(G.indices), device):
-        order, core, indptr, indices = prep.degeneracy_csr(G.indptr, G.indices)
+        order, core, indptr, indices = prep.degeneracy_csr(G.indptr, G.indices, keep)
     else:
         order, core = peel_host(G.indptr, G.indices)
         indptr, indices = relabel_host(G.indptr, G.indices, order)

@@ -52,6 +52,26 @@ def test_ordered_csr_on_the_gpu_equals_the_host():
         assert _same(want, got), G
 
 
+def test_the_gpu_keeps_what_it_prepared_equal_to_the_host(monkeypatch):
+    """The ordered CSR and RDMCE's seeds, kept on the GPU as built there (no copy back and up again),
+    equal the host's arrays, and a count on them is exact."""
+    from mce_kit import prepared
+    from mce_kit.gpu import rdmce
+
+    monkeypatch.setattr(accel, "PREP_GPU_MIN_ENTRIES", 0)
+    monkeypatch.setitem(accel._PREP_GPU, "bought", True)
+    for G in [*graphs()[:40], generators.rmat(14, 16, seed=5)]:
+        prepared.release(G)   # nothing kept yet: the GPU prepares it here
+        P = rdmce.prepared(G)
+        host = rdmce.prepare(G, device="cpu")
+        u, v, rows, stack = host.seed_arrays("edge")
+        on_gpu = prepared.ordered_on_device(G)
+        kept = {name: on_gpu.array(name, None).get() for name in
+                ("indptr", "indices", ("seed u", "edge"), ("seed v", "edge"))}
+        assert _same([host.indptr, host.indices, u, v], kept.values()), G
+        assert P.run().count == cpu.count_maximal_cliques(G), G
+
+
 @pytest.mark.parametrize("order", ["degree", "degeneracy"])
 def test_oriented_csr_on_the_gpu_equals_the_host(order):
     from mce_kit.gpu import kclique

@@ -72,9 +72,14 @@ def test_device_copies_are_uploaded_once_counted_and_released():
     on_gpu = {k: a.data.ptr for k, a in (*P.device.items(), *ori.device.items())}
     names = {k[0] for k in on_gpu}
     assert {n for n in names if isinstance(n, str)} == {"indptr", "indices", "out_blob"}
-    assert {n[1] for n in names if not isinstance(n, str)} <= {"pairs", "split"}   # split entries, kept
+    assert {n for n in names if n in {("seed u", "edge"), ("seed v", "edge")}} == {("seed u", "edge"),
+                                                                                 ("seed v", "edge")}
+    others = {n[1] for n in names if not isinstance(n, str) and n[0] not in ("seed u", "seed v")}
+    assert others <= {"pairs", "split"}   # split entries, kept
     kept = {r["key"]: r["bytes"] for r in prepared.kept_state(G)}
-    assert kept[("rdmce",)] >= 2 * (P.indptr.nbytes + P.indices.nbytes)   # host and device
+    u, v, _, _ = P.seed_arrays("edge")
+    assert kept[("rdmce",)] >= P.indptr.nbytes + P.indices.nbytes + u.nbytes + v.nbytes   # the host's
+    assert kept[("ordered_csr", "device")] == P.indptr.nbytes + P.indices.nbytes + u.nbytes + v.nbytes
     mk.count_maximal_cliques(G, device="gpu")
     mk.count_k_cliques(G, 6, device="gpu", algorithm="listing")
     after = {k: a.data.ptr for k, a in (*P.device.items(), *ori.device.items())}

@@ -46,8 +46,10 @@ def peel(ptr, idx):
     return order[:n], core
 
 
-def degeneracy_csr(indptr, indices):
-    """(order, core numbers, indptr, indices): the graph peeled and relabelled in degeneracy order."""
+def degeneracy_csr(indptr, indices, keep=None):
+    """(order, core numbers, indptr, indices): the graph peeled and relabelled in degeneracy order.
+    ``keep(name, device array)`` is given the relabelled CSR's int32 device arrays ("indptr",
+    "indices"), so a launcher uses them without copying the host's back."""
     import cupy
 
     from ..order import relabel_arrays
@@ -55,6 +57,10 @@ def degeneracy_csr(indptr, indices):
     ptr, idx = cupy.asarray(indptr), cupy.asarray(indices)
     order, core = peel(ptr, idx)
     ptr, idx = relabel_arrays(ptr, idx, order, cupy)
+    ptr, idx = ptr.astype(cupy.int32, copy=False), idx.astype(cupy.int32, copy=False)
+    if keep is not None:
+        keep("indptr", ptr)
+        keep("indices", idx)
     return _done(order, core, ptr, idx)
 
 
@@ -103,11 +109,15 @@ def seed_sets(indptr, indices, seeding: str):
     return _done(*seed_bounds(cupy.asarray(indptr), cupy.asarray(indices), seeding, cupy))
 
 
-def seed_needs(indptr, indices, seeding: str, rows_words, stack_words):
-    """(u, v, rows words, stack words) of every seed (a launcher's word counts), on the GPU."""
+def seed_needs(indptr, indices, seeding: str, rows_words, stack_words, keep=None):
+    """(u, v, rows words, stack words) of every seed (a launcher's word counts), on the GPU.
+    ``keep(name, device array)`` is given the seeds' device arrays ("seed u", "seed v")."""
     import cupy
 
     from .seeds import seed_bounds
 
     u, v, p, x = seed_bounds(cupy.asarray(indptr), cupy.asarray(indices), seeding, cupy)
+    if keep is not None:
+        keep("seed u", u)
+        keep("seed v", v)
     return _done(u, v, rows_words(p, x).astype(cupy.int64), stack_words(p, x).astype(cupy.int64))

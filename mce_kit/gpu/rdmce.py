@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..graph import Graph
-from ..prepared import OnDevice
+from ..prepared import OnDevice, ordered_on_device
 from . import require_gpu
 from .launch import free_bytes, params_dtype, plan_passes, set_params, sm_count, to_host_once
 from .loader import load_module
@@ -186,13 +186,20 @@ class Prepared:
     isolated: np.ndarray = None
     prep_s: float = 0.0
     d: int = 0  # degeneracy: no maximal clique has more than d + 1 vertices
-    device: OnDevice = field(default_factory=OnDevice)  # the CSR on the GPU, uploaded once
+
+    @property
+    def device(self) -> OnDevice:
+        """The CSR and the seeds on the GPU, each uploaded (or kept as the GPU built it) once: the
+        graph's ``prepared.ordered_on_device``, whichever device prepared the (equal) arrays."""
+        return ordered_on_device(self.G)
 
     def seed_arrays(self, seeding: str):
         if seeding not in self.seeds:
             from ..prepared import refresh
 
-            self.seeds[seeding] = _make_seeds(self.indptr, self.indices, seeding)
+            dev = self.device
+            self.seeds[seeding] = _make_seeds(self.indptr, self.indices, seeding,
+                                              lambda name, a: dev.keep((name, seeding), a), dev)
             refresh(self.G, ("rdmce",))  # a kept Prepared grew: count its seeds in the budget
         return self.seeds[seeding]
 
@@ -228,16 +235,19 @@ def prepare(G: Graph, device: str = "auto") -> Prepared:
     t0 = time.perf_counter()
     order, core, indptr, indices, isolated = ordered_csr(G, device)
     return Prepared(G, order, indptr, indices, isolated=isolated, prep_s=time.perf_counter() - t0,
-                    d=int(core.max()) if len(core) else 0, device=OnDevice(G, ("rdmce",)))
+                    d=int(core.max()) if len(core) else 0)
 
 
-def _make_seeds(indptr, indices, seeding):
+def _make_seeds(indptr, indices, seeding, keep=None, device=None):
     """(u, v, rows words, stack words) of every seed; on the GPU for long graphs
-    (``prep.use_gpu_for_prep``)."""
+    (``prep.use_gpu_for_prep``), from the CSR's copies in ``device`` (an ``OnDevice``) and giving
+    ``keep(name, device array)`` the seeds' ("seed u", "seed v")."""
     from . import prep
 
     if prep.use_gpu_for_prep(len(indices)):
-        return prep.seed_needs(indptr, indices, seeding, rows_words, stack_words)
+        if device is not None:
+            indptr, indices = device.array("indptr", indptr), device.array("indices", indices)
+        return prep.seed_needs(indptr, indices, seeding, rows_words, stack_words, keep)
     u, v, p, x = seed_sets(indptr, indices, seeding, "cpu")
     return u, v, *per_seed(p, x, rows_words, stack_words)
 
@@ -473,6 +483,7 @@ class _Device:
         self.prep = prep
         self.p = p = {**DEFAULTS, **params}
         u, v, rows_need, stack_need = prep.seed_arrays(p["seeding"])
+        self.every_seed = seeds is None
         if seeds is not None:
             pick = np.asarray(seeds, dtype=np.int64)
             u, v, rows_need, stack_need = (a[pick] for a in (u, v, rows_need, stack_need))
@@ -502,10 +513,13 @@ class _Device:
     def passes(self):
         """Per pass: allocate the workers' buffers and yield (seed count, workers, launch)."""
         cupy = self.cupy
+        seeding, dev = self.p["seeding"], self.prep.device
         for idx, rows_cap, stack_cap, workers in self.plan:
-            whole = len(idx) == len(self.u)  # one pass of every seed, in order: no gathered copy
-            su, sv = (cupy.asarray(self.u), cupy.asarray(self.v)) if whole else \
-                (cupy.asarray(self.u[idx]), cupy.asarray(self.v[idx]))
+            if len(idx) == len(self.u) and self.every_seed:  # one pass of every seed: the kept copies
+                su = dev.array(("seed u", seeding), self.u)
+                sv = dev.array(("seed v", seeding), self.v)
+            else:
+                su, sv = cupy.asarray(self.u[idx]), cupy.asarray(self.v[idx])
             bufs = dict(
                 rows=cupy.empty(workers * rows_cap, dtype=cupy.uint32),
                 stack=cupy.empty(workers * stack_cap, dtype=cupy.uint32),

@@ -10,12 +10,17 @@
 // deg: degrees (int32, consumed); core: -1 on entry (alive), the core number on exit;
 // order: the removal order; batch, hit, live: n ints each; mark: n zeroed ints (zero again on exit).
 // live holds the vertices not yet removed (ascending; compacted at each level), so a level's scans
-// shrink with the graph as the host's do. Each batch after a level's first is put in order where it
-// is found: by counting when short (most are), a bitonic sort when longer, a scan of the live when long.
+// shrink with the graph as the host's do. A short batch's edges are shared out over the whole
+// block (a thread per edge), a long one's a warp per vertex. Each batch after a level's first is put
+// in order where it is found: by counting when short (most are), a bitonic sort when longer, a scan
+// of the live when long.
 
 #define PEEL_THREADS 1024
 #define PEEL_ITEMS 4                     // vertices per thread per tile of a scan of all vertices
 #define SORT_CAP 2048                    // a hit list up to this long is sorted in shared memory
+#ifndef PEEL_FLAT_MAX_DEGREE             // a batch's edges are shared out over the block when it has
+#define PEEL_FLAT_MAX_DEGREE (1 << 20)   // at most PEEL_THREADS vertices, each of smaller degree
+#endif                                   // (so their sum fits an int)
 
 __device__ __forceinline__ int block_exclusive_scan(int x, int* warp_total, int* total) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -77,7 +82,8 @@ extern "C" __global__ void __launch_bounds__(PEEL_THREADS)
 peel_kernel(const long long* indptr, const int* indices, int n, int* deg, int* core, int* order,
             int* batch, int* hit, int* mark, int* live) {
     __shared__ int warp_total[32], total, n_hit, least;
-    __shared__ int keys[SORT_CAP];
+    __shared__ int keys[SORT_CAP], row_at[PEEL_THREADS];
+    __shared__ long long row_first[PEEL_THREADS];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     int k = 0, removed = 0, n_live = n;
     for (int v = threadIdx.x; v < n; v += PEEL_THREADS) live[v] = v;
@@ -106,14 +112,37 @@ peel_kernel(const long long* indptr, const int* indices, int n, int* deg, int* c
         if (threadIdx.x == 0) n_hit = 0;
         __syncthreads();
         // the batch's live neighbours lose a degree each; the first to touch one lists it
-        for (int i = warp; i < nb; i += PEEL_THREADS / 32) {
-            const int v = batch[i];
-            for (long long e = indptr[v] + lane; e < indptr[v + 1]; e += 32) {
-                const int w = indices[e];
-                if (core[w] < 0) {
-                    atomicSub(&deg[w], 1);
-                    if (atomicExch(&mark[w], 1) == 0) hit[atomicAdd(&n_hit, 1)] = w;
+        auto lose = [&](int w) {
+            if (core[w] < 0) {
+                atomicSub(&deg[w], 1);
+                if (atomicExch(&mark[w], 1) == 0) hit[atomicAdd(&n_hit, 1)] = w;
+            }
+        };
+        int row_len = 0;
+        long long first = 0;
+        if (threadIdx.x < nb) {
+            first = indptr[batch[threadIdx.x]];
+            row_len = (int)min(indptr[batch[threadIdx.x] + 1] - first, (long long)PEEL_FLAT_MAX_DEGREE);
+        }
+        if (!__syncthreads_or(nb > PEEL_THREADS || row_len >= PEEL_FLAT_MAX_DEGREE)) {
+            // a short batch (most are: a few vertices): its edges shared out over the whole block,
+            // where a warp per vertex left most warps idle and each walking a long row alone
+            const int at = block_exclusive_scan(row_len, warp_total, &total);
+            if (threadIdx.x < nb) { row_at[threadIdx.x] = at; row_first[threadIdx.x] = first; }
+            __syncthreads();
+            const int edges = total;
+            for (int f = threadIdx.x; f < edges; f += PEEL_THREADS) {
+                int lo = 0, hi = nb - 1;  // the batch vertex of edge f: the last row_at <= f
+                while (lo < hi) {
+                    const int mid = (lo + hi + 1) >> 1;
+                    if (row_at[mid] <= f) lo = mid; else hi = mid - 1;
                 }
+                lose(indices[row_first[lo] + (f - row_at[lo])]);
+            }
+        } else {
+            for (int i = warp; i < nb; i += PEEL_THREADS / 32) {
+                const int v = batch[i];
+                for (long long e = indptr[v] + lane; e < indptr[v + 1]; e += 32) lose(indices[e]);
             }
         }
         __syncthreads();
