@@ -255,3 +255,36 @@ def test_a_subsets_launch_entries_are_kept_while_recent_and_dropped_with_their_d
     assert len(kept) == kclique.SUBSETS_KEPT and len(ori.device) == kclique.SUBSETS_KEPT
     assert run(subsets[0]) != first                              # the oldest was dropped
     assert run(None) == 1                                        # every task's entries stay
+
+
+@pytest.mark.parametrize("min_size", [4, 16])
+def test_split_entries_cost_only_the_splittable_prefix_and_equal_a_cost_per_task(min_size):
+    """``split_entries`` (the tasks that may be split costed one by one, the rest counted per bound
+    value) gives ``split_tasks``' entries from a cost per task, with the tail of whole tasks marked."""
+    from mce_kit.io import load_graph
+
+    G = load_graph(nx.powerlaw_cluster_graph(600, 12, 0.6, seed=5))
+    ori = kclique._orient(G, "degeneracy")
+    n_big = ori.n_tasks(min_size)
+    out = lambda x: ori.out_idx[ori.out_ptr[x]: ori.out_ptr[x + 1]]  # noqa: E731 (the GPU's common_sizes)
+    ori.memo["common"] = np.array([len(np.intersect1d(out(ori.u[t]), out(ori.v[t]))) for t in range(n_big)])
+    cost_of = lambda c: kclique.listing_cost(c, 7)  # noqa: E731
+    rng = np.random.default_rng(1)
+    everything = np.arange(len(ori.u))
+    for tasks in (everything, np.sort(rng.choice(everything, len(everything) // 3, replace=False))):
+        cost = cost_of(kclique.split_sizes(ori, tasks, min_size))
+        for n_workers in (8, 64, 512):
+            want = kclique.split_tasks(cost, ori.bound[tasks], n_workers, True, tasks, min_size, 4, 64,
+                                       total=float(cost.sum()))
+            part, code, tail = kclique.split_entries(ori, tasks, min_size, cost_of, n_workers, True,
+                                                     lambda total: (4, 64))
+            assert np.array_equal(part, want[0]) and (code is None) == (want[1] is None), n_workers
+            if code is not None:
+                assert np.array_equal(code, want[1])
+                assert code.max() > kclique.WHOLE   # something was split
+            n_rest = len(tasks) - int(np.searchsorted(tasks, n_big))
+            assert tail == (n_rest if tasks is everything and code is not None else 0)
+            if tail:
+                assert kclique.is_run(part[-tail:]) and (code[-tail:] == kclique.WHOLE).all()
+    total = kclique.task_costs(ori, everything, min_size, cost_of)[2]
+    assert total == pytest.approx(float(cost_of(kclique.split_sizes(ori, everything, min_size)).sum()), rel=1e-12)

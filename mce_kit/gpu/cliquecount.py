@@ -28,11 +28,10 @@ from .kclique import (
     OrientedGraph,
     check_params,
     pass_tasks,
-    split_sizes,
-    split_tasks,
+    split_entries,
     split_total,
     subset_key,
-    take_ascending,
+    task_costs,
     upload,
     words32,
 )
@@ -66,7 +65,7 @@ PIVOT_UNCAP_K = 11
 
 def sizing_for(k: int, work_per_worker: float) -> tuple[int, int]:
     """(pieces per worker's share, most pieces of one edge) for counts up to k (``split_share=None``,
-    ``max_pieces=None``) of a launch whose ``edge_costs`` come to this much per worker: finer for
+    ``max_pieces=None``) of a launch whose ``tree_cost``s come to this much per worker: finer for
     deep counts of heavy graphs."""
     deep = k >= PIVOT_DEEP_K and work_per_worker >= PIVOT_DEEP_WORK
     return (PIVOT_SPLIT_SHARE, PIVOT_DEEP_PIECES) if deep else (SPLIT_SHARE, MAX_PIECES)
@@ -80,9 +79,10 @@ SPLIT_MIN_SIZE = 48
 TREE_GROWTH = 2 ** (1 / 6)  # estimated tree size: TREE_GROWTH ** (candidates), as for a maximal-clique seed
 
 
-def edge_costs(ori, tasks: np.ndarray) -> np.ndarray:
-    """Estimated tree size of each edge task (``tasks`` ascending): what its pieces are sized by."""
-    return TREE_GROWTH ** np.minimum(split_sizes(ori, tasks, SPLIT_MIN_SIZE), 3000)
+def tree_cost(candidates) -> np.ndarray:
+    """Estimated tree size of edge tasks with these candidates: what their pieces are sized by."""
+    return TREE_GROWTH ** np.minimum(candidates, 3000)
+
 
 
 PARAMS = params_dtype(
@@ -162,21 +162,22 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
 
         def entries():
             every = np.arange(len(ori.u)) if chosen is None else chosen
-            part, code = every, None
+            part, code, tail = every, None, 0
             if p["split"] is not False:
-                total = split_total(ori, p, tasks, "pivot split total",
-                                    lambda: edge_costs(ori, np.arange(len(ori.u))))
-                cost = edge_costs(ori, every)
-                share, pieces = sizing_for(K, (cost.sum() if total is None else total) / n_workers)
-                part, code = split_tasks(cost, take_ascending(ori.bound, every), n_workers, p["split"],
-                                         every, SPLIT_MIN_SIZE, p["split_share"] or share,
-                                         p["max_pieces"] or pieces, total=total,
-                                         cap_by_bound=cap)
-            return part, code, int(work_words(ori.bound[part[0]]))   # the largest bound (sorted)
+                total = split_total(ori, p, tasks, "pivot split total", lambda: task_costs(
+                    ori, np.arange(len(ori.u)), SPLIT_MIN_SIZE, tree_cost)[2])
+
+                def sizing(total):
+                    share, pieces = sizing_for(K, total / n_workers)
+                    return p["split_share"] or share, p["max_pieces"] or pieces
+
+                part, code, tail = split_entries(ori, every, SPLIT_MIN_SIZE, tree_cost, n_workers, p["split"],
+                                                 sizing, total, cap)
+            return part, code, int(work_words(ori.bound[part[0]])), tail   # the largest bound (sorted)
 
         key = ("pivot entries", K >= PIVOT_DEEP_K, n_workers, p["split"], p["split_share"], p["max_pieces"],
                cap, p["split_of"], subset_key(chosen))
-        part, code, most = ori.remember(key, entries)
+        part, code, most, tail = ori.remember(key, entries)
         budget = int(max_buffer_bytes or 0.4 * free_bytes())
         plan = plan_passes(lambda: {"work": work_words(ori.bound[part])}, n_workers, budget, "clique counts",
                            lambda i: f"edge ({ori.order[ori.u[part[i]]]}, {ori.order[ori.v[part[i]]]})",
@@ -190,7 +191,7 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
         blob, indptr, indices, d_tasks = upload(ori, "all_blob", len(ori.u))
         watch = Watch(len(part), progress=progress, what="clique counts", unit="edge task")
         for idx, caps, workers in plan:
-            pairs, split = pass_tasks(d_tasks, ori, part, code, idx, key)   # largest first
+            pairs, split = pass_tasks(d_tasks, ori, part, code, idx, key, tail)   # largest first
             work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
             # one zeroed buffer: ctrl (next task, error flags), leaves, per worker: nodes, tasks (int32);
             # last, the stop word

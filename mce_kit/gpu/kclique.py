@@ -252,17 +252,26 @@ def tasks_of(d_tasks, u: np.ndarray, v: np.ndarray, idx: np.ndarray, ascending: 
 
 
 def pass_tasks(d_tasks, ori: Oriented, part: np.ndarray, code: np.ndarray | None, idx: np.ndarray,
-               keep=None):
+               keep=None, tail: int = 0):
     """(device task pairs, device split codes or 0) of one pass's entries ``part[idx]`` (``idx``
     ascends, as ``plan_passes`` gives it: all of them when it is as long as ``part``). ``keep``: the
     key ``part`` and ``code`` are remembered under; a pass over all of them keeps its split entries'
-    device arrays with ``ori`` under it, so a warm launch copies nothing."""
+    device arrays with ``ori`` under it, so a warm launch copies nothing. ``tail``: the last entries
+    are a run of whole tasks (``split_entries``): their pairs are sliced on the device, not copied."""
     import cupy
 
     every = len(idx) == len(part)
     if keep is not None and every and code is not None:
-        return (ori.device.array((keep, "pairs"), lambda: tasks_of(d_tasks, ori.u, ori.v, part)),
-                ori.device.array((keep, "split"), lambda: code))
+        head = len(part) - tail
+
+        def pairs():
+            rest = d_tasks[2 * int(part[head]): 2 * (int(part[head]) + tail)] if tail else d_tasks[:0]
+            return cupy.concatenate([tasks_of(d_tasks, ori.u, ori.v, part[:head]), rest]) if head else rest
+
+        def codes():
+            return cupy.concatenate([cupy.asarray(code[:head]), cupy.full(tail, WHOLE, dtype=cupy.int32)])
+
+        return ori.device.array((keep, "pairs"), pairs), ori.device.array((keep, "split"), codes)
     pairs = tasks_of(d_tasks, ori.u, ori.v, part if every else part[idx], ascending=code is None)
     return pairs, 0 if code is None else cupy.asarray(code if every else code[idx])
 
@@ -398,7 +407,7 @@ def split_total(ori: Oriented, p: dict, tasks, key, whole_cost) -> float | None:
     ``key``) when ``split_of="all"``, else None (the subset's own)."""
     if tasks is None or p["split_of"] != "all":
         return None
-    return ori.remember(key, lambda: float(whole_cost().sum()))
+    return ori.remember(key, lambda: float(whole_cost()))
 
 
 def split_tasks(cost: np.ndarray, bound: np.ndarray, n_workers: int, split, tasks: np.ndarray,
@@ -427,6 +436,54 @@ def split_tasks(cost: np.ndarray, bound: np.ndarray, n_workers: int, split, task
         return tasks, None
     at, code = expand_cut(len(tasks), may[cut], pieces[cut])
     return tasks[at], code
+
+
+WHOLE = 1 << 16   # the split code of a task run whole: piece 0 of 1 (``launch.expand_cut``)
+
+
+def split_entries(ori: Oriented, tasks: np.ndarray, min_size: int, cost_of_size, n_workers: int, split,
+                  sizing, total: float | None = None, cap_by_bound: bool = True):
+    """(launch entries, split codes or None, tail) of ``tasks`` (ascending): ``split_tasks`` where
+    only the tasks that may be split are costed one by one. Tasks ascend, so their bounds descend:
+    those with at least ``min_size`` candidates are a prefix, costed by ``cost_of_size`` of their
+    exact candidates (``split_sizes``); the rest, costed by their bound, add to the total per bound
+    value (a count of each, not a pass). ``sizing(total)``: (pieces per worker's share, most pieces
+    of one edge) for a list of this cost; ``total``: the list's cost the pieces are sized against
+    (default the tasks'). ``tail``: how many last entries are a run of tasks run whole (their device
+    pairs are a slice, ``pass_tasks``), 0 when nothing is split."""
+    n_may, cost, own = task_costs(ori, tasks, min_size, cost_of_size)
+    head, rest = tasks[:n_may], tasks[n_may:]
+    total = own if total is None else total
+    share, most = sizing(total)
+    part, code = split_tasks(cost, take_ascending(ori.bound, head) if n_may else np.empty(0, np.int64),
+                             n_workers, split, head, min_size, share, most, total=total,
+                             cap_by_bound=cap_by_bound)
+    if code is None:
+        return tasks, None, 0
+    code = np.concatenate([code, np.full(len(rest), WHOLE, dtype=np.int32)])
+    return np.concatenate([part, rest]), code, len(rest) if is_run(rest) else 0
+
+
+def task_costs(ori: Oriented, tasks: np.ndarray, min_size: int, cost_of_size) -> tuple:
+    """(how many of ascending ``tasks`` may be split, their costs, the total cost of ``tasks``):
+    ``split_entries``' estimate."""
+    n_may = int(np.searchsorted(tasks, ori.n_tasks(min_size)))   # tasks below it have bound >= min_size
+    cost = cost_of_size(split_sizes(ori, tasks[:n_may], min_size)) if n_may else np.empty(0)
+    return n_may, cost, float(cost.sum()) + _bound_cost(ori, tasks[n_may:], cost_of_size)
+
+
+def _bound_cost(ori: Oriented, tasks: np.ndarray, cost_of_size) -> float:
+    """Sum of ``cost_of_size(bound)`` over ascending ``tasks``; a run's by how many hold each bound."""
+    if not len(tasks):
+        return 0.0
+    if not is_run(tasks):
+        return float(cost_of_size(ori.bound[tasks]).sum())
+    lo, hi = int(tasks[0]), int(tasks[-1]) + 1
+    neg = ori.remember("-bound", lambda: -ori.bound)
+    values = np.arange(int(ori.bound[hi - 1]), int(ori.bound[lo]) + 1)
+    count = (np.clip(np.searchsorted(neg, -values, side="right"), lo, hi)
+             - np.clip(np.searchsorted(neg, -values, side="left"), lo, hi))
+    return float((count * cost_of_size(values)).sum())
 
 
 # the per-pass state, one zeroed u64 buffer: ctrl (next task, error flags), list_pos, active[2],
@@ -476,31 +533,36 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
     n_workers = sms * int(p["warps_per_sm"])
     sizing = (p["split_share"], p["max_pieces"])
     budget = int(max_buffer_bytes or 0.4 * free_bytes())
-    phases = []   # (task of each launch entry, its split code or None, flags, warps per worker, plan)
+    phases = []   # (task of each launch entry, its split code or None, flags, warps per worker, plan,
+                  # the entries' remembered key, how many last entries are a run of whole tasks)
     for lo, hi, parts, whole in ((0, n_big, WARPS_PER_BLOCK, (0, n_big_all)),
                                  (n_big, n_keep, 1, (n_big_all, n_keep_all))):
         if hi > lo:
             def entries(part=chosen[lo:hi], parts=parts, whole=whole):
-                code = None
+                code, tail = None, 0
                 if p["split"] is not False and k >= 5 and not p["stats"]:
+                    def cost(c):
+                        return listing_cost(c, k)
+
+                    def sizing(total):
+                        share = p["split_share"] or split_share_for(total / (n_workers // parts))
+                        return share, p["max_pieces"]
+
                     total = split_total(ori, p, tasks, ("split total", k, *whole),
-                                        lambda: split_cost(ori, np.arange(*whole), k))
-                    cost = split_cost(ori, part, k)
-                    share = p["split_share"] or split_share_for(
-                        (cost.sum() if total is None else total) / (n_workers // parts))
-                    part, code = split_tasks(cost, take_ascending(ori.bound, part), n_workers // parts,
-                                             p["split"], part, None, share, p["max_pieces"], total=total)
-                return part, code, int(work_words(ori.bound[part[0]], k, parts))  # the largest (sorted)
+                                        lambda: task_costs(ori, np.arange(*whole), SPLIT_MIN_SIZE, cost)[2])
+                    part, code, tail = split_entries(ori, part, SPLIT_MIN_SIZE, cost, n_workers // parts,
+                                                     p["split"], sizing, total)
+                return part, code, int(work_words(ori.bound[part[0]], k, parts)), tail  # the largest (sorted)
 
             key = ("entries", k, parts, lo, hi, n_workers, p["split"], p["stats"], *sizing, p["split_of"],
                    subset_key(None if tasks is None else chosen))
-            part, code, most = ori.remember(key, entries)
+            part, code, most, tail = ori.remember(key, entries)
             plan = plan_passes(lambda part=part, parts=parts: {"work": work_words(ori.bound[part], k, parts)},
                                n_workers // parts, budget, "KCMiner",
                                lambda i, part=part: f"edge ({ori.order[ori.u[part[i]]]}, "
                                                     f"{ori.order[ori.v[part[i]]]})",
                                largest={"work": most}, n=len(part))
-            phases.append((part, code, flags | FLAG_BLOCK * (parts > 1), parts, plan, key))
+            phases.append((part, code, flags | FLAG_BLOCK * (parts > 1), parts, plan, key, tail))
     module = load_module("kclique.cu", defines=_DEFINES)
     kernel = module.get_function("kclique_kernel")
     block_kernel = module.get_function("kclique_block_kernel")
@@ -526,9 +588,9 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
 
     watch = Watch(sum(len(ph[0]) for ph in phases), progress=progress, what="KCMiner", unit="edge task",
                   found=None if listing else found, found_what=f"{k}-cliques")
-    for part, code, launch_flags, parts, plan, key in phases:
+    for part, code, launch_flags, parts, plan, key, tail in phases:
         for idx, caps, workers in plan:
-            pairs, split = pass_tasks(d_tasks, ori, part, code, idx, key)   # largest first
+            pairs, split = pass_tasks(d_tasks, ori, part, code, idx, key, tail)   # largest first
             work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
             device_bytes = max(device_bytes, blob.nbytes + work.nbytes)
             warps = workers * parts
@@ -579,7 +641,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
                 "regs": kernel.num_regs, "spill_bytes": kernel.local_size_bytes,
                 "build": " ".join(f"{a}={b}" for a, b in sorted(_DEFINES.items())) or "default"},
         prep_s=prep.prep_s, order_s=ori.seconds, device_bytes=int(device_bytes),
-        passes=sum(len(plan) for *_, plan, _key in phases), tasks=n_keep, block_tasks=n_big,
+        passes=sum(len(ph[4]) for ph in phases), tasks=n_keep, block_tasks=n_big,
         pieces=sum(len(ph[0]) for ph in phases),
         worker_tasks=wt, worker_cycles=wc,
         bins=bins.reshape(2, NBINS, 2) if p["stats"] else None,
