@@ -32,6 +32,11 @@ def test_defines_reach_the_compiler():
     assert ".minnctapersm 4" in ptx
 
 
+def test_the_peel_probe_compiles():
+    ptx, _ = loader.compile_ptx("peel.cu", "sm_90", defines={"PEEL_PROFILE": 1})
+    assert "peel_prof" in ptx
+
+
 def test_compile_error_is_reported(tmp_path, monkeypatch):
     monkeypatch.setattr(loader, "read_source", lambda name: "__global__ void k() { undeclared(); }")
     with pytest.raises(RuntimeError, match="undeclared"):

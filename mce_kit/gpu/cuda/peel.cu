@@ -78,6 +78,17 @@ __device__ int compact(const int* src, int len, int* out, Keep keep, int* warp_t
     return count;
 }
 
+// A probe (build with PEEL_PROFILE): cycles by phase, level starts, edges, ordering. One H200, 5f33beb:
+// 13/51/36% on soc-Slashdot0902 (331 rounds, 55 levels, 6.2 ms: about 19 us a round, a chain of
+// dependent global accesses and barriers), 11/33/56% on socfb-MIT.
+#ifdef PEEL_PROFILE
+__device__ unsigned long long peel_prof[3];
+#define PROF_MARK(i) \
+    if (threadIdx.x == 0) { const long long now = clock64(); peel_prof[i] += now - t_prof; t_prof = now; }
+#else
+#define PROF_MARK(i)
+#endif
+
 extern "C" __global__ void __launch_bounds__(PEEL_THREADS)
 peel_kernel(const long long* indptr, const int* indices, int n, int* deg, int* core, int* order,
             int* batch, int* hit, int* mark, int* live) {
@@ -89,7 +100,11 @@ peel_kernel(const long long* indptr, const int* indices, int n, int* deg, int* c
     for (int v = threadIdx.x; v < n; v += PEEL_THREADS) live[v] = v;
     __syncthreads();
     int nb = compact(live, n, batch, [&](int v) { return deg[v] == 0; }, warp_total, &total);
+#ifdef PEEL_PROFILE
+    long long t_prof = clock64();
+#endif
     while (true) {
+        PROF_MARK(2)
         if (nb == 0) {
             if (removed == n) break;
             n_live = compact(live, n_live, live, [&](int v) { return core[v] < 0; }, warp_total, &total);
@@ -104,6 +119,7 @@ peel_kernel(const long long* indptr, const int* indices, int n, int* deg, int* c
             k = least;
             nb = compact(live, n_live, batch, [&](int v) { return deg[v] <= k; }, warp_total, &total);
         }
+        PROF_MARK(0)
         for (int i = threadIdx.x; i < nb; i += PEEL_THREADS) {
             core[batch[i]] = k;
             order[removed + i] = batch[i];
@@ -146,6 +162,7 @@ peel_kernel(const long long* indptr, const int* indices, int n, int* deg, int* c
             }
         }
         __syncthreads();
+        PROF_MARK(1)
         const int nh = n_hit;
         if (nh <= PEEL_THREADS) {        // short: a kept id's place is how many kept ids are smaller
             int key = 0x7fffffff;        // (two barriers; a sort of a few ids cost up to 55)
