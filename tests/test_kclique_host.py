@@ -287,4 +287,5 @@ def test_split_entries_cost_only_the_splittable_prefix_and_equal_a_cost_per_task
             if tail:
                 assert kclique.is_run(part[-tail:]) and (code[-tail:] == kclique.WHOLE).all()
     total = kclique.task_costs(ori, everything, min_size, cost_of)[2]
-    assert total == pytest.approx(float(cost_of(kclique.split_sizes(ori, everything, min_size)).sum()), rel=1e-12)
+    per_task = float(cost_of(kclique.split_sizes(ori, everything, min_size)).sum())
+    assert total == pytest.approx(per_task, rel=1e-12)

@@ -79,3 +79,10 @@ def test_split_equals_the_sorted_definition(seed, monkeypatch):
     for (gi, gc, gw), (wi, wc, ww) in zip(got, want, strict=True):
         np.testing.assert_array_equal(gi, wi)
         assert gc == wc and gw == ww
+
+
+def test_the_one_pass_of_every_task_is_kept_read_only_while_short():
+    a, b = launch.every_task(1000), launch.every_task(1000)
+    assert a is b and a.tolist() == list(range(1000)) and not a.flags.writeable
+    long = launch.every_task(launch.KEEP_EVERY_TASK + 1)
+    assert long is not launch.every_task(launch.KEEP_EVERY_TASK + 1) and long[-1] == launch.KEEP_EVERY_TASK
