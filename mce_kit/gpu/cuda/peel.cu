@@ -127,12 +127,12 @@ peel_kernel(const long long* indptr, const int* indices, int n, int* deg, int* c
         removed += nb;
         if (threadIdx.x == 0) n_hit = 0;
         __syncthreads();
-        // the batch's live neighbours lose a degree each; the first to touch one lists it
+        // the batch's live neighbours lose a degree each. Every live vertex outside the batch is
+        // above k (the level's first batch took all at <= k, each later one all that came down to
+        // it), so the next batch is those whose degree passes k + 1 -> k now: the one decrement
+        // that sees k + 1 lists it, once.
         auto lose = [&](int w) {
-            if (core[w] < 0) {
-                atomicSub(&deg[w], 1);
-                if (atomicExch(&mark[w], 1) == 0) hit[atomicAdd(&n_hit, 1)] = w;
-            }
+            if (core[w] < 0 && atomicSub(&deg[w], 1) == k + 1) hit[atomicAdd(&n_hit, 1)] = w;
         };
         int row_len = 0;
         long long first = 0;
@@ -163,34 +163,21 @@ peel_kernel(const long long* indptr, const int* indices, int n, int* deg, int* c
         }
         __syncthreads();
         PROF_MARK(1)
-        const int nh = n_hit;
-        if (nh <= PEEL_THREADS) {        // short: a kept id's place is how many kept ids are smaller
+        const int nh = n_hit;            // the next batch, in the order found
+        if (nh <= PEEL_THREADS) {        // short: an id's place is how many ids are smaller
             int key = 0x7fffffff;        // (two barriers; a sort of a few ids cost up to 55)
+            if (threadIdx.x < nh) keys[threadIdx.x] = key = hit[threadIdx.x];
+            __syncthreads();
             if (threadIdx.x < nh) {
-                const int w = hit[threadIdx.x];
-                mark[w] = 0;
-                if (deg[w] <= k) key = w;
-                keys[threadIdx.x] = key;
-            }
-            nb = __syncthreads_count(key != 0x7fffffff);
-            if (key != 0x7fffffff) {
                 int place = 0;
                 for (int j = 0; j < nh; j++) place += keys[j] < key;
                 batch[place] = key;
             }
             __syncthreads();
-        } else if (nh <= SORT_CAP) {     // longer: sort the hit ids (those over k as INT_MAX) here
+        } else if (nh <= SORT_CAP) {     // longer: sort the ids here
             int size = 1;
             while (size < nh) size <<= 1;
-            for (int i = threadIdx.x; i < size; i += PEEL_THREADS) {
-                int key = 0x7fffffff;
-                if (i < nh) {
-                    const int w = hit[i];
-                    mark[w] = 0;
-                    if (deg[w] <= k) key = w;
-                }
-                keys[i] = key;
-            }
+            for (int i = threadIdx.x; i < size; i += PEEL_THREADS) keys[i] = i < nh ? hit[i] : 0x7fffffff;
             __syncthreads();
             for (int len = 2; len <= size; len <<= 1) {
                 for (int half = len >> 1; half > 0; half >>= 1) {
@@ -205,25 +192,15 @@ peel_kernel(const long long* indptr, const int* indices, int n, int* deg, int* c
                     __syncthreads();
                 }
             }
-            if (threadIdx.x == 0) total = 0;
-            __syncthreads();
-            for (int i = threadIdx.x; i < size; i += PEEL_THREADS) {
-                const int key = keys[i];
-                if (key != 0x7fffffff) batch[i] = key;
-                if (key != 0x7fffffff && (i + 1 == size || keys[i + 1] == 0x7fffffff)) total = i + 1;
-            }
-            __syncthreads();
-            nb = total;
+            for (int i = threadIdx.x; i < nh; i += PEEL_THREADS) batch[i] = keys[i];
             __syncthreads();
         } else {                         // long: mark the next batch, then one ordered scan of the live
-            for (int i = threadIdx.x; i < nh; i += PEEL_THREADS) {
-                const int w = hit[i];
-                mark[w] = deg[w] <= k ? 2 : 0;
-            }
+            for (int i = threadIdx.x; i < nh; i += PEEL_THREADS) mark[hit[i]] = 1;
             __syncthreads();
-            nb = compact(live, n_live, batch, [&](int v) { return mark[v] == 2; }, warp_total, &total);
-            for (int i = threadIdx.x; i < nb; i += PEEL_THREADS) mark[batch[i]] = 0;
+            compact(live, n_live, batch, [&](int v) { return mark[v] == 1; }, warp_total, &total);
+            for (int i = threadIdx.x; i < nh; i += PEEL_THREADS) mark[batch[i]] = 0;
             __syncthreads();
         }
+        nb = nh;
     }
 }
