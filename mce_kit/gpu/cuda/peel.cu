@@ -10,17 +10,17 @@
 // deg: degrees (int32, consumed); core: -1 on entry (alive), the core number on exit;
 // order: the removal order; batch, hit, live: n ints each; mark: n zeroed ints (zero again on exit).
 // live holds the vertices not yet removed (ascending; compacted at each level), so a level's scans
-// shrink with the graph as the host's do. A short batch's edges are shared out over the whole
-// block (a thread per edge), a long one's a warp per vertex. Each batch after a level's first is put
+// shrink with the graph as the host's do. A batch's edges are shared out over the whole block, a
+// thread per edge, a tile of PEEL_THREADS vertices at a time. Each batch after a level's first is put
 // in order where it is found: by counting when short (most are), a bitonic sort when longer, a scan
 // of the live when long.
 
 #define PEEL_THREADS 1024
 #define PEEL_ITEMS 4                     // vertices per thread per tile of a scan of all vertices
 #define SORT_CAP 2048                    // a hit list up to this long is sorted in shared memory
-#ifndef PEEL_FLAT_MAX_DEGREE             // a batch's edges are shared out over the block when it has
-#define PEEL_FLAT_MAX_DEGREE (1 << 20)   // at most PEEL_THREADS vertices, each of smaller degree
-#endif                                   // (so their sum fits an int)
+#ifndef PEEL_FLAT_MAX_DEGREE             // a tile's edges are shared out over the block when each of
+#define PEEL_FLAT_MAX_DEGREE (1 << 20)   // its rows is shorter (so their sum fits an int), else a
+#endif                                   // warp walks each row
 
 __device__ __forceinline__ int block_exclusive_scan(int x, int* warp_total, int* total) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -78,9 +78,10 @@ __device__ int compact(const int* src, int len, int* out, Keep keep, int* warp_t
     return count;
 }
 
-// A probe (build with PEEL_PROFILE): cycles by phase, level starts, edges, ordering. One H200, 5f33beb:
-// 13/51/36% on soc-Slashdot0902 (331 rounds, 55 levels, 6.2 ms: about 19 us a round, a chain of
-// dependent global accesses and barriers), 11/33/56% on socfb-MIT.
+// A probe (build with PEEL_PROFILE): cycles by phase, level starts, edges, ordering. soc-Slashdot0902
+// has 331 rounds in 55 levels; on one H200 its peel took 6.6 ms with a mark per touched vertex and a
+// warp per batch vertex (13/51/36%), 2.7 ms now (25/64/11%): about 8 us a round, a chain of
+// dependent global accesses and barriers. Unrolling the edge loop (2, 4, 8 edges a thread) gained nothing.
 #ifdef PEEL_PROFILE
 __device__ unsigned long long peel_prof[3];
 #define PROF_MARK(i) \
@@ -134,31 +135,36 @@ peel_kernel(const long long* indptr, const int* indices, int n, int* deg, int* c
         auto lose = [&](int w) {
             if (core[w] < 0 && atomicSub(&deg[w], 1) == k + 1) hit[atomicAdd(&n_hit, 1)] = w;
         };
-        int row_len = 0;
-        long long first = 0;
-        if (threadIdx.x < nb) {
-            first = indptr[batch[threadIdx.x]];
-            row_len = (int)min(indptr[batch[threadIdx.x] + 1] - first, (long long)PEEL_FLAT_MAX_DEGREE);
-        }
-        if (!__syncthreads_or(nb > PEEL_THREADS || row_len >= PEEL_FLAT_MAX_DEGREE)) {
-            // a short batch (most are: a few vertices): its edges shared out over the whole block,
-            // where a warp per vertex left most warps idle and each walking a long row alone
+        // a tile of up to PEEL_THREADS batch vertices at a time (most batches are one tile of a few):
+        // its edges shared out over the whole block, a thread per edge. A warp per vertex left most
+        // warps idle on a short batch and walked a long one's many short rows one vertex at a time.
+        for (int t0 = 0; t0 < nb; t0 += PEEL_THREADS) {
+            const int tn = min(PEEL_THREADS, nb - t0);
+            int row_len = 0;
+            long long first = 0;
+            if (threadIdx.x < tn) {
+                const int v = batch[t0 + threadIdx.x];
+                first = indptr[v];
+                row_len = (int)min(indptr[v + 1] - first, (long long)PEEL_FLAT_MAX_DEGREE);
+            }
+            if (__syncthreads_or(row_len >= PEEL_FLAT_MAX_DEGREE)) {   // rows too long to sum in an int
+                for (int i = warp; i < tn; i += PEEL_THREADS / 32) {
+                    const int v = batch[t0 + i];
+                    for (long long e = indptr[v] + lane; e < indptr[v + 1]; e += 32) lose(indices[e]);
+                }
+                continue;
+            }
             const int at = block_exclusive_scan(row_len, warp_total, &total);
-            if (threadIdx.x < nb) { row_at[threadIdx.x] = at; row_first[threadIdx.x] = first; }
+            if (threadIdx.x < tn) { row_at[threadIdx.x] = at; row_first[threadIdx.x] = first; }
             __syncthreads();
             const int edges = total;
             for (int f = threadIdx.x; f < edges; f += PEEL_THREADS) {
-                int lo = 0, hi = nb - 1;  // the batch vertex of edge f: the last row_at <= f
+                int lo = 0, hi = tn - 1;  // the tile vertex of edge f: the last row_at <= f
                 while (lo < hi) {
                     const int mid = (lo + hi + 1) >> 1;
                     if (row_at[mid] <= f) lo = mid; else hi = mid - 1;
                 }
                 lose(indices[row_first[lo] + (f - row_at[lo])]);
-            }
-        } else {
-            for (int i = warp; i < nb; i += PEEL_THREADS / 32) {
-                const int v = batch[i];
-                for (long long e = indptr[v] + lane; e < indptr[v + 1]; e += 32) lose(indices[e]);
             }
         }
         __syncthreads();
