@@ -363,3 +363,26 @@ def test_compile_time_settings_from_the_environment():
     for bad in ("MIN_BLOCKS", "MIN_BLOCKS=yes", "1X=2"):
         with pytest.raises(ValueError, match="MCE_KIT_RDMCE_DEFINES"):
             rdmce.env_defines(bad)
+
+
+def test_the_statistics_are_disjoint_views_of_one_buffer_in_the_kernels_order():
+    w = 5
+    state = np.zeros(4 * w + 3, np.uint64)
+    count, nodes, cycles, seeds, steals = rdmce._stats_views(state, w)
+    count[:], nodes[:], cycles[:], seeds[:], steals[:] = 1, 2, 3, 4, 5
+    assert [a.dtype for a in (count, nodes, cycles, seeds, steals)] == [np.uint64] * 3 + [np.int32] * 2
+    assert state[:3 * w].tolist() == [1] * w + [2] * w + [3] * w
+    assert state[3 * w: 4 * w].view(np.int32).tolist() == [4] * w + [5] * w
+    assert not state[4 * w:].any()   # the histogram after them is left alone
+
+
+def test_the_largest_seed_needs_are_kept_and_plan_as_the_arrays_do():
+    from mce_kit.io import load_graph
+
+    prep = rdmce.prepare(load_graph(nx.powerlaw_cluster_graph(300, 6, 0.5, seed=2)), device="cpu")
+    _, _, rows, stack = prep.seed_arrays("edge")
+    assert prep.seed_most("edge") == {"rows": int(rows.max()), "stack": int(stack.max())}
+    for budget in (1 << 30, 1 << 16):   # one pass, and a budget that splits
+        with_most = rdmce._plan(rows, stack, 64, budget, most=prep.seed_most("edge"))
+        plain = rdmce._plan(rows, stack, 64, budget)
+        assert [(i.tolist(), *rest) for i, *rest in with_most] == [(i.tolist(), *rest) for i, *rest in plain]

@@ -65,7 +65,7 @@ import numpy as np
 from ..graph import Graph
 from ..prepared import OnDevice, ordered_on_device
 from . import require_gpu
-from .launch import free_bytes, params_dtype, plan_passes, set_params, sm_count, to_host_once
+from .launch import free_bytes, params_dtype, plan_passes, set_params, sm_count
 from .loader import load_module
 from .seeds import ordered_csr, per_seed, seed_sets
 from .watch import Watch, released
@@ -77,6 +77,7 @@ WARPS_PER_BLOCK = 4
 RESUME_INTS = 176     # per worker in resume[]: the walk, then a suspended register sub-tree (rdmce.cu)
 CTRL_INTS = 8         # ctrl[]: next seed, active tasks, errors, stop flag, next free chunk of the ring, ...
 STOP_AT = 32          # then ctrl[STOP_AT]: the Ctrl-C stop word (watch.py), on a 128-byte line of its own
+CTRL_INTS = 64        # ctrl's share of a pass's zeroed buffer (the words after it start a line)
 MIN_CHUNK_WORDS = 1024
 LOCAL_IDS = 32        # local vertices of a register sub-tree (one per lane): a group holds at most this many
 CSR_PER_RING_WORD = 4  # a launch stops once its cliques hold this many vertices per ring word (vert_soft)
@@ -183,6 +184,7 @@ class Prepared:
     indptr: np.ndarray
     indices: np.ndarray
     seeds: dict = field(default_factory=dict)  # seeding -> (u, v, rows_need, stack_need)
+    most: dict = field(default_factory=dict)   # seeding -> the largest of rows_need and stack_need
     isolated: np.ndarray = None
     prep_s: float = 0.0
     d: int = 0  # degeneracy: no maximal clique has more than d + 1 vertices
@@ -192,6 +194,13 @@ class Prepared:
         """The CSR and the seeds on the GPU, each uploaded (or kept as the GPU built it) once: the
         graph's ``prepared.ordered_on_device``, whichever device prepared the (equal) arrays."""
         return ordered_on_device(self.G)
+
+    def seed_most(self, seeding: str) -> dict:
+        """The largest rows and stack words of a seed (the plan's one-pass test), kept."""
+        if seeding not in self.most:
+            _, _, rows, stack = self.seed_arrays(seeding)
+            self.most[seeding] = {"rows": int(rows.max(initial=0)), "stack": int(stack.max(initial=0))}
+        return self.most[seeding]
 
     def seed_arrays(self, seeding: str):
         if seeding not in self.seeds:
@@ -252,9 +261,22 @@ def _make_seeds(indptr, indices, seeding, keep=None, device=None):
     return u, v, *per_seed(p, x, rows_words, stack_words)
 
 
-def _plan(rows_need, stack_need, n_workers, budget, describe=None):
-    """[(seed indices, rows_cap, stack_cap, workers)]: passes whose buffers fit ``budget`` bytes."""
-    passes = plan_passes({"rows": rows_need, "stack": stack_need}, n_workers, budget, "RDMCE", describe)
+def _stats_views(state, n_workers: int) -> list:
+    """Per-worker count, nodes, busy cycles (64-bit), seeds taken, branches pulled (32-bit): views
+    of the 64-bit ``state`` buffer (a CuPy or NumPy array), in that order."""
+    w = n_workers
+    small = state[3 * w: 4 * w].view(np.int32)
+    return [state[:w], state[w: 2 * w], state[2 * w: 3 * w], small[:w], small[w:]]
+
+
+def _plan(rows_need, stack_need, n_workers, budget, describe=None, most=None):
+    """[(seed indices, rows_cap, stack_cap, workers)]: passes whose buffers fit ``budget`` bytes.
+    ``most``: the largest needs ({"rows", "stack"}), known already: no pass over the seeds when one
+    pass holds them."""
+    needs = {"rows": rows_need, "stack": stack_need}
+    if most is not None:
+        needs = functools.partial(dict, needs)
+    passes = plan_passes(needs, n_workers, budget, "RDMCE", describe, largest=most, n=len(rows_need))
     return [(idx, caps["rows"], caps["stack"], workers) for idx, caps, workers in passes]
 
 
@@ -484,6 +506,7 @@ class _Device:
         self.p = p = {**DEFAULTS, **params}
         u, v, rows_need, stack_need = prep.seed_arrays(p["seeding"])
         self.every_seed = seeds is None
+        most = prep.seed_most(p["seeding"]) if seeds is None else None
         if seeds is not None:
             pick = np.asarray(seeds, dtype=np.int64)
             u, v, rows_need, stack_need = (a[pick] for a in (u, v, rows_need, stack_need))
@@ -494,7 +517,8 @@ class _Device:
         self.n_workers = self.sms * int(p["warps_per_sm"])
         budget = int(max_buffer_bytes or 0.4 * max(0, free_bytes() - reserve_bytes))
         self.plan = _plan(rows_need, stack_need, self.n_workers, budget,
-                          lambda i: f"seed ({prep.order[u[i]]}, {prep.order[v[i]] if v[i] >= 0 else '-'})")
+                          lambda i: f"seed ({prep.order[u[i]]}, {prep.order[v[i]] if v[i] >= 0 else '-'})",
+                          most)
         # two builds of one source: counting (no streaming code in the hot loop) and listing
         self.module = load_module("rdmce.cu", defines={**_DEFINES, "STREAMING": int(stream)})
         self.kernel = self.module.get_function("rdmce_kernel")
@@ -504,10 +528,12 @@ class _Device:
         prep = self.prep
         self.indptr = prep.device.array("indptr", prep.indptr)
         self.indices = prep.device.array("indices", prep.indices)
-        # per-worker count, nodes, busy cycles (64-bit), seeds taken, branches pulled
-        self.stats = [cupy.zeros(self.n_workers, dtype=dt) for dt in ("u8", "u8", "u8", "i4", "i4")]
-        self.hist = cupy.zeros(max(1, hist_len), dtype=cupy.uint64)
+        # one zeroed buffer (one copy back): per worker count, nodes, busy cycles (64-bit), seeds
+        # taken, branches pulled (32-bit), then the size histogram
         self.hist_len = max(1, hist_len)
+        self.state = cupy.zeros(4 * self.n_workers + self.hist_len, dtype=cupy.uint64)
+        self.stats = _stats_views(self.state, self.n_workers)
+        self.hist = self.state[4 * self.n_workers:]
         self.device_bytes = self.indptr.nbytes + self.indices.nbytes + self.hist.nbytes
 
     def passes(self):
@@ -520,18 +546,19 @@ class _Device:
                 sv = dev.array(("seed v", seeding), self.v)
             else:
                 su, sv = cupy.asarray(self.u[idx]), cupy.asarray(self.v[idx])
+            # the zeroed per-pass words in one buffer: ctrl first (its stop word on a line of its
+            # own), then per worker the exposure word (64-bit), copying, rows users, task info
+            zeroed = cupy.zeros(CTRL_INTS + 12 * workers, dtype=cupy.int32)
+            at = np.cumsum([CTRL_INTS, 2 * workers, workers, workers])
             bufs = dict(
                 rows=cupy.empty(workers * rows_cap, dtype=cupy.uint32),
                 stack=cupy.empty(workers * stack_cap, dtype=cupy.uint32),
-                expo=cupy.zeros(workers, dtype=cupy.uint64),
-                copying=cupy.zeros(workers, dtype=cupy.int32),
-                rows_users=cupy.zeros(workers, dtype=cupy.int32),
-                task_info=cupy.zeros(8 * workers, dtype=cupy.int32),
-                ctrl=cupy.zeros(STOP_AT + 1, dtype=cupy.int32),
+                ctrl=zeroed[:STOP_AT + 1], expo=zeroed[at[0]: at[1]].view(cupy.uint64),
+                copying=zeroed[at[1]: at[2]], rows_users=zeroed[at[2]: at[3]], task_info=zeroed[at[3]:],
             )
             self.device_bytes = max(self.device_bytes, self.indptr.nbytes + self.indices.nbytes
-                                    + su.nbytes * 2 + sum(b.nbytes for b in bufs.values())
-                                    + sum(s.nbytes for s in self.stats) + self.hist.nbytes)
+                                    + su.nbytes * 2 + bufs["rows"].nbytes + bufs["stack"].nbytes
+                                    + zeroed.nbytes + self.state.nbytes)
 
             yield len(idx), workers, functools.partial(self._launch, bufs, su, sv, len(idx), workers,
                                                        rows_cap, stack_cap)
@@ -565,8 +592,13 @@ class _Device:
         if err & ERR_RING:
             raise RuntimeError("RDMCE: the streaming ring overflowed (internal error; please report)")
 
-    def result(self, count, gpu_ms, histogram=None, extra=None) -> RDMCEResult:
-        host = to_host_once(self.stats)
+    def fetch(self) -> list[np.ndarray]:
+        """The statistics (``stats``' five arrays) and the histogram on the host, in one copy."""
+        flat = self.state.get()
+        return [*_stats_views(flat, self.n_workers), flat[4 * self.n_workers:]]
+
+    def result(self, count, gpu_ms, histogram=None, extra=None, host=None) -> RDMCEResult:
+        host = self.fetch() if host is None else host
         return RDMCEResult(
             count=count,
             params={**self.p, "sms": self.sms, "workers": self.n_workers, **(extra or {}),
@@ -596,13 +628,13 @@ def _run(prep: Prepared, min_size, max_size, histogram, isolated, max_buffer_byt
             ctrl = launch(flags, lo, hi)
             w.wait(ctrl[:2], n_seeds, ctrl[STOP_AT:])  # seeds taken, tasks active; the stop word
             dev.check(ctrl)
-    count = int(dev.stats[0].sum()) + singles
-    hist = dev.hist.get() if histogram else None
+    host = dev.fetch()
+    count = int(host[0].sum()) + singles
     stop.record()
     stop.synchronize()
     gpu_ms = cupy.cuda.get_elapsed_time(start, stop)
     extra = {"min_size": min_size, "max_size": max_size, "histogram": bool(histogram), "isolated": isolated}
-    return dev.result(count, gpu_ms, histogram_dict(hist, singles) if histogram else None, extra)
+    return dev.result(count, gpu_ms, histogram_dict(host[5], singles) if histogram else None, extra, host)
 
 
 def _stream(prep, block_size, min_size, max_size, isolated, as_cupy, ring_words, chunk_words, csr_words,
