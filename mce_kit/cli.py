@@ -14,6 +14,7 @@ stderr and exit with status 2.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -162,6 +163,8 @@ def _datasets(args) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     run = {"stats": _stats, "count": _count, "list": _list, "datasets": _datasets}[args.command]
+    if "numpy" not in sys.modules:   # the CLI does no BLAS: OpenBLAS need not start a thread per core
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if args.command in ("count", "list"):
         _gpu_probe_behind(args.device)   # first, before NumPy's import
     try:
