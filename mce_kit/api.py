@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from . import cpu, engine
-from .graph import BipartiteGraph, Graph
+from .graph import BipartiteGraph, Graph, induced_csr
 
 DEVICES = ("auto", "cpu", "gpu")
 
@@ -286,12 +286,8 @@ def _missing(v):
 def subgraph(G: Graph, ids) -> Graph:
     """The subgraph induced by vertex ids ``ids`` (in that order), original labels kept."""
     ids = np.asarray(ids, dtype=np.int64)
-    rank = np.full(G.n, -1, dtype=np.int64)
-    rank[ids] = np.arange(len(ids))
-    e = G.edges()
-    e = e[(rank[e[:, 0]] >= 0) & (rank[e[:, 1]] >= 0)]
     labels = ids if G.labels is None else G.labels[ids]
-    return Graph.from_edges(len(ids), rank[e[:, 0]], rank[e[:, 1]], labels=labels, name=G.name)
+    return Graph(*induced_csr(G.indptr, G.indices, ids), labels=labels, name=G.name)
 
 
 def _cliques_through(G, nodes, min_size, max_size, dev, progress, params):

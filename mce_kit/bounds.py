@@ -39,7 +39,7 @@ from numba import types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
-from .graph import Graph
+from .graph import Graph, induced_csr
 
 SWAP_ROUNDS = 16  # (1,2)-swap rounds tried on the best greedy clique
 GREEDY_WORK = 2   # the greedy cliques may touch at most this many times 2m + n adjacency entries
@@ -548,12 +548,7 @@ def core_subgraph(G: Graph, core: np.ndarray, min_core: int) -> tuple[Graph, np.
     ids = np.flatnonzero(core >= min_core).astype(np.int64)
     if len(ids) == G.n:
         return G, ids
-    rank = np.full(G.n, -1, dtype=np.int64)
-    rank[ids] = np.arange(len(ids))
-    e = G.edges()
-    e = e[(rank[e[:, 0]] >= 0) & (rank[e[:, 1]] >= 0)]
-    H = Graph.from_edges(len(ids), rank[e[:, 0]], rank[e[:, 1]], device="cpu", name=G.name)
-    return H, ids
+    return Graph(*induced_csr(G.indptr, G.indices, ids), name=G.name), ids
 
 
 def is_clique(G: Graph, vertices) -> bool:

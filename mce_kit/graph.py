@@ -43,6 +43,42 @@ def csr_from_keys(key, n: int, xp=np) -> tuple:
     return indptr, (key & 0xFFFFFFFF).astype(xp.int32)
 
 
+def rows_of(indptr, xp=np):
+    """The row of every CSR entry (int64): ``repeat(arange(n), diff(indptr))`` on NumPy or CuPy."""
+    indptr = xp.asarray(indptr).astype(xp.int64)
+    if xp is np:
+        return np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
+    return xp.searchsorted(indptr[1:], xp.arange(int(indptr[-1]), dtype=xp.int64), side="right")
+
+
+def neighbours_of(indptr, indices, vs, xp=np):
+    """Concatenated neighbour lists (CSR rows) of the vertices ``vs``, in that order."""
+    lo = indptr[vs].astype(xp.int64)
+    lens = indptr[vs + 1].astype(xp.int64) - lo
+    ptr = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(lens)])
+    return indices[(lo - ptr[:-1])[rows_of(ptr, xp)] + xp.arange(int(ptr[-1]), dtype=xp.int64)]
+
+
+def induced_csr(indptr, indices, ids) -> tuple[np.ndarray, np.ndarray]:
+    """(indptr, indices) of the subgraph induced by the distinct vertices ``ids``, ``ids[i]`` renamed
+    i: their rows, the other vertices left out. Ascending ``ids`` keep every row sorted (renaming by
+    rank keeps the order), so no sort; others take one sort of 64-bit keys."""
+    ids = np.asarray(ids, dtype=np.int64)
+    n = len(indptr) - 1
+    rank = np.full(n, -1, dtype=np.int64)
+    rank[ids] = np.arange(len(ids))
+    lens = (indptr[ids + 1] - indptr[ids]).astype(np.int64)
+    col = rank[neighbours_of(indptr, indices, ids)]
+    keep = col >= 0
+    row = np.repeat(np.arange(len(ids), dtype=np.int64), lens)[keep]
+    col = col[keep]
+    if len(ids) > 1 and np.any(ids[1:] < ids[:-1]):
+        return csr_from_keys(np.sort(row << 32 | col), len(ids))
+    ptr = np.zeros(len(ids) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(row, minlength=len(ids)), out=ptr[1:])
+    return ptr, col
+
+
 def positions(order) -> np.ndarray:
     """The inverse permutation: ``positions(order)[order[i]] == i``."""
     order = np.asarray(order, dtype=np.int64)

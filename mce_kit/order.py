@@ -14,23 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graph import Graph, csr_from_keys, run_starts
-
-
-def rows_of(indptr, xp=np):
-    """The row of every CSR entry (int64): ``repeat(arange(n), diff(indptr))`` on NumPy or CuPy."""
-    indptr = xp.asarray(indptr).astype(xp.int64)
-    if xp is np:
-        return np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
-    return xp.searchsorted(indptr[1:], xp.arange(int(indptr[-1]), dtype=xp.int64), side="right")
-
-
-def _neighbours_of(indptr, indices, vs, xp=np):
-    """Concatenated neighbour lists of the vertices ``vs``."""
-    lo = indptr[vs].astype(xp.int64)
-    lens = indptr[vs + 1].astype(xp.int64) - lo
-    ptr = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(lens)])
-    return indices[(lo - ptr[:-1])[rows_of(ptr, xp)] + xp.arange(int(ptr[-1]), dtype=xp.int64)]
+from .graph import Graph, csr_from_keys, neighbours_of, rows_of, run_starts
 
 
 def peel_arrays(indptr, indices, xp=np) -> tuple:
@@ -56,7 +40,7 @@ def peel_arrays(indptr, indices, xp=np) -> tuple:
         core[batch] = k
         batches.append(batch)
         removed += len(batch)
-        nb = _neighbours_of(indptr, indices, batch, xp)
+        nb = neighbours_of(indptr, indices, batch, xp)
         nb = nb[alive[nb]]
         if xp is np and len(nb) > n // 4:
             lost = np.bincount(nb, minlength=n)

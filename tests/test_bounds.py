@@ -6,12 +6,23 @@ import itertools
 import networkx as nx
 import numpy as np
 import pytest
-from graph_families import complete, disjoint_union, empty, erdos_renyi, from_networkx, graphs, moon_moser
+from graph_families import (
+    complete,
+    disjoint_union,
+    empty,
+    erdos_renyi,
+    from_networkx,
+    graphs,
+    moon_moser,
+    random_nx_graphs,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mce_kit import bounds, cpu, datasets
 from mce_kit.bounds import _swap_once, clique_bounds, core_subgraph, is_clique, peel
+from mce_kit.graph import Graph, induced_csr
+from mce_kit.io import load_graph
 from mce_kit.order import core_numbers
 
 
@@ -100,3 +111,19 @@ def test_is_clique():
     assert is_clique(G, [0, 1, 2]) and not is_clique(G, [0, 0])
     assert not is_clique(from_networkx(nx.path_graph(3)), [0, 1, 2])
     assert all(is_clique(G, c) for c in itertools.combinations(range(4), 2))
+
+
+def test_an_induced_subgraph_from_its_rows_equals_the_one_from_its_edges():
+    """``graph.induced_csr`` (the rows of the kept vertices, renamed by rank) against the subgraph
+    built from the filtered edge list, for ascending ids (no sort) and shuffled ones (one sort)."""
+    rng = np.random.default_rng(4)
+    for H in random_nx_graphs(60, seed=11):
+        G = load_graph(H)
+        for ids in (np.flatnonzero(rng.random(G.n) < 0.6), rng.permutation(G.n)[: G.n // 2], np.arange(G.n)):
+            rank = np.full(G.n, -1)
+            rank[ids] = np.arange(len(ids))
+            e = G.edges()
+            e = e[(rank[e[:, 0]] >= 0) & (rank[e[:, 1]] >= 0)]
+            want = Graph.from_edges(len(ids), rank[e[:, 0]], rank[e[:, 1]], device="cpu")
+            got = Graph(*induced_csr(G.indptr, G.indices, ids))
+            assert np.array_equal(got.indptr, want.indptr) and np.array_equal(got.indices, want.indices), G

@@ -15,9 +15,9 @@ import mce_kit.generators as generators
 from mce_kit import accel
 from mce_kit.gpu import has_gpu, prep
 from mce_kit.gpu.seeds import ordered_csr, seed_bounds, seed_sets
-from mce_kit.graph import Graph, csr_arrays
+from mce_kit.graph import Graph, csr_arrays, rows_of
 from mce_kit.io import load_graph
-from mce_kit.order import peel_arrays, relabel_arrays, rows_of
+from mce_kit.order import peel_arrays, relabel_arrays
 
 
 class NotNumpy:

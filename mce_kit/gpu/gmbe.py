@@ -202,7 +202,7 @@ def prepare(B: BipartiteGraph, device: str = "auto") -> Prepared:
 def _csrs(B: BipartiteGraph, xp):
     """(order of V, U -> V CSR with V as ranks, V (by rank) -> U CSR, V's degrees by rank, 2-paths
     from each V rank) of ``B``, int32 CSRs with sorted rows, on NumPy or CuPy (``xp``)."""
-    from ..order import _neighbours_of, rows_of
+    from ..graph import neighbours_of, rows_of
 
     u_ptr, u_idx = xp.asarray(B.u_indptr, dtype=xp.int64), xp.asarray(B.u_indices, dtype=xp.int64)
     v_ptr, v_idx = xp.asarray(B.v_indptr, dtype=xp.int64), xp.asarray(B.v_indices, dtype=xp.int64)
@@ -214,7 +214,7 @@ def _csrs(B: BipartiteGraph, xp):
     u_idx = (key & 0xFFFFFFFF).astype(xp.int32)
     deg_r = deg_v[order]
     v_ptr_r = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(deg_r)])
-    v_idx = _neighbours_of(v_ptr, v_idx, order, xp).astype(xp.int32)
+    v_idx = neighbours_of(v_ptr, v_idx, order, xp).astype(xp.int32)
     walk = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(xp.diff(u_ptr)[v_idx])])
     p2 = walk[v_ptr_r[1:]] - walk[v_ptr_r[:-1]]   # each V rank's 2-paths: a sum over its row
     return order, u_ptr.astype(xp.int32), u_idx, v_ptr_r.astype(xp.int32), v_idx, deg_r, p2

@@ -41,7 +41,8 @@ def seed_sets(indptr, indices, seeding: str, device: str = "auto"):
 
 def later_counts(indptr, indices) -> np.ndarray:
     """How many neighbours of each vertex have a larger id (int64): its later neighbours."""
-    from ..order import compiled_twin, rows_of
+    from ..graph import rows_of
+    from ..order import compiled_twin
 
     fast = compiled_twin("later", len(indices))
     if fast:
@@ -52,7 +53,7 @@ def later_counts(indptr, indices) -> np.ndarray:
 
 def seed_bounds(indptr, indices, seeding: str, xp=np):
     """seed_sets on NumPy or CuPy arrays (``xp``)."""
-    from ..order import rows_of
+    from ..graph import rows_of
 
     n = len(indptr) - 1
     deg = (indptr[1:] - indptr[:-1]).astype(xp.int64)
