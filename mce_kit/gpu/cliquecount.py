@@ -167,12 +167,12 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
                 total = split_total(ori, p, tasks, "pivot split total", lambda: task_costs(
                     ori, np.arange(len(ori.u)), SPLIT_MIN_SIZE, tree_cost)[2])
 
-                def sizing(total):
+                def sizing_of(total):
                     share, pieces = sizing_for(K, total / n_workers)
                     return p["split_share"] or share, p["max_pieces"] or pieces
 
                 part, code, tail = split_entries(ori, every, SPLIT_MIN_SIZE, tree_cost, n_workers, p["split"],
-                                                 sizing, total, cap)
+                                                 sizing_of, total, cap)
             return part, code, int(work_words(ori.bound[part[0]])), tail   # the largest bound (sorted)
 
         key = ("pivot entries", K >= PIVOT_DEEP_K, n_workers, p["split"], p["split_share"], p["max_pieces"],

@@ -544,14 +544,14 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
                     def cost(c):
                         return listing_cost(c, k)
 
-                    def sizing(total):
+                    def sizing_of(total):
                         share = p["split_share"] or split_share_for(total / (n_workers // parts))
                         return share, p["max_pieces"]
 
                     total = split_total(ori, p, tasks, ("split total", k, *whole),
                                         lambda: task_costs(ori, np.arange(*whole), SPLIT_MIN_SIZE, cost)[2])
                     part, code, tail = split_entries(ori, part, SPLIT_MIN_SIZE, cost, n_workers // parts,
-                                                     p["split"], sizing, total)
+                                                     p["split"], sizing_of, total)
                 return part, code, int(work_words(ori.bound[part[0]], k, parts)), tail  # the largest (sorted)
 
             key = ("entries", k, parts, lo, hi, n_workers, p["split"], p["stats"], *sizing, p["split_of"],

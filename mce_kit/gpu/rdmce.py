@@ -77,7 +77,7 @@ WARPS_PER_BLOCK = 4
 RESUME_INTS = 176     # per worker in resume[]: the walk, then a suspended register sub-tree (rdmce.cu)
 CTRL_INTS = 8         # ctrl[]: next seed, active tasks, errors, stop flag, next free chunk of the ring, ...
 STOP_AT = 32          # then ctrl[STOP_AT]: the Ctrl-C stop word (watch.py), on a 128-byte line of its own
-CTRL_INTS = 64        # ctrl's share of a pass's zeroed buffer (the words after it start a line)
+CTRL_SPAN = 64        # ints of a pass's zeroed buffer that ctrl takes (padded: what follows starts a line)
 MIN_CHUNK_WORDS = 1024
 LOCAL_IDS = 32        # local vertices of a register sub-tree (one per lane): a group holds at most this many
 CSR_PER_RING_WORD = 4  # a launch stops once its cliques hold this many vertices per ring word (vert_soft)
@@ -548,8 +548,8 @@ class _Device:
                 su, sv = cupy.asarray(self.u[idx]), cupy.asarray(self.v[idx])
             # the zeroed per-pass words in one buffer: ctrl first (its stop word on a line of its
             # own), then per worker the exposure word (64-bit), copying, rows users, task info
-            zeroed = cupy.zeros(CTRL_INTS + 12 * workers, dtype=cupy.int32)
-            at = np.cumsum([CTRL_INTS, 2 * workers, workers, workers])
+            zeroed = cupy.zeros(CTRL_SPAN + 12 * workers, dtype=cupy.int32)
+            at = np.cumsum([CTRL_SPAN, 2 * workers, workers, workers])
             bufs = dict(
                 rows=cupy.empty(workers * rows_cap, dtype=cupy.uint32),
                 stack=cupy.empty(workers * stack_cap, dtype=cupy.uint32),
