@@ -84,7 +84,6 @@ def tree_cost(candidates) -> np.ndarray:
     return TREE_GROWTH ** np.minimum(candidates, 3000)
 
 
-
 PARAMS = params_dtype(
     pointers=("indptr", "indices", "tasks", "split", "stop", "work", "ctrl", "next", "leaves", "worker_tasks",
               "worker_nodes", "task_log"),
