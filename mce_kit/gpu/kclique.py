@@ -74,7 +74,7 @@ SPLIT_OF = ("all", "tasks")  # what a subset's pieces are sized against (module 
 # Long launches take finer pieces: on one H200, ego-Facebook's k = 8 (about 1 s) took 8% less time at
 # 32 pieces per worker's share than at 4, and its halves (2 GPUs) 12% less; every launch under 0.1 s
 # (the other graphs, k = 7) lost up to 41% or gained at most 2% (kcminer_split_sizing.csv). Their
-# estimated work per worker (split_cost) is at most 1.2e10 and ego-Facebook's k = 8 3.7e11.
+# estimated work per worker (task_costs of listing_cost) is at most 1.2e10 and ego-Facebook's k = 8 3.7e11.
 FINE_SPLIT_SHARE = 32
 FINE_SPLIT_WORK = 1e11
 
@@ -395,11 +395,6 @@ def listing_cost(c, k: int) -> np.ndarray:
         if e:
             x = x * x
     return out
-
-
-def split_cost(ori: Oriented, tasks: np.ndarray, k: int) -> np.ndarray:
-    """``listing_cost`` of each task, for sizing a split."""
-    return listing_cost(split_sizes(ori, tasks, SPLIT_MIN_SIZE), k)
 
 
 def split_total(ori: Oriented, p: dict, tasks, key, whole_cost) -> float | None:

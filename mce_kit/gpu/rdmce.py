@@ -206,9 +206,7 @@ class Prepared:
         if seeding not in self.seeds:
             from ..prepared import refresh
 
-            dev = self.device
-            self.seeds[seeding] = _make_seeds(self.indptr, self.indices, seeding,
-                                              lambda name, a: dev.keep((name, seeding), a), dev)
+            self.seeds[seeding] = _make_seeds(self.indptr, self.indices, seeding, self.device)
             refresh(self.G, ("rdmce",))  # a kept Prepared grew: count its seeds in the budget
         return self.seeds[seeding]
 
@@ -247,15 +245,17 @@ def prepare(G: Graph, device: str = "auto") -> Prepared:
                     d=int(core.max()) if len(core) else 0)
 
 
-def _make_seeds(indptr, indices, seeding, keep=None, device=None):
+def _make_seeds(indptr, indices, seeding, device=None):
     """(u, v, rows words, stack words) of every seed; on the GPU for long graphs
-    (``prep.use_gpu_for_prep``), from the CSR's copies in ``device`` (an ``OnDevice``) and giving
-    ``keep(name, device array)`` the seeds' ("seed u", "seed v")."""
+    (``prep.use_gpu_for_prep``), from the CSR's copies in ``device`` (an ``OnDevice``), which then
+    keeps the seeds' device arrays (("seed u", seeding), ("seed v", seeding))."""
     from . import prep
 
     if prep.use_gpu_for_prep(len(indices)):
+        keep = None
         if device is not None:
             indptr, indices = device.array("indptr", indptr), device.array("indices", indices)
+            keep = lambda name, a: device.keep((name, seeding), a)  # noqa: E731
         return prep.seed_needs(indptr, indices, seeding, rows_words, stack_words, keep)
     u, v, p, x = seed_sets(indptr, indices, seeding, "cpu")
     return u, v, *per_seed(p, x, rows_words, stack_words)
