@@ -4,6 +4,7 @@ Run with ``pytest -m gpu``; every test here skips cleanly without a GPU.
 """
 
 import functools
+import itertools
 import math
 from collections import Counter
 
@@ -158,6 +159,34 @@ def test_heavy_edges_split_on_their_own_and_answers_stay_exact():
     got = Counter(zip(edge, piece, strict=True))
     assert max(got.values()) == 1
     assert all(got[e, j] for e, n in zip(edge, pieces, strict=True) for j in range(n))
+
+
+@pytest.mark.parametrize("learn", [True, False])
+def test_a_split_launch_takes_its_entries_by_the_nodes_it_measured(monkeypatch, learn):
+    # after one launch, the next takes the split entries by that launch's tree nodes, most first
+    # (LEARN_FROM_MS: only after a long launch); the counts stay exact on every run
+    from mce_kit.gpu import cliquecount
+
+    monkeypatch.setattr(cliquecount, "LEARN_FROM_MS", 0.0 if learn else 1e9)
+    G = planted_cliques(400, 0.02, [60, 45], seed=11)
+    want = cpu.clique_counts(G, 8)
+    prep = cliquecount.prepare(G)
+    runs = [prep.run(k_max=8, timeline=True) for _ in range(3)]
+    assert all(r.answer == want for r in runs)
+    first, later = runs[0].timeline, runs[1].timeline
+    entry = [list(zip(t["edge"].tolist(), t["piece"].tolist(), strict=True)) for t in (first, later)]
+    nodes = [dict(zip(e, t["nodes"].tolist(), strict=True))
+             for e, t in zip(entry, (first, later), strict=True)]
+    assert sorted(entry[0]) == sorted(entry[1]) and nodes[0] == nodes[1]   # the same trees
+    head = int((later["bound"] >= cliquecount.SPLIT_MIN_SIZE).sum())   # the splittable prefix
+    assert (later["bound"][:head] >= cliquecount.SPLIT_MIN_SIZE).all() and (later["pieces"] > 1).any()
+    assert entry[1][head:] == entry[0][head:]                             # the whole tail unmoved
+    if learn:
+        assert entry[1] != entry[0]
+        assert all(a >= b for a, b in itertools.pairwise(later["nodes"][:head].tolist()))
+    else:
+        assert entry[1] == entry[0]
+    assert runs[2].timeline["edge"].tolist() == later["edge"].tolist()
 
 
 def test_chunks_take_the_whole_launchs_pieces_and_add_up_exactly():

@@ -257,6 +257,18 @@ def test_a_subsets_launch_entries_are_kept_while_recent_and_dropped_with_their_d
     assert run(None) == 1                                        # every task's entries stay
 
 
+def test_measured_order_takes_the_most_nodes_first_and_leaves_the_whole_tail():
+    from mce_kit.gpu import cliquecount as cc
+
+    part = np.array([0, 0, 0, 1, 2, 3, 4, 5])
+    code = np.array([0 | 3 << 16, 1 | 3 << 16, 2 | 3 << 16] + [kclique.WHOLE] * 5, dtype=np.int32)
+    nodes = np.array([5, 9, 5, 1, 7, 2, 8, 0])         # the tail (last 3) is never reordered
+    got_part, got_code = cc.by_measured_nodes(part, code, 3, nodes)
+    assert got_part.tolist() == [0, 2, 0, 0, 1, 3, 4, 5]  # 9, 7, 5, 5 (ties in launch order), 1
+    assert got_code.tolist() == [code[1], code[4], code[0], code[2], code[3]] + code[5:].tolist()
+    assert cc.by_measured_nodes(part, code, 0, nodes)[0].tolist() == [0, 4, 2, 0, 0, 3, 1, 5]
+
+
 @pytest.mark.parametrize("min_size", [4, 16])
 def test_split_entries_cost_only_the_splittable_prefix_and_equal_a_cost_per_task(min_size):
     """``split_entries`` (the tasks that may be split costed one by one, the rest counted per bound

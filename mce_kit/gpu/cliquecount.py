@@ -61,6 +61,13 @@ PIVOT_DEEP_WORK = 1.7e3
 # a whole launch lost 2-9% at every k (sized against twice the work, the cap binds less there).
 # kcminer_pivot_uncap.csv holds the halves at k = 10..24; a CPU test ties this to it.
 PIVOT_UNCAP_K = 11
+# A launch that split its edges and ran at least this long keeps its entries' tree nodes and takes
+# them most first the next time (``by_measured_nodes``; the same edges, pieces and counts). The
+# candidates bound misses a tree's size by 10x or more, so the bound's order left pieces of 50-100
+# ms to be taken last: on one H200, ego-Facebook's queue emptied 40-75 ms before the launch ended
+# (every k: 1374 of 1447 ms; a half of its tasks: 719 of 768). A list schedule of that run's
+# measured entries over the launch's warps, most first, ends within 0.3 ms of their total / warps.
+LEARN_FROM_MS = 20.0
 
 
 def sizing_for(k: int, work_per_worker: float) -> tuple[int, int]:
@@ -177,6 +184,11 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
         key = ("pivot entries", K >= PIVOT_DEEP_K, n_workers, p["split"], p["split_share"], p["max_pieces"],
                cap, p["split_of"], subset_key(chosen))
         part, code, most, tail = ori.remember(key, entries)
+        by_nodes = key + (K, "by nodes")   # the entries as a measured run ordered them (by_nodes)
+        learn = code is not None and by_nodes not in ori.memo
+        if code is not None and ori.memo.get(by_nodes) is not None:
+            part, code = ori.memo[by_nodes]
+            key = by_nodes   # (its device copies are kept under it)
         budget = int(max_buffer_bytes or 0.4 * free_bytes())
         plan = plan_passes(lambda: {"work": work_words(ori.bound[part])}, n_workers, budget, "clique counts",
                            lambda i: f"edge ({ori.order[ori.u[part[i]]]}, {ori.order[ori.v[part[i]]]})",
@@ -196,7 +208,7 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
             # last, the stop word
             end = 1 + n_leaves + 2 * workers
             state = cupy.zeros(end + 1, dtype=cupy.uint64)
-            log = cupy.zeros(3 * len(idx), dtype=cupy.uint64) if timeline else None
+            log = cupy.zeros(3 * len(idx), dtype=cupy.uint64) if timeline or learn else None
             at = state.data.ptr
             set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=pairs, split=split,
                        stop=at + 8 * end, work=work, ctrl=at, leaves=at + 8,
@@ -213,13 +225,16 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
             nodes += int(host[1 + n_leaves: 1 + n_leaves + workers].sum())
             n_tasks += len(idx)
             passes += 1
-            if timeline:
+            if log is not None:
                 logs.append((idx, log.get().reshape(-1, 3)))
             del work
         watch.close()
     stop.record()
     stop.synchronize()
     gpu_ms = cupy.cuda.get_elapsed_time(start, stop)
+    if run and learn:
+        ori.remember(by_nodes, lambda: by_measured_nodes(part, code, tail, logs[0][1][:, 2])
+                     if passes == 1 and gpu_ms >= LEARN_FROM_MS else None)
     if tasks is None:   # (the kernel's leaves hold h >= 2 vertices)
         counts = combine_leaf_table(leaves_host, G.n, G.m, k_max)
     else:  # a subset: its cliques of 3 or more vertices only
@@ -228,6 +243,16 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
                   order_s=ori.seconds, device_bytes=int(device_bytes), passes=passes,
                   tasks=n_chosen if run else 0, pieces=n_tasks, nodes=nodes, leaves=leaves_host,
                   timeline=_timeline(ori, part, code, logs) if timeline and run else None)
+
+
+def by_measured_nodes(part: np.ndarray, code: np.ndarray, tail: int, nodes: np.ndarray) -> tuple:
+    """(entries, codes) with the entries before the ``tail`` of whole tasks ordered by the tree
+    nodes a run of them measured (``nodes``, in entry order), most first, ties in their order: a
+    launch then takes its longest entries first, as ``LEARN_FROM_MS`` says why."""
+    head = len(part) - tail
+    first = np.argsort(-np.asarray(nodes[:head], dtype=np.int64), kind="stable")
+    return (np.concatenate([part[:head][first], part[head:]]),
+            np.concatenate([code[:head][first], code[head:]]))
 
 
 def _timeline(ori, part, code, logs) -> dict:
