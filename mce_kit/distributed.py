@@ -290,14 +290,15 @@ KERNELS = {
     # single_gpu_below: under this total estimated cost one GPU answered sooner than two through Dask
     # on the 2-GPU hosts (data/results/multigpu_scaling.csv, experiments.multigpu.threshold; a run on
     # the cluster costs about 25-60 ms). KCMiner and the pivot counter scale once heavy edges are
-    # split into pieces (2 H200s, 6dd13da: KCMiner at k = 8 on ego-Facebook 1.90x, the pivot counter
-    # 1.79x for every k and 1.83x up to k = 10); their short workloads (ego-Facebook k=7, R-MAT) stay
-    # on one GPU.
+    # split into pieces, and the pivot counter's pieces are taken by their measured tree nodes (2
+    # H200s, 36f007b: KCMiner at k = 8 on ego-Facebook 1.92x, the pivot counter 1.86x for every k and
+    # 1.90x up to k = 10); KCMiner at k = 7 on ego-Facebook (51 ms on one GPU) gained 1.13-1.17x on
+    # two in the last two runs; R-MAT stays on one GPU.
     "rdmce": Kernel("rdmce", _rdmce_prepare, _rdmce_costs, _rdmce_run, _isolated, single_gpu_below=3e6),
     "mce-gpu": Kernel("mce-gpu", _mcegpu_prepare, _mcegpu_costs, _mcegpu_run, _isolated, ("subtree",),
                       single_gpu_below=3e6),
     "kcminer": Kernel("kcminer", _kc_prepare, _kc_costs, _kc_run, _none, ("k", "order"), problem="kclique",
-                      single_gpu_below=1e14),
+                      single_gpu_below=1e13),
     "gmbe": Kernel("gmbe", _gmbe_prepare, _gmbe_costs, _gmbe_run, _none, problem="mbe",
                    single_gpu_below=1.5e7),
     "cliquecount": Kernel("cliquecount", _cc_prepare, _cc_costs, _cc_run, _cc_rest, ("order",),

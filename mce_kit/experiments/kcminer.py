@@ -342,7 +342,8 @@ SPLIT_CASES = [("ego-Facebook", 7), ("ego-Facebook", 8), ("CA-GrQc", 8), ("soc-S
 
 
 class _OneK:
-    """The pivot counter's launcher with one k's count as its answer (so ``measure`` checks it)."""
+    """The pivot counter's launcher with one k's count as its answer (so ``measure`` checks it; k
+    None: the cliques of 3 or more vertices, which task subsets add up to)."""
 
     def __init__(self, prep, k):
         self.prep, self.k = prep, k
@@ -351,7 +352,8 @@ class _OneK:
         import dataclasses
 
         res = self.prep.run(**params)
-        return dataclasses.replace(res, answer=res.answer[self.k])
+        one = res.answer[self.k] if self.k is not None else sum(c for k, c in res.answer.items() if k >= 3)
+        return dataclasses.replace(res, answer=one)
 
 
 def split_effect(graphs, expect, repeats=5):
@@ -380,10 +382,10 @@ PIVOT_SIZINGS = [dict(split_share=16, max_pieces=64), dict(split_share=32, max_p
 LISTING_MAX_K = 8  # KCMiner (listing) beyond this k on these graphs takes far longer than pivoting
 
 
-def halves(graphs, expect, cases, variants, repeats):
-    """KCMiner at k (up to LISTING_MAX_K) and the pivot counter up to k, under each launch parameter
-    ``variant``, on all the tasks and on the two halves dealt by cost (what each of 2 GPUs runs);
-    the two halves must hold every clique of the whole once."""
+def halves(graphs, expect, cases, variants, repeats, counters=("KCMiner", "pivot")):
+    """KCMiner at k (up to LISTING_MAX_K) and the pivot counter up to k (None: every k, pivot only),
+    under each launch parameter ``variant``, on all the tasks and on the two halves dealt by cost
+    (what each of 2 GPUs runs); the two halves must hold every clique of the whole once."""
     from .. import distributed as md
     from ..gpu import cliquecount, kclique
 
@@ -391,10 +393,12 @@ def halves(graphs, expect, cases, variants, repeats):
         if name not in graphs:
             continue
         G = _graph(name)
-        counters = [("pivot", _OneK(cliquecount.prepare(G), k), dict(k_max=k), "cliquecount")]
-        if k <= LISTING_MAX_K:
-            counters.insert(0, ("KCMiner", kclique.prepare(G), dict(k=k), "kcminer"))
-        for counter, prep, params, algo in counters:
+        runs = [("pivot", _OneK(cliquecount.prepare(G), k), dict(k_max=k), "cliquecount")]
+        if k is not None and k <= LISTING_MAX_K and "KCMiner" in counters:
+            runs.insert(0, ("KCMiner", kclique.prepare(G), dict(k=k), "kcminer"))
+        for counter, prep, params, algo in runs:
+            if counter not in counters:
+                continue
             half, other = md.chunk_tasks(md.prepare(G, algo, **params).costs, 2)
             for variant in variants:
                 answers = {}
@@ -433,6 +437,14 @@ def pivot_halves(graphs, expect, k=10, repeats=3):
     """The pivot counter's halves against the whole on ego-Facebook up to k, at finer sizings: what
     2 GPUs can reach at best."""
     return halves(graphs, expect, [("ego-Facebook", k)], PIVOT_SIZINGS, repeats)
+
+
+def pivot_order(graphs, expect, ks=(8, 10, None), repeats=5):
+    """The pivot counter on ego-Facebook up to each k (None: every k), its split entries taken by the
+    candidates bound or by the tree nodes a first launch measured (``by_nodes``), on all the tasks
+    and on each half: the rule behind ``cliquecount.LEARN_FROM_MS``."""
+    variants = [dict(by_nodes=False), dict(by_nodes=True)]
+    return halves(graphs, expect, [("ego-Facebook", k) for k in ks], variants, repeats, counters=("pivot",))
 
 
 def pivot_deep(graphs, expect, ks=range(4, 10), repeats=5):
@@ -487,9 +499,10 @@ def run_all(out_dir: Path, quick: bool = False, repeats: int = 5, only: list[str
         "pivot_halves": lambda: pivot_halves(graphs, expect),
         "pivot_deep": lambda: pivot_deep([g for g in graphs if not g.startswith("rmat-")], expect),
         "pivot_uncap": lambda: pivot_uncap(graphs, expect),
+        "pivot_order": lambda: pivot_order(graphs, expect),
     }
     opt_in = ("rows", "block", "split", "split_sizing", "split_of", "pivot_halves", "pivot_deep",
-              "pivot_uncap")
+              "pivot_uncap", "pivot_order")
     frames = run_jobs("kcminer", jobs, out_dir, prov, only, skip=opt_in)
     bad = {k: f[~f["exact"]] for k, f in frames.items() if "exact" in f and (~f["exact"]).any()}
     if bad:
@@ -623,7 +636,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--only", nargs="+", help="some of: table2 exactness ablation lanes bitmap counts "
                     "table2_rmat rows block split split_sizing split_of pivot_halves pivot_deep "
-                    "pivot_uncap (the last eight: opt-in)")
+                    "pivot_uncap pivot_order (the last nine: opt-in)")
     ap.add_argument("--graphs", nargs="+", help=f"bundled graphs (default: {' '.join(GRAPHS)})")
     a = ap.parse_args(argv)
     run_all(a.out, a.quick, a.repeats, only=names(a.only), graphs=a.graphs)

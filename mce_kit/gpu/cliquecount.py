@@ -12,6 +12,8 @@ turns them into counts with exact binomials. Same algorithm as
 the rest of the launch run as pieces that share out the sub-trees below the tree's
 large top, which every piece walks (``kclique.split_tasks``; False: never, an int n:
 every edge with SPLIT_MIN_SIZE+ candidates in n pieces; ``split_of`` as in KCMiner).
+``by_nodes``: a split launch after a long one takes its entries by the tree nodes that one
+measured (``by_measured_nodes``; False: always by the candidates bound).
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ def sizing_for(k: int, work_per_worker: float) -> tuple[int, int]:
 
 
 DEFAULTS = dict(k_max=None, order="degeneracy", warps_per_sm=32, split=True, split_share=None,
-                max_pieces=None, split_of="tasks", cap_by_bound=None)
+                max_pieces=None, split_of="tasks", cap_by_bound=None, by_nodes=True)
 # split only edges with this many candidates: below it a tree is short (a clique's is one chain)
 # and pieces cost more than they save (CA-GrQc, email-Eu-core: kcminer_split.csv)
 SPLIT_MIN_SIZE = 48
@@ -185,8 +187,8 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
                cap, p["split_of"], subset_key(chosen))
         part, code, most, tail = ori.remember(key, entries)
         by_nodes = key + (K, "by nodes")   # the entries as a measured run ordered them (by_nodes)
-        learn = code is not None and by_nodes not in ori.memo
-        if code is not None and ori.memo.get(by_nodes) is not None:
+        learn = p["by_nodes"] and code is not None and by_nodes not in ori.memo
+        if p["by_nodes"] and code is not None and ori.memo.get(by_nodes) is not None:
             part, code = ori.memo[by_nodes]
             key = by_nodes   # (its device copies are kept under it)
         budget = int(max_buffer_bytes or 0.4 * free_bytes())
