@@ -90,14 +90,25 @@ def as_bipartite(x) -> BipartiteGraph:
     return load_bipartite(x)
 
 
+def _ids_are_labels(labels) -> bool:
+    return labels.dtype.kind in "iu" and len(labels) and labels[0] == 0 and labels[-1] == len(labels) - 1 \
+        and (labels == range(len(labels))).all()
+
+
 def _labeler(labels) -> Callable[[Iterable[int]], list]:
     if labels is None:
         return lambda c: [int(v) for v in c]
-    if labels.dtype.kind in "iu" and len(labels) and labels[0] == 0 and labels[-1] == len(labels) - 1 \
-            and (labels == range(len(labels))).all():
+    if _ids_are_labels(labels):
         return list  # labels are the ids themselves (the engine and oracle give Python ints)
     get = labels.tolist().__getitem__
     return lambda c: list(map(get, c))
+
+
+def _labelled_rows(labels, rows: np.ndarray) -> list[list]:
+    """Rows of vertex ids (an int array) as lists of labels: one gather, one ``tolist``."""
+    if labels is None or _ids_are_labels(labels):
+        return rows.tolist()
+    return np.asarray(labels)[rows].tolist()
 
 
 def _rdmce():
@@ -614,14 +625,13 @@ def max_cliques(G, *, device="auto", progress=False, **params) -> tuple[int, lis
     memory needed, a list of maximum cliques that would not fit. ``progress``: a bar over the
     roots (CPU) or the search's windows (GPU); Ctrl-C stops either and names the best clique found."""
     G = as_graph(G)
-    label = _labeler(G.labels)
     dev = _device(device, "maximum cliques", _geil)
     params = _check_params(params, _knobs(_geil), dev, "max_cliques")
     if dev == "gpu":
-        omega, cliques = _geil().max_cliques(G, progress=progress, **params)
-    else:
-        omega, cliques = engine.max_cliques(G, progress=_progress(progress, "maximum cliques"))
-    return omega, [label(c) for c in cliques]
+        omega, rows = _geil().max_clique_rows(G, progress=progress, **params)
+        return omega, _labelled_rows(G.labels, rows)
+    omega, cliques = engine.max_cliques(G, progress=_progress(progress, "maximum cliques"))
+    return omega, list(map(_labeler(G.labels), cliques))
 
 
 def clique_number(G, *, device="auto", progress=False, **params) -> Count:

@@ -263,3 +263,12 @@ def test_clique_file_round_trip_and_cli_list(tmp_path):
     assert sum(len(o) - 1 for o, _ in read_blocks(tmp_path / "l.npz")) == sum(
         1 for c in nx.find_cliques(H) if len(c) >= 3)
     assert main(["list", str(path), "--out", str(tmp_path / "l.csv"), "--device", "cpu"]) == 2
+
+
+@pytest.mark.parametrize("labels", [None, np.arange(6), np.arange(1, 7),
+                                    np.array(list("abcdef"), dtype=object)])
+def test_rows_of_ids_are_labelled_as_one_clique_at_a_time_would_be(labels):
+    rows = np.array([[0, 2, 5], [1, 3, 4], [2, 4, 5]], dtype=np.int64)
+    got = api._labelled_rows(labels, rows)
+    assert got == [api._labeler(labels)(r) for r in rows.tolist()]
+    assert all(type(x) is type(got[0][0]) for r in got for x in r) and not isinstance(got[0][0], np.generic)

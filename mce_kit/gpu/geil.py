@@ -808,20 +808,29 @@ def _stopped(res: GeilResult, b, params) -> TimeoutError:
 def max_cliques(G: Graph, device: str = "gpu", progress=None, **params) -> tuple[int, list[list[int]]]:
     """(omega, every maximum clique as sorted vertex ids of ``G``); TimeoutError when stopped early.
     The search runs on the (lower - 1)-core of the bounds, starting from their clique."""
+    omega, rows = max_clique_rows(G, device, progress, **params)
+    return omega, rows.tolist()
+
+
+def max_clique_rows(G: Graph, device: str = "gpu", progress=None, **params) -> tuple[int, np.ndarray]:
+    """``max_cliques`` as an int64 array: a row of ascending vertex ids per maximum clique, the rows
+    in ascending order (a caller relabels them in one gather: thousands of cliques as Python lists
+    cost about a millisecond each way)."""
     if G.n == 0:
-        return 0, []
+        return 0, np.empty((0, 0), np.int64)
     b, H, ids, start = _prepared(G, device, search=False)
     if b.exact and len(ids) == b.lower:  # the reduced core is the bounds' clique itself: the only one
-        return b.lower, [sorted(ids.tolist())]
+        return b.lower, np.sort(ids).astype(np.int64)[None, :]
     prep = _prepared(G, device)[1]
     res = prep.run(listing=True, lower_clique=start, upper=b.upper, progress=progress, **params)
     if not res.exact:
         res.best_clique = sorted(ids[res.best_clique].tolist())
         raise _stopped(res, b, params)
     if res.omega == 1:  # no edges: every vertex of G is a maximum clique
-        return 1, [[v] for v in range(G.n)]
+        return 1, np.arange(G.n, dtype=np.int64)[:, None]
     M = np.asarray(res.cliques, dtype=np.int64).reshape(len(res.cliques), res.omega)
-    return res.omega, sorted(np.sort(ids[M], axis=1).tolist())
+    rows = np.sort(np.asarray(ids, dtype=np.int64)[M], axis=1)
+    return res.omega, rows[np.lexsort(rows.T[::-1])]
 
 
 def clique_number(G: Graph, device: str = "gpu", progress=None, with_route: bool = False, **params):
