@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from graph_families import complete, disjoint_union, empty, from_networkx
 
+import mce_kit as mk
 from mce_kit import cpu, datasets
 from mce_kit.gpu import has_gpu
 
@@ -166,6 +167,9 @@ def test_public_calls_with_bounds_match_the_reference(name):
     got, cliques = geil.max_cliques(G)
     assert got == omega and (count is None or len(cliques) == count)
     assert cliques == maxclique_engine.max_cliques(G)[1]  # the CPU engine, itself checked against the oracle
+    label = (lambda v: v) if G.labels is None else G.labels.tolist().__getitem__
+    labelled = mk.max_cliques(G, device="gpu")             # the public call labels the rows in one gather
+    assert labelled == (omega, [[label(v) for v in c] for c in cliques])
 
 
 def test_progress_ticks_and_ctrl_c_frees_the_device():
