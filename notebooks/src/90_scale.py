@@ -222,7 +222,7 @@ display(mk.measure.provenance_table(["kcminer_pivot_order"]))
 order["k"] = order["k"].map(lambda k: "every k" if pd.isna(k) else f"k <= {int(k)}")
 ms = order.pivot_table(index=["k", "by_nodes"], columns="tasks", values="gpu_ms")
 ms["whole / slower half"] = ms["all"] / ms[["half", "other half"]].max(axis=1)
-display(ms.round(1))
+display(ms.round(1).assign(**{"whole / slower half": ms["whole / slower half"].round(2)}))
 gain = ms.xs(False, level="by_nodes")["all"] / ms.xs(True, level="by_nodes")["all"]
 by_size = ms.xs(True, level="by_nodes")["whole / slower half"]
 Markdown(f"Taken by measured size, the whole launch is {gain.min():.2f}-{gain.max():.2f}x faster, and it "
