@@ -91,8 +91,8 @@ def as_bipartite(x) -> BipartiteGraph:
 
 
 def _ids_are_labels(labels) -> bool:
-    return labels.dtype.kind in "iu" and len(labels) and labels[0] == 0 and labels[-1] == len(labels) - 1 \
-        and (labels == range(len(labels))).all()
+    return bool(labels.dtype.kind in "iu" and len(labels) and labels[0] == 0 and labels[-1] == len(labels) - 1
+                and (labels == range(len(labels))).all())
 
 
 def _labeler(labels) -> Callable[[Iterable[int]], list]:

@@ -64,11 +64,12 @@ PIVOT_DEEP_WORK = 1.7e3
 # kcminer_pivot_uncap.csv holds the halves at k = 10..24; a CPU test ties this to it.
 PIVOT_UNCAP_K = 11
 # A launch that split its edges and ran at least this long keeps its entries' tree nodes and takes
-# them most first the next time (``by_measured_nodes``; the same edges, pieces and counts). The
-# candidates bound misses a tree's size by 10x or more, so the bound's order left pieces of 50-100
-# ms to be taken last: on one H200, ego-Facebook's queue emptied 40-75 ms before the launch ended
-# (every k: 1374 of 1447 ms; a half of its tasks: 719 of 768). A list schedule of that run's
-# measured entries over the launch's warps, most first, ends within 0.3 ms of their total / warps.
+# them most first the next time (``by_measured_nodes``; the same edges, pieces and counts). Trees
+# of one candidates bound differ in size by 10x or more (``run(timeline=True)`` on ego-Facebook), so
+# the bound's order left pieces of 50-100 ms to be taken last: on one H200, ego-Facebook's queue
+# emptied 40-75 ms before the launch ended (every k: 1374 of 1447 ms; a half of its tasks: 719 of
+# 768). A list schedule of that run's measured entries over the launch's warps, most first, ends
+# within 0.3 ms of their total / warps; kcminer_pivot_order.csv has the launches since.
 LEARN_FROM_MS = 20.0
 
 
