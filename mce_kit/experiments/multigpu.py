@@ -36,13 +36,12 @@ from ..references import RESULTS
 # (graph, parameters) per kernel: long workloads (about a second or more on one GPU) that can
 # show scaling, and small ones that show what Dask costs (the single-GPU threshold).
 RMAT = "rmat-15-16"  # R-MAT scale 15, edge factor 16, seed 0 (mce_kit.generators.rmat)
-RMAT_BIG = "rmat-16-16"  # scale 16: RDMCE's R-MAT of a second or more on one GPU
 CHUNG_LU = "chung-lu-60000x20000-m101250-seed1"  # as in gmbe_large.csv (experiments.gmbe)
 CHUNG_LU_BIG = "chung-lu-60000x20000-m151875-seed1"  # the next size of that series
 # beyond the CPU oracles: checked against the one-GPU answer
-NO_REFERENCE = (RMAT, RMAT_BIG, CHUNG_LU, CHUNG_LU_BIG, "C125.9")
+NO_REFERENCE = (RMAT, CHUNG_LU, CHUNG_LU_BIG, "C125.9")
 WORKLOADS = {
-    "rdmce": [("C125.9", {}), (RMAT_BIG, {}), (RMAT, {}), ("ego-Facebook", {}), ("soc-Slashdot0902", {}),
+    "rdmce": [("C125.9", {}), (RMAT, {}), ("ego-Facebook", {}), ("soc-Slashdot0902", {}),
               ("socfb-MIT", {}), ("wiki-Vote", {})],
     "mce-gpu": [("ego-Facebook", {"subtree": "L2", "induced": "IPX"}), ("socfb-MIT", {"subtree": "L2"})],
     "kcminer": [("ego-Facebook", {"k": 8}), ("ego-Facebook", {"k": 7}), (RMAT, {"k": 5}),
@@ -70,8 +69,8 @@ def graph(name: str):
     """A bundled graph, or one of the seeded synthetic workloads (RMAT, CHUNG_LU)."""
     from .. import generators
 
-    if name in (RMAT, RMAT_BIG):
-        return generators.rmat(int(name.split("-")[1]), 16, seed=0)
+    if name == RMAT:
+        return generators.rmat(15, 16, seed=0)
     if name in (CHUNG_LU, CHUNG_LU_BIG):
         from .gmbe import _large_graph
 
