@@ -65,6 +65,24 @@ def test_rebalanced_moves_a_sample_of_the_slow_chunks_tasks_to_the_fast_ones():
     assert md.rebalanced(chunks[:1], costs, [5.0]) is None
 
 
+def test_tasks_fill_the_chunk_with_most_room_one_run_at_a_time():
+    # _fill_by_room equals giving each task in turn to the chunk with the most room (the first of
+    # equals); integer seconds, so the runs it sums are exact
+    def one_by_one(room, seconds):
+        room, out = np.array(room, dtype=np.float64), []
+        for x in seconds:
+            out.append(int(np.argmax(room)))
+            room[out[-1]] -= x
+        return out
+
+    rng = np.random.default_rng(5)
+    for _ in range(500):
+        k, n = int(rng.integers(1, 6)), int(rng.integers(0, 80))
+        room = rng.integers(0, 30, k) * (rng.random(k) > 0.3)
+        seconds = np.sort(rng.integers(0, 10, n))[::-1].astype(np.float64)
+        assert md._fill_by_room(room, seconds).tolist() == one_by_one(room, seconds)
+
+
 def test_a_job_run_again_deals_by_the_measured_busy_times(client):
     G = datasets.load("CA-GrQc")
     job = md.prepare(G, "mce-cpu")
