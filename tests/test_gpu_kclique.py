@@ -189,6 +189,31 @@ def test_a_split_launch_takes_its_entries_by_the_nodes_it_measured(monkeypatch, 
     assert runs[2].timeline["edge"].tolist() == later["edge"].tolist()
 
 
+def test_launches_from_a_shared_queue_keep_the_bounds_order(monkeypatch):
+    # every GPU on a shared queue must launch the same entries in the same order, so a launch there
+    # neither learns an order nor takes a learned one; outside, the next launch learns as usual
+    import cupy
+
+    from mce_kit.gpu import cliquecount, launch
+
+    monkeypatch.setattr(cliquecount, "LEARN_FROM_MS", 0.0)
+    G = planted_cliques(400, 0.02, [60, 45], seed=11)
+    want = cpu.clique_counts(G, 8)
+    prep = cliquecount.prepare(G)
+    orders = []
+    for shared in (True, True, False, True, False):
+        if shared:
+            counters = cupy.zeros(4 * launch.QUEUE_SLOT_BYTES // 4, dtype=cupy.int32)
+            with launch.shared_task_queue(counters.data.ptr, 4):
+                r = prep.run(k_max=8, timeline=True)
+        else:
+            r = prep.run(k_max=8, timeline=True)
+        assert r.answer == want
+        orders.append(list(zip(r.timeline["edge"].tolist(), r.timeline["piece"].tolist(), strict=True)))
+    assert orders[0] == orders[1] == orders[2] == orders[3]   # the first launch outside only learns
+    assert orders[4] != orders[0]                             # the next one takes the measured order
+
+
 def test_chunks_take_the_whole_launchs_pieces_and_add_up_exactly():
     # split_of="all": a chunk's heavy edges run as the same pieces as in the whole launch, so the
     # chunks' pieces add up to the whole's; "tasks" (the default) sizes them on the chunk alone

@@ -15,6 +15,9 @@ def test_each_launch_takes_from_its_own_counter():
     assert got == [(1 << 20) + i * launch.QUEUE_SLOT_BYTES for i in range(3)]
     assert queue["launches"] == [9, 4, 6]
     assert launch._next_task_counter(values) == 1000  # the queue ends with its block
+    assert not launch.in_shared_queue()
+    with launch.shared_task_queue(1 << 20, 3):
+        assert launch.in_shared_queue()
 
 
 def test_take_next_is_in_every_task_taking_kernel():

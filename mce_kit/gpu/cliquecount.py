@@ -37,7 +37,16 @@ from .kclique import (
     upload,
     words32,
 )
-from .launch import SPLIT_SHARE, free_bytes, params_dtype, pick_tasks, plan_passes, set_params, sm_count
+from .launch import (
+    SPLIT_SHARE,
+    free_bytes,
+    in_shared_queue,
+    params_dtype,
+    pick_tasks,
+    plan_passes,
+    set_params,
+    sm_count,
+)
 from .loader import load_module
 from .watch import Watch, released
 
@@ -188,8 +197,10 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
                cap, p["split_of"], subset_key(chosen))
         part, code, most, tail = ori.remember(key, entries)
         by_nodes = key + (K, "by nodes")   # the entries as a measured run ordered them (by_nodes)
-        learn = p["by_nodes"] and code is not None and by_nodes not in ori.memo
-        if p["by_nodes"] and code is not None and ori.memo.get(by_nodes) is not None:
+        # (not from a queue shared by GPUs: each took other entries, and all must keep one order)
+        own = p["by_nodes"] and code is not None and not in_shared_queue()
+        learn = own and by_nodes not in ori.memo
+        if own and ori.memo.get(by_nodes) is not None:
             part, code = ori.memo[by_nodes]
             key = by_nodes   # (its device copies are kept under it)
         budget = int(max_buffer_bytes or 0.4 * free_bytes())

@@ -52,6 +52,12 @@ def shared_task_queue(pointer: int, slots: int):
         _QUEUE.reset(token)
 
 
+def in_shared_queue() -> bool:
+    """Whether launches now take their tasks from a queue shared with other GPUs: each GPU must
+    then launch the very same entries in the same order (a launcher keeps no order of its own)."""
+    return _QUEUE.get() is not None
+
+
 def _next_task_counter(values: dict) -> object:
     """``next`` for a launch: its own ``ctrl`` word 0, or its counter of the shared queue."""
     queue = _QUEUE.get()
