@@ -136,8 +136,8 @@ class CpuGeil:
     DEFAULTS = geil.DEFAULTS  # the knobs strict keyword checking accepts
 
     @staticmethod
-    def max_cliques(G, **params):
-        return geil.max_cliques(G, device="cpu", **params)
+    def max_clique_rows(G, **params):
+        return geil.max_clique_rows(G, device="cpu", **params)
 
     @staticmethod
     def clique_number(G, **params):
