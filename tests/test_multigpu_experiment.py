@@ -55,7 +55,8 @@ def test_workloads_name_bundled_graphs_with_references():
     known = set(datasets.names())
     for algo in multigpu.ALGOS:
         assert algo in multigpu.PAPER
-        for name, params in multigpu.WORKLOADS[algo] + multigpu.QUICK[algo]:
+        named_only = multigpu.NAMED_ONLY.get(algo, [])
+        for name, params in multigpu.WORKLOADS[algo] + multigpu.QUICK[algo] + named_only:
             if name in multigpu.NO_REFERENCE:
                 continue
             assert name in known, name
@@ -99,3 +100,10 @@ def test_the_chunking_table_reads_the_committed_rows():
     table = multigpu.chunking_table(multigpu.load("scaling"))
     assert set(table.index.get_level_values("algo")) == set(multigpu.ALGOS)
     assert (table.drop(columns="one GPU, s").max(axis=1) > 0).all()
+
+
+def test_workloads_named_only_run_only_when_named():
+    every = multigpu.plan_for()
+    assert all(name != multigpu.RMAT_BIG for _, name, _ in every)
+    named = multigpu.plan_for(["rdmce"], only=[multigpu.RMAT_BIG, "C125.9"])
+    assert [name for _, name, _ in named] == ["C125.9", multigpu.RMAT_BIG]
