@@ -102,6 +102,7 @@ def test_sum_over_chunks_is_the_whole_count(client, name):
     res = md.run(G, "mce-cpu", client, chunks_per_worker=6)
     assert res.answer == want
     assert res.chunks["tasks"].sum() == G.m  # every edge seed ran once
+    client.wait_for_workers(2)   # (a worker an earlier test killed may still be restarting)
     assert set(res.busy()["worker"]) <= {str(w["name"]) for w in client.scheduler_info()["workers"].values()}
 
 
