@@ -153,10 +153,12 @@ if busy is not None:
 # A chunk cuts its heavy edges against its own work, finer than one GPU would
 # (notebook 30, "A chunk's pieces").
 #
-# A prepared Job run again learns from its last run: the chunks that ran long
-# give an even sample of their tasks to those that ran short, sized by each
-# chunk's measured seconds per unit of estimate (`md.rebalanced`), so the timed
-# runs after the warm-up run are dealt by measurement, not only by estimate.
+# A prepared Job run again learns from its last run: a chunk that ran long
+# gives an even sample of all its tasks, in cost order, to those that ran short
+# (`md.rebalanced`). The sample's size is set by the seconds to move, not by
+# the estimates, which miss most on the heaviest tasks: a sample of light tasks
+# sized by estimate left R-MAT scale 16 unbalanced after two runs. So
+# the timed runs after the warm-up run are dealt by measurement.
 #
 # The column "one task queue shared by the GPUs" is the other way to share:
 # every GPU gets the whole list and takes its next task from one counter in GPU
