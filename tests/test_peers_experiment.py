@@ -155,6 +155,17 @@ def test_make_row_keeps_times_of_a_wrong_answer_but_flags_it():
     assert "WRONG" in row["note"] and json.loads(row["times_s"]) == [0.013, 0.014]
 
 
+def test_the_caption_says_when_ours_and_the_peers_were_measured_in_separate_runs(tmp_path):
+    rows = tiny_rows(HOST_GPU, True)
+    df = exp.load(write(tmp_path, rows))
+    assert "another run" not in view.table("mce", df).attrs["caption"]  # one run: one date
+    for r in rows:
+        if r["role"] == "ours":
+            r.update(date="2099-01-02T03:04:05+00:00", commit="abc1234")
+    caption = view.table("mce", exp.load(write(tmp_path, rows))).attrs["caption"]
+    assert "ours (commit abc1234, 2099-01-02T03:04) measured in another run" in caption
+
+
 def test_table_and_figure_cpu_host_only(tmp_path):
     df = exp.load(write(tmp_path, tiny_rows(HOST_CPU, False)))
     t = view.table("mce", df)

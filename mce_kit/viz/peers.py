@@ -107,8 +107,19 @@ def table(problem: str, df: pd.DataFrame | None = None, host: str | None = None)
     out.attrs["caption"] = (f"{TITLES[problem]} on {host}, {str(rows['date'].max())[:10]}: ours beside the "
                             "authors' GPU code and the best CPU code on that host; "
                             f"medians of up to {int(runs.max()) if len(runs) else 0} runs; "
-                            "peer / ours > 1: ours faster")
+                            f"peer / ours > 1: ours faster{_separate_runs(rows)}")
     return out
+
+
+def _separate_runs(rows: pd.DataFrame) -> str:
+    """A clause for the caption when ours and the peers were measured in different runs (each run
+    stamps its rows with one date), or nothing."""
+    ours = rows["role"] == exp.ROLES["ours"]
+    mine, theirs = set(rows.loc[ours, "date"]), set(rows.loc[~ours, "date"])
+    if not mine or not theirs or mine & theirs:
+        return ""
+    return (f"; ours (commit {rows.loc[ours, 'commit'].iloc[-1]}, {max(mine)[:16]}) measured in another run "
+            f"than the peers ({max(theirs)[:16]}), on a host of the same description")
 
 
 def styled(problem: str, df: pd.DataFrame | None = None, host: str | None = None):
