@@ -37,10 +37,19 @@ def unique_sorted(x, xp=np):
     return x if bool(first.all()) else x[first]  # no repeat (a simple edge list): no compaction
 
 
+# CuPy code below writes operators with a scalar operand as functions (xp.left_shift(a, 32), not
+# a << 32): CuPy 14 sends `array op scalar` through __array_ufunc__, which imports cupyx.scipy and
+# with it SciPy, a quarter of a second in a fresh process.
+
+
+def sorted_ptr(rows, n: int, xp=np):
+    """CSR indptr (int64, n + 1) of the ascending row ids ``rows``: where each row's run starts."""
+    return xp.searchsorted(rows, xp.arange(n + 1, dtype=rows.dtype)).astype(xp.int64)
+
+
 def csr_from_keys(key, n: int, xp=np) -> tuple:
     """(indptr, indices) from sorted distinct 64-bit keys ``row << 32 | column``."""
-    indptr = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(xp.bincount(key >> 32, minlength=n))])
-    return indptr, (key & 0xFFFFFFFF).astype(xp.int32)
+    return sorted_ptr(xp.right_shift(key, 32), n, xp), xp.bitwise_and(key, 0xFFFFFFFF).astype(xp.int32)
 
 
 def rows_of(indptr, xp=np):
@@ -54,7 +63,7 @@ def rows_of(indptr, xp=np):
 def neighbours_of(indptr, indices, vs, xp=np):
     """Concatenated neighbour lists (CSR rows) of the vertices ``vs``, in that order."""
     lo = indptr[vs].astype(xp.int64)
-    lens = indptr[vs + 1].astype(xp.int64) - lo
+    lens = indptr[xp.add(vs, 1)].astype(xp.int64) - lo
     ptr = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(lens)])
     return indices[(lo - ptr[:-1])[rows_of(ptr, xp)] + xp.arange(int(ptr[-1]), dtype=xp.int64)]
 
@@ -100,7 +109,7 @@ def csr_arrays(n: int, u, v, xp=np) -> tuple:
     keep = u != v
     if not bool(keep.all()):
         u, v = u[keep], v[keep]
-    key = xp.concatenate([u << 32 | v, v << 32 | u])
+    key = xp.concatenate([xp.left_shift(u, 32) | v, xp.left_shift(v, 32) | u])
     del u, v, keep
     return csr_from_keys(unique_sorted(key, xp), n, xp)
 

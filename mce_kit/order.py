@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graph import Graph, csr_from_keys, neighbours_of, rows_of, run_starts
+from .graph import Graph, csr_from_keys, neighbours_of, rows_of, run_starts, sorted_ptr
 
 
 def peel_arrays(indptr, indices, xp=np) -> tuple:
@@ -62,7 +62,7 @@ def relabel_arrays(indptr, indices, order, xp=np) -> tuple:
     n = len(indptr) - 1
     rank = xp.empty(n, dtype=xp.int64)
     rank[order] = xp.arange(n, dtype=xp.int64)
-    key = rank[rows_of(indptr, xp)] << 32
+    key = xp.left_shift(rank[rows_of(indptr, xp)], 32)
     key |= rank[indices]
     return csr_from_keys(xp.sort(key), n, xp)
 
@@ -76,15 +76,16 @@ def orient_arrays(indptr, indices, xp=np) -> tuple:
     src = rows_of(indptr, xp).astype(xp.int32)
     keep = indices > src
     u, v = src[keep], xp.asarray(indices[keep], dtype=xp.int32)
-    out_deg = xp.bincount(u, minlength=n)
-    out_ptr = xp.zeros(n + 1, dtype=xp.int32)
-    xp.cumsum(out_deg, out=out_ptr[1:])
-    bound = xp.minimum(out_deg[u], out_deg[v]).astype(xp.int64)
+    out_ptr = sorted_ptr(u, n, xp)   # u ascends: rows_of gives the entries in row order
+    out_deg = xp.diff(out_ptr)
+    out_ptr = out_ptr.astype(xp.int32)
+    bound = xp.minimum(out_deg[u], out_deg[v])
     if xp is np:
         by_size = np.argsort(-bound, kind="stable")
     else:  # one key per edge, (largest bound, CSR position): the same order from any sort
         top = int(bound.max()) if len(bound) else 0
-        by_size = xp.argsort((top - bound) << 32 | xp.arange(len(bound), dtype=xp.int64))
+        key = xp.left_shift(xp.subtract(top, bound), 32) | xp.arange(len(bound), dtype=xp.int64)
+        by_size = xp.argsort(key)
     return out_ptr, v.copy(), u[by_size], v[by_size], bound[by_size]
 
 

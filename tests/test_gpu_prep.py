@@ -174,3 +174,30 @@ def test_unique_on_the_gpu_equals_the_host(monkeypatch):
     for n in (0, 1, 1000, 1 << 20):
         x = rng.integers(0, 1 << 40, n)
         assert np.array_equal(graph._unique(x), np.unique(x))
+
+
+def test_gpu_calls_in_a_fresh_process_import_no_scipy():
+    """CuPy sends ``array op scalar`` through ``__array_ufunc__``, which imports cupyx.scipy and SciPy
+    (a quarter of a second in a fresh process): the GPU paths write such operators as functions."""
+    import subprocess
+    import sys
+
+    code = """
+import sys
+import mce_kit as mk
+from mce_kit import datasets
+G = datasets.load("soc-Slashdot0902")  # past PREP_GPU_MIN_ENTRIES: order, seeds, orientation on the GPU
+B = datasets.load("MovieLens")
+H = datasets.load("email-Eu-core")
+for _ in range(2):  # cold, then warm
+    mk.count_maximal_cliques(G, device="gpu")
+    mk.count_maximal_cliques(G, algorithm="mce-gpu")
+    mk.count_k_cliques(G, 4, device="gpu", algorithm="listing")
+    mk.count_k_cliques(G, 8, device="gpu", algorithm="pivot")
+    mk.count_maximal_bicliques(B, device="gpu")
+    mk.max_cliques(H, device="gpu")
+print([m for m in ("cupyx.scipy", "scipy") if m in sys.modules])
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"

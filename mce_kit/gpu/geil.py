@@ -52,7 +52,8 @@ import numpy as np
 
 from ..bounds import clique_bounds, core_subgraph
 from ..cpu.maxclique import colour_order
-from ..graph import Graph, positions
+from ..graph import Graph, positions, sorted_ptr
+from ..prepared import OnDevice
 from ..vertex_cover import omega_above_bounds
 from .launch import free_bytes, params_dtype, plan_passes, set_params, sm_count
 
@@ -133,6 +134,7 @@ class Prepared:
     density: float
     prep_s: float = 0.0
     names: np.ndarray | None = None  # vertex ids in the caller's graph when G is its reduced core
+    on_device: OnDevice = field(default_factory=OnDevice)  # its device copies, uploaded once
 
     def run(self, *, listing=False, omega_only=False, lower_clique=None, upper=None, progress=None,
             **params) -> GeilResult:
@@ -190,16 +192,25 @@ class _GpuOps:
                   ("stamp_clock", "build_adj", "greedy_kernel", "level_count", "level_write", "bnb_kernel")}
         self.sms = sm_count()
         self.prep = prep
-        self.indptr = cupy.asarray(prep.indptr)
-        self.indices = cupy.asarray(prep.indices)
-        self.outptr = cupy.asarray(prep.outptr)
+        self.indptr, self.indices, self.outptr = (self.kept(k, getattr(prep, k))
+                                                  for k in ("indptr", "indices", "outptr"))
         n = len(prep.degree)
         self.nw = (n + 31) // 32 if 0 < n <= int(p["bitmap_max_n"]) else 0
-        self.adj = cupy.zeros(max(1, n * self.nw), dtype=cupy.uint32)
+        self.adj = self.kept(("adj", self.nw), self._adjacency)
+        self.base_bytes = self.indptr.nbytes * 2 + self.indices.nbytes + self.adj.nbytes
+
+    def _adjacency(self):
+        """The bitmap adjacency rows (nw words a vertex), or one zero word without them."""
+        n = len(self.prep.degree)
+        adj = self.xp.zeros(max(1, n * self.nw), dtype=self.xp.uint32)
         if self.nw:
             self.k["build_adj"](((n + 127) // 128,), (128,),
-                                (self.indptr, self.indices, np.int32(n), np.int32(self.nw), self.adj))
-        self.base_bytes = self.indptr.nbytes * 2 + self.indices.nbytes + self.adj.nbytes
+                                (self.indptr, self.indices, np.int32(n), np.int32(self.nw), adj))
+        return adj
+
+    def kept(self, name, host):
+        """A prepared host array's device copy, uploaded (or built) once per prepared graph."""
+        return self.prep.on_device.array(name, host)
 
     def asarray(self, a):
         return self.xp.asarray(a)
@@ -314,6 +325,9 @@ class _CpuOps:
 
     def asarray(self, a):
         return np.asarray(a)
+
+    def kept(self, name, host):
+        return host
 
     def get(self, a):
         return np.asarray(a)
@@ -494,9 +508,9 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
     h = p["heuristic"]
     by = "core" if h.endswith("core") else "degree"
     score_h = prep.core if by == "core" else prep.degree
-    score = ops.asarray(score_h)
-    known = lower_clique is not None and len(lower_clique) >= state["upper"]
-    if h == "none" or known:  # no heuristic needed where the clique given meets the upper bound
+    score = ops.kept(("score", by), score_h)
+    # a clique given (mce_kit.bounds: greedy passes, swaps, the ego pass) stands for the heuristic
+    if h == "none" or (lower_clique is not None and len(lower_clique)):
         w, best_clique = 1, np.array([int(prep.o_src[0])], dtype=np.int32)
     else:
         ranked = prep.by_score[by]
@@ -522,13 +536,12 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
                        ops.base_bytes, omega_hat, True, timings, counters)
 
     # 2. vertex and source pruning, oriented out-lists
-    alive = score + 1 >= w
-    o_src, o_dst = ops.asarray(prep.o_src), ops.asarray(prep.o_dst)
+    alive = xp.greater_equal(score, w - 1)
+    o_src, o_dst = ops.kept("o_src", prep.o_src), ops.kept("o_dst", prep.o_dst)
     keep = alive[o_src] & alive[o_dst]
     es, ed = o_src[keep], o_dst[keep]
-    olen = xp.bincount(es, minlength=n) if len(es) else xp.zeros(n, dtype=xp.int64)
-    olen_h = ops.get(olen).astype(np.int64)
-    eptr = np.concatenate([[0], np.cumsum(olen_h)])
+    eptr = ops.get(sorted_ptr(es, n, xp))   # es ascends: o_src is sorted by source
+    olen_h = np.diff(eptr)
     ok_h = olen_h + 1 >= w
     ok_h &= olen_h > 0
     counters["vertices_pruned"] = int(n - int(alive.sum()))
@@ -559,10 +572,10 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
         w_cur = max(w, best_bfs)
         src_ok = ops.asarray(ok_h[a:b] & (olen_h[a:b] + 1 >= w_cur))
         e_s, e_d = es[eptr[a]:eptr[b]], ed[eptr[a]:eptr[b]]
-        keep_e = src_ok[e_s - a]
-        pos1 = xp.cumsum(src_ok.astype(xp.int32)) - 1
-        vid1 = (xp.flatnonzero(src_ok) + a).astype(xp.int32)
-        vid, sid = e_d[keep_e].astype(xp.int32), pos1[e_s[keep_e] - a].astype(xp.int32)
+        keep_e = src_ok[xp.subtract(e_s, a)]
+        pos1 = xp.subtract(xp.cumsum(src_ok.astype(xp.int32)), 1)
+        vid1 = xp.add(xp.flatnonzero(src_ok), a).astype(xp.int32)
+        vid, sid = e_d[keep_e].astype(xp.int32), pos1[xp.subtract(e_s[keep_e], a)].astype(xp.int32)
         levels = [(vid1, None), (vid, sid)]
         held = vid1.nbytes + vid.nbytes * 2
         k = 2
@@ -795,6 +808,7 @@ def _prepared(G: Graph, device: str, search: bool = True):
     def build():
         prep = prepare(H, device)
         prep.names = ids
+        prep.on_device = OnDevice(G, ("geil", device))   # its uploads count in G's kept bytes
         return prep
 
     return b, kept(G, ("geil", device), build), ids, start

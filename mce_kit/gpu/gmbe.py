@@ -177,7 +177,7 @@ def prepare(B: BipartiteGraph, device: str = "auto") -> Prepared:
 
         order, u_ptr, u_idx, v_ptr, v_idx, deg_r, p2_all = _csrs(B, cupy)
         nw_all = two_hop_sizes(v_ptr, v_idx, u_ptr, u_idx)
-        seeds = cupy.flatnonzero(deg_r > 0).astype(cupy.int32)
+        seeds = cupy.flatnonzero(deg_r).astype(cupy.int32)
         for name, a in (("u_indptr", u_ptr), ("u_indices", u_idx), ("v_indptr", v_ptr), ("v_indices", v_idx)):
             on_gpu.keep(name, a)   # the launch's CSRs, already there
         order, u_ptr, u_idx, v_ptr, v_idx, seeds, nw, p2 = to_host(
@@ -207,11 +207,11 @@ def _csrs(B: BipartiteGraph, xp):
     u_ptr, u_idx = xp.asarray(B.u_indptr, dtype=xp.int64), xp.asarray(B.u_indices, dtype=xp.int64)
     v_ptr, v_idx = xp.asarray(B.v_indptr, dtype=xp.int64), xp.asarray(B.v_indices, dtype=xp.int64)
     deg_v = xp.diff(v_ptr)
-    order = xp.argsort(deg_v << 32 | xp.arange(B.n_v, dtype=xp.int64))   # by (degree, id)
+    order = xp.argsort(xp.left_shift(deg_v, 32) | xp.arange(B.n_v, dtype=xp.int64))   # by (degree, id)
     rank = xp.empty(B.n_v, dtype=xp.int64)
     rank[order] = xp.arange(B.n_v, dtype=xp.int64)
-    key = xp.sort(rows_of(u_ptr, xp) << 32 | rank[u_idx])   # rows kept, columns renamed and sorted
-    u_idx = (key & 0xFFFFFFFF).astype(xp.int32)
+    key = xp.sort(xp.left_shift(rows_of(u_ptr, xp), 32) | rank[u_idx])   # rows kept, columns renamed, sorted
+    u_idx = xp.bitwise_and(key, 0xFFFFFFFF).astype(xp.int32)
     deg_r = deg_v[order]
     v_ptr_r = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(deg_r)])
     v_idx = neighbours_of(v_ptr, v_idx, order, xp).astype(xp.int32)

@@ -91,7 +91,7 @@ def _oriented(indptr, indices, order: str):
     ptr, idx = cupy.asarray(indptr), cupy.asarray(indices)
     n = len(ptr) - 1
     if order == "degree":  # order.degree_order: one key per vertex, (degree, id)
-        key = cupy.diff(ptr).astype(cupy.int64) << 32 | cupy.arange(n, dtype=cupy.int64)
+        key = cupy.left_shift(cupy.diff(ptr).astype(cupy.int64), 32) | cupy.arange(n, dtype=cupy.int64)
         vertices = cupy.argsort(key).astype(cupy.int32)
     else:
         vertices = peel(ptr, idx)[0]
@@ -114,10 +114,10 @@ def seed_needs(indptr, indices, seeding: str, rows_words, stack_words, keep=None
     ``keep(name, device array)`` is given the seeds' device arrays ("seed u", "seed v")."""
     import cupy
 
-    from .seeds import seed_bounds
+    from .seeds import per_seed, seed_bounds
 
     u, v, p, x = seed_bounds(cupy.asarray(indptr), cupy.asarray(indices), seeding, cupy)
     if keep is not None:
         keep("seed u", u)
         keep("seed v", v)
-    return _done(u, v, rows_words(p, x).astype(cupy.int64), stack_words(p, x).astype(cupy.int64))
+    return _done(u, v, *per_seed(p, x, rows_words, stack_words))

@@ -12,8 +12,11 @@ is what the launchers size their per-worker buffers from.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
+from ..accel import to_host
 from ..graph import Graph
 from ..prepared import ordered_csr
 
@@ -53,12 +56,12 @@ def later_counts(indptr, indices) -> np.ndarray:
 
 def seed_bounds(indptr, indices, seeding: str, xp=np):
     """seed_sets on NumPy or CuPy arrays (``xp``)."""
-    from ..graph import rows_of
+    from ..graph import rows_of, sorted_ptr
 
     n = len(indptr) - 1
     deg = (indptr[1:] - indptr[:-1]).astype(xp.int64)
     src = rows_of(indptr, xp)
-    later = xp.bincount(src[indices > src], minlength=n)
+    later = xp.diff(sorted_ptr(src[indices > src], n, xp))
     if seeding == "edge":
         keep = src < indices
         u, v = src[keep], indices[keep].astype(xp.int64)
@@ -66,7 +69,7 @@ def seed_bounds(indptr, indices, seeding: str, xp=np):
         p = xp.minimum(later[u], later[v])
         x = xp.minimum(deg[v] - later[v], deg[u])
     elif seeding == "vertex":
-        u = xp.flatnonzero(deg > 0)
+        u = xp.flatnonzero(deg)
         v = xp.full(len(u), -1, dtype=xp.int64)
         p, x = later[u], deg[u] - later[u]
     else:
@@ -78,12 +81,14 @@ def per_seed(p, x, *fns) -> tuple:
     """``fn(p, x)`` of every seed for each of ``fns`` (int64 formulas of the bounds, e.g. a launcher's
     buffer words): read from a table over the (p, x) grid when the grid is smaller than the seeds
     (the same values for a fraction of the arithmetic), else computed elementwise."""
-    if len(p) == 0:
-        return tuple(np.asarray(fn(p, x), dtype=np.int64) for fn in fns)
-    cols = int(x.max()) + 1
-    cells = (int(p.max()) + 1) * cols
-    if cells > len(p):
+    on_host = isinstance(p, np.ndarray)
+    cols = int(x.max()) + 1 if len(p) else 0
+    cells = (int(p.max()) + 1) * cols if len(p) else 0
+    if cells > len(p) or not len(p):
+        if not on_host:   # the formulas run on NumPy only: no scalar operators on CuPy arrays
+            p, x = to_host(p, x)
         return tuple(np.asarray(fn(p, x), dtype=np.int64) for fn in fns)
     grid_p, grid_x = np.divmod(np.arange(cells, dtype=np.int64), cols)
-    at = p * cols + x
-    return tuple(np.asarray(fn(grid_p, grid_x), dtype=np.int64)[at] for fn in fns)
+    xp = np if on_host else sys.modules["cupy"]
+    at = xp.add(xp.multiply(p, cols), x)
+    return tuple(xp.asarray(np.asarray(fn(grid_p, grid_x), dtype=np.int64))[at] for fn in fns)
