@@ -20,7 +20,7 @@ from mce_kit.gpu.launch import plan_passes
 
 pytestmark = pytest.mark.skipif(not HAVE_GXX, reason="needs g++ (C++20)")
 WARPS = geil.WARPS_PER_BLOCK
-ARGS_KERNELS = ("build_adj", "level_count", "level_write", "stamp_clock")
+ARGS_KERNELS = ("build_adj", "level_count", "level_write", "stamp_clock", "scan_block")
 NUMPY_OPS = geil._CpuOps  # the kernels' NumPy twins (the fixture routes device="cpu" to EmuOps)
 
 
@@ -45,6 +45,14 @@ class EmuOps:
 
     def kept(self, name, host):
         return host
+
+    def scan(self, counts):
+        n = len(counts)
+        return launch_args(self.exe["scan_block"], 1, 1024, counts.astype(np.int32), np.int64(n),
+                           np.zeros(n, np.int64))[-1] if n <= geil.SCAN_BLOCK_MAX else np.cumsum(counts)
+
+    def cliques(self, levels, parents):
+        return geil._parent_cliques(levels, parents, np)
 
     def get(self, a):
         return np.asarray(a)
@@ -296,6 +304,12 @@ def test_branch_and_bound_direct(emu):
         assert stop == stopped and best[0] == k
         if not stopped:
             assert n_rec == 3 ** k and rec.shape == (0, k)
+
+
+@pytest.mark.parametrize("n", [1, 7, 1024, 1025, 5000])
+def test_one_block_scan_equals_cumsum(emu, n):
+    counts = np.random.default_rng(n).integers(0, 1 << 20, n).astype(np.int32)
+    assert np.array_equal(EmuOps.scan(EmuOps, counts), np.cumsum(counts, dtype=np.int64))
 
 
 def test_launch_args_checks_the_signature(emu):

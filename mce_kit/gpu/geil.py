@@ -64,6 +64,7 @@ DEFAULTS = dict(heuristic="multi-degree", seeds=0, window=0, level_bytes=4 << 30
                 max_tasks=1 << 21)
 WARPS_PER_BLOCK = 4
 THREADS = 256
+SCAN_BLOCK_MAX = 1 << 16  # levels up to this many entries are scanned by one block (scan_block)
 HOST_ROOTS = 16  # clique_number: at most this many roots left open by the bounds are searched on the CPU
 MAX_DFS_CANDIDATES = 32767  # colours and local ids share one 32-bit word in the kernel
 
@@ -189,7 +190,8 @@ class _GpuOps:
         self.xp = cupy
         self.module = load_module("geil.cu")
         self.k = {name: self.module.get_function(name) for name in
-                  ("stamp_clock", "build_adj", "greedy_kernel", "level_count", "level_write", "bnb_kernel")}
+                  ("stamp_clock", "build_adj", "greedy_kernel", "level_count", "level_write", "scan_block",
+                   "parent_cliques", "bnb_kernel")}
         self.sms = sm_count()
         self.prep = prep
         self.indptr, self.indices, self.outptr = (self.kept(k, getattr(prep, k))
@@ -251,6 +253,31 @@ class _GpuOps:
                               (vid, sid, np.int64(n), counts, offsets, self.adj, np.int32(self.nw),
                                self.indptr, self.indices, self.outptr, nv, ns))
         return nv, ns
+
+    def scan(self, counts):
+        """Inclusive scan of a level's counts (int64): one launch of one block up to SCAN_BLOCK_MAX
+        entries (CuPy's cumsum takes several launches and allocations)."""
+        cp = self.xp
+        n = len(counts)
+        if n > SCAN_BLOCK_MAX:
+            return cp.cumsum(counts, dtype=cp.int64)
+        offsets = cp.empty(n, dtype=cp.int64)
+        self.k["scan_block"]((1,), (1024,), (counts, np.int64(n), offsets))
+        return offsets
+
+    def cliques(self, levels, parents):
+        """The cliques of the last level's entries ``parents`` (int32), a row each: one thread per
+        entry walks up its parents (``_parent_cliques`` took two gathers a level)."""
+        cp = self.xp
+        n, depth = len(parents), len(levels)
+        out = cp.empty((n, depth), dtype=cp.int32)
+        if n and depth:
+            at = cp.asarray(np.array([[v.data.ptr for v, _ in levels],
+                                      [0 if s is None else s.data.ptr for _, s in levels]], dtype=np.uint64))
+            self.k["parent_cliques"](((n + THREADS - 1) // THREADS,), (THREADS,),
+                                     (at[0], at[1], np.int32(depth), parents.astype(cp.int32, copy=False),
+                                      np.int64(n), out))
+        return out
 
     def bnb(self, R, r_len, cand, cand_ptr, best, mode, budget_ns, out_cap, warps_per_sm, budget_bytes):
         """One group of sub-problems -> (best clique or None, records, n_records, stopped, bytes, nodes)."""
@@ -331,6 +358,12 @@ class _CpuOps:
 
     def get(self, a):
         return np.asarray(a)
+
+    def scan(self, counts):
+        return np.cumsum(counts, dtype=np.int64)
+
+    def cliques(self, levels, parents):
+        return _parent_cliques(levels, parents, np)
 
     def greedy(self, score, seeds, record=False):
         sizes = []
@@ -509,8 +542,8 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
     by = "core" if h.endswith("core") else "degree"
     score_h = prep.core if by == "core" else prep.degree
     score = ops.kept(("score", by), score_h)
-    # a clique given (mce_kit.bounds: greedy passes, swaps, the ego pass) stands for the heuristic
-    if h == "none" or (lower_clique is not None and len(lower_clique)):
+    known = lower_clique is not None and len(lower_clique) >= state["upper"]
+    if h == "none" or known:  # no heuristic needed where the clique given meets the upper bound
         w, best_clique = 1, np.array([int(prep.o_src[0])], dtype=np.int32)
     else:
         ranked = prep.by_score[by]
@@ -588,7 +621,7 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
                 fallback = True  # dense: breadth first only splits the work into sub-problems
                 break
             counts = ops.count(vid, sid, k, w_cur)
-            offsets = xp.cumsum(counts, dtype=xp.int64)
+            offsets = ops.scan(counts)
             total = int(offsets[-1])
             peak = max(peak, ops.base_bytes + es.nbytes * 2 + held + counts.nbytes + offsets.nbytes)
             if total == 0:
@@ -618,7 +651,7 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
             vj, sj = levels[j - 1]
             starts = xp.flatnonzero(xp.concatenate([xp.ones(1, dtype=bool), sj[1:] != sj[:-1]]))
             parents = sj[starts]
-            R = _parent_cliques(levels[:j - 1], parents, xp).astype(xp.int32).ravel()
+            R = ops.cliques(levels[:j - 1], parents).astype(xp.int32).ravel()
             ptr = np.concatenate([ops.get(starts), [len(vj)]]).astype(np.int64)
             groups.append((R, j - 1, vj, ptr))
             counters["dfs_level"] = j
@@ -636,7 +669,7 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
             last = levels[L - 1][0]
             count_bfs += int(len(last))
             if listing or not found:
-                M = _parent_cliques(levels[:L], xp.arange(len(last)), xp)
+                M = ops.cliques(levels[:L], xp.arange(len(last), dtype=xp.int32))
                 found.append(ops.get(M) if listing else ops.get(M[:1]))
                 note(found[0][0])
         wi += 1

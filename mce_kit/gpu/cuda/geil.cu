@@ -125,6 +125,41 @@ extern "C" __global__ void level_write(const int* vid, const int* sid, long long
     }
 }
 
+// Inclusive scan of a level's counts by one block (blockDim.x a power of two, at most 1024):
+// each thread sums a run of consecutive entries, the block scans the run sums, and each
+// thread writes its run's offsets. One launch where a short level needs no more.
+extern "C" __global__ void scan_block(const int* counts, long long n, long long* offsets) {
+    __shared__ long long part[1024];
+    const int t = threadIdx.x;
+    const long long per = (n + blockDim.x - 1) / blockDim.x, lo = t * per, hi = lo + per < n ? lo + per : n;
+    long long s = 0;
+    for (long long j = lo; j < hi; ++j) s += counts[j];
+    part[t] = s;
+    __syncthreads();
+    for (int d = 1; d < blockDim.x; d <<= 1) {  // Hillis-Steele over the run sums
+        long long x = t >= d ? part[t - d] : 0;
+        __syncthreads();
+        part[t] += x;
+        __syncthreads();
+    }
+    s = t ? part[t - 1] : 0;
+    for (long long j = lo; j < hi; ++j) offsets[j] = s += counts[j];
+}
+
+// The cliques of entries ``parents`` of the last of ``depth`` levels, one thread each: row i
+// of ``out`` holds the vertices of levels 0..depth-1, read up the parent links. ``vids[l]`` and
+// ``sids[l]`` are the addresses of level l's arrays (sids[0] unused).
+extern "C" __global__ void parent_cliques(const u64* vids, const u64* sids, int depth, const int* parents,
+                                          long long n, int* out) {
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    long long p = parents[i];
+    for (int l = depth - 1; l >= 0; --l) {
+        out[i * depth + l] = reinterpret_cast<const int*>(vids[l])[p];
+        if (l > 0) p = reinterpret_cast<const int*>(sids[l])[p];
+    }
+}
+
 // ---- depth-first branch and bound: one warp per sub-problem ----
 // A sub-problem is a clique R (r_len vertices) and its candidates C (vertices adjacent to
 // all of R). The warp builds C's bit matrix, then runs a colouring-bound search (MCQ
