@@ -215,6 +215,17 @@ def test_a_wrong_peer_is_flagged_and_never_a_ratio(tmp_path):
     assert any("WRONG" in a.get_text() for a in ax.texts)
 
 
+def test_each_code_counts_with_its_latest_run_on_a_host(tmp_path):
+    """An older, faster HBBMC run and an older, slower run of ours do not count beside the latest."""
+    early = [dict(r, date="2026-11-26T00:00:00+00:00") for r in tiny_rows(HOST_GPU, True)]
+    early[0] = dict(early[0], median_s=0.5)   # ours, slower then
+    early[3] = dict(early[3], median_s=0.001)  # HBBMC, faster then
+    late = [dict(r, date="2026-11-27T00:00:00+00:00") for r in tiny_rows(HOST_GPU, True)]
+    t = exp.comparison(exp.load(write(tmp_path, early + late)), "mce", HOST_GPU["host"])
+    assert t["ours_warm_s"].iloc[0] == pytest.approx(0.010)
+    assert t["cpu_code_s"].iloc[0] == pytest.approx(0.004)
+
+
 def test_rows_of_other_hosts_and_pairs_are_kept(tmp_path):
     write(tmp_path, tiny_rows(HOST_CPU, False) + tiny_rows(HOST_GPU, True))
     path = tmp_path / exp.CSV
@@ -276,6 +287,16 @@ def test_gpu_kernel_follows_the_algorithm_the_call_chose(monkeypatch):
     runs, note = exp._gpu_kernel(K8, None, repeats=3)
     assert runs == [(0.002, 284600071)] * 3 and "pivot" in note
     assert exp.check([a for _, a in runs], exp.expected(K8))[0] is True
+
+
+def test_a_coarse_printed_clock_gives_the_mean_of_the_runs():
+    """HBBMC prints CA-GrQc as 0 or one 4 ms tick: the median (0 or a tick) is no estimate, the mean is."""
+    times = [0.0, 0.003984, 0.0, 0.003994, 1e-06]
+    row = exp.make_row(GRQC, "hbbmc", "cpu", "printed", "Xeon", 1, times, [3905] * 5, 3905, HOST_GPU)
+    assert row["median_s"] == pytest.approx(sum(times) / 5) and "coarser" in row["note"]
+    row = exp.make_row(GRQC, "hbbmc", "cpu", "printed", "Xeon", 1, [0.004, 0.003, 0.005], [3905] * 3, 3905,
+                       HOST_GPU)
+    assert row["median_s"] == 0.004 and row["note"] == ""
 
 
 def test_a_printed_time_under_the_clock_tick_is_never_a_ratio(tmp_path):

@@ -337,17 +337,34 @@ def _first(a):
     return a[0] if isinstance(a, tuple) else a
 
 
+TICK_S = 1e-6   # a printed time at or below this is a clock that did not tick during the run
+
+
+def _typical(times: list) -> tuple[float, str]:
+    """(the typical time, a note): the median; but where some runs printed 0 and others a tick of a
+    coarse clock (HBBMC reads CA-GrQc as 0 or 4 ms), the median is 0 or one tick, and the mean of
+    the runs is the estimate (a run of t seconds counts t / tick ticks on average)."""
+    if not times:
+        return math.nan, ""
+    if min(times) <= TICK_S < max(times):
+        return statistics.fmean(times), "printed clock coarser than the run (runs read 0): mean of the runs"
+    return statistics.median(times), ""
+
+
 def make_row(pair: Pair, who: str, role: str, clock: str, device: str, threads, times: list, answers: list,
              want, host: dict, note: str = "") -> dict:
     """One row of peers.csv: the spread of ``times`` (seconds), the answer checked against ``want``."""
     ok, why = check(answers, want)
     times = [float(t) for t in times if t is not None and math.isfinite(t)]
+    typical, coarse = _typical(times)
+    if coarse:
+        note = "; ".join(x for x in (note, coarse) if x)
     given = [_canon(a) for a in answers if a is not None]
     row = dict.fromkeys(COLUMNS, "")
     row.update(problem=pair.problem, graph=pair.graph, params=pair.params, who=who, role=ROLES[role],
                clock=clock, device=device, threads=threads, runs=len(times),
                times_s=json.dumps([round(t, 6) for t in times]),
-               median_s=statistics.median(times) if times else math.nan,
+               median_s=typical,
                min_s=min(times) if times else math.nan, max_s=max(times) if times else math.nan,
                answer=_first(statistics.mode(given)) if given else "",
                expected="" if want is None else _first(_canon(want)), answer_ok="" if ok is None else ok,
@@ -744,8 +761,12 @@ def comparison(df: pd.DataFrame, problem: str, host: str) -> pd.DataFrame:
     """One row per graph of ``problem`` on ``host``: our times (warm, cold, kernel, process), the
     fastest authors' GPU code and the fastest CPU code (printed clocks), the ratios peer / ours
     (> 1: ours faster; only between right answers; the whole process against the same peer's),
-    and every wrong answer named."""
+    and every wrong answer named. Where a host measured a pair more than once, each code's latest
+    run counts (a code changed between runs; the best of several runs would flatter either side)."""
     part = df[(df["host"] == host) & (df["problem"] == problem)]
+    part = part.sort_values("date", kind="stable").groupby(["graph", "params", "who", "clock"], sort=False,
+                                                            dropna=False).tail(1)
+    part = part.sort_index()
     out = []
     for (graph, params), g in part.groupby(["graph", "params"], sort=False):
         def ours(who, g=g):
