@@ -126,3 +126,17 @@ def test_the_leaf_table_combines_as_the_cell_by_cell_sum(seed):
     for k_max in (None, 1, 2, 3, int(rng.integers(3, 140))):
         n, m = int(rng.integers(0, 100)), int(rng.integers(0, 1000))
         assert combine_leaf_table(table, n, m, k_max) == combine_leaves(as_dict, n, m, k_max), k_max
+
+
+@pytest.mark.parametrize("p, c", [(60, 3), (61, 1), (61, 2), (62, 1), (20, (1 << 41) - 1), (20, 1 << 42)])
+def test_the_leaf_table_is_exact_at_the_int64_bound(p, c):
+    # around sum(leaves * 2^p) = 2^62, where combine_leaf_table leaves int64 for Python ints
+    import numpy as np
+
+    from mce_kit.cpu.pivot import combine_leaf_table, combine_leaves
+
+    table = np.zeros((4, p + 1), np.int64)
+    table[2, p] = table[3, p // 2] = c
+    as_dict = {(2, p): c, (3, p // 2): c}
+    for k_max in (None, 5, p // 2 + 3, p + 2):
+        assert combine_leaf_table(table, 7, 9, k_max) == combine_leaves(as_dict, 7, 9, k_max)
