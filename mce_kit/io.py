@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import os
+import sys
 import time
 import warnings
 import zlib
@@ -486,12 +487,80 @@ def _distinct(key: np.ndarray) -> int:
     return len(_unique(key))
 
 
+def _warn(message: str) -> None:
+    """A warning pointing at the first line outside this module (the user's call)."""
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename == __file__:
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, stacklevel=level)
+
+
+# ---- the graph cache: a file read once, its graph kept as arrays ----
+
+GRAPH_CACHE_VERSION = 1   # bump when a loader's output for the same file changes
+
+
+def graph_cache_dir() -> Path | None:
+    """Where files' graphs are kept: $MCE_KIT_GRAPH_CACHE ("" or "0": nowhere, nothing kept), else
+    ~/.cache/mce_kit/graphs. An entry is keyed by a hash of the file's bytes and the loader's
+    arguments, so an edited file is read again (a modification time can repeat within a tick)."""
+    env = os.environ.get("MCE_KIT_GRAPH_CACHE")
+    if env is not None:
+        return Path(env) if env not in ("", "0") else None
+    return Path.home() / ".cache" / "mce_kit" / "graphs"
+
+
+def _cached(kind: str, source, fmt, name, cache: bool | None, load):
+    """``load()``'s graph of the file ``source``, from the cache when it holds it (the same warning
+    as a first read gives), else loaded and kept there. A cache that cannot be read or written is
+    passed by: the file is read."""
+    import hashlib
+    import json
+
+    root = graph_cache_dir() if cache is not False else None
+    try:
+        with open(source, "rb") as f:
+            digest = hashlib.blake2b(f.read(), digest_size=20).hexdigest()   # ~1 GB/s
+    except OSError:
+        root = None   # _read names the file in its error
+    if root is None:
+        return load()
+    key = (GRAPH_CACHE_VERSION, kind, digest, fmt, _stem(source) if name is None else name)
+    path = root / (hashlib.sha1(repr(key).encode()).hexdigest() + ".npz")
+    cls = Graph if kind == "graph" else BipartiteGraph
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            arrays = {k: z[k] for k in z.files if k != "meta"}
+        G = cls(**arrays, **{k: v for k, v in meta.items() if k != "report"},
+                report=CleaningReport(**meta["report"]))
+        if G.report.self_loops or G.report.symmetrized:
+            _warn(f"{G.name or 'graph'}: {G.report}")
+        return G
+    except (OSError, KeyError, ValueError, TypeError):
+        pass
+    G = load()
+    arrays = {f.name: getattr(G, f.name) for f in dataclasses.fields(G)
+              if isinstance(getattr(G, f.name), np.ndarray)}
+    meta = {f.name: getattr(G, f.name) for f in dataclasses.fields(G)
+            if f.name not in arrays and f.name != "report" and getattr(G, f.name) is not None}
+    meta["report"] = dataclasses.asdict(G.report)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
+        np.savez(tmp, meta=np.array(json.dumps(meta)), **arrays)
+        os.replace(tmp, path)
+    except (OSError, ValueError):   # read-only home, object labels: the graph stands, not kept
+        pass
+    return G
+
+
 def _build(n, u, v, mode, labels, name) -> Graph:
     u, v = np.asarray(u, np.int64), np.asarray(v, np.int64)
     G = Graph.from_edges(n, u, v, labels=labels, name=name)
     report = _report(n, u, v, mode, pairs=G.m)  # the graph's edges are the distinct pairs
     if report.self_loops or report.symmetrized:
-        warnings.warn(f"{name or 'graph'}: {report}", stacklevel=3)
+        _warn(f"{name or 'graph'}: {report}")
     return dataclasses.replace(G, report=report)
 
 
@@ -558,7 +627,8 @@ def _check_fmt(fmt, allowed):
 # --------------------------------------------------------------------------- public API
 
 
-def load_graph(source, fmt: str | None = None, *, name: str | None = None) -> Graph:
+def load_graph(source, fmt: str | None = None, *, name: str | None = None,
+               cache: bool | None = None) -> Graph:
     """Load a simple undirected graph from a file, a networkx graph or a square sparse matrix.
 
     ``fmt`` is one of "snap", "edgelist", "konect", "mtx", "dimacs"; ``None``
@@ -566,6 +636,7 @@ def load_graph(source, fmt: str | None = None, *, name: str | None = None) -> Gr
     duplicates merged and directed arcs symmetrized (``G.report`` counts them;
     a warning is issued when loops were dropped or arcs symmetrized).
     Raises ``GraphFormatError`` naming the file and line on bad input.
+    A file's graph is kept in the graph cache (``graph_cache_dir``; ``cache=False``: read the text).
     """
     _check_fmt(fmt, GRAPH_FORMATS)
     if _is_networkx(source):
@@ -583,7 +654,10 @@ def load_graph(source, fmt: str | None = None, *, name: str | None = None) -> Gr
         return _build(A.shape[0], u, v, "auto", None, name or "")
     if not isinstance(source, str | os.PathLike):
         raise TypeError(f"cannot load a graph from {type(source).__name__}")
+    return _cached("graph", source, fmt, name, cache, lambda: _load_graph_file(source, fmt, name))
 
+
+def _load_graph_file(source, fmt, name) -> Graph:
     t0 = time.perf_counter()
     data = _read(source)
     t1 = time.perf_counter()
@@ -616,7 +690,8 @@ def load_graph(source, fmt: str | None = None, *, name: str | None = None) -> Gr
     return _build(len(labels), e[:, 0], e[:, 1], "auto", labels, name)
 
 
-def load_bipartite(source, fmt: str | None = None, *, name: str | None = None) -> BipartiteGraph:
+def load_bipartite(source, fmt: str | None = None, *, name: str | None = None,
+                   cache: bool | None = None) -> BipartiteGraph:
     """Load a bipartite graph; the first column (or matrix row) is one side, the second the other.
 
     Text forms (``fmt``): "konect" / "oombe" / "edgelist": no header, each
@@ -627,7 +702,8 @@ def load_bipartite(source, fmt: str | None = None, *, name: str | None = None) -
     columns. With ``fmt=None`` a 3-number first line means "offset", and a
     2-number first line above every id of its column means "gmbe".
     Also accepts a networkx graph with node attribute ``bipartite`` (0 or 1)
-    and a SciPy sparse / NumPy biadjacency matrix. V ends up the smaller side.
+    and a SciPy sparse / NumPy biadjacency matrix. V ends up the smaller side. A file's graph is
+    kept in the graph cache, as ``load_graph``'s.
     """
     _check_fmt(fmt, BIPARTITE_FORMATS)
     if _is_networkx(source):
@@ -638,7 +714,10 @@ def load_bipartite(source, fmt: str | None = None, *, name: str | None = None) -
         return _bipartite(A.shape[0], A.shape[1], u, v, None, None, name or "")
     if not isinstance(source, str | os.PathLike):
         raise TypeError(f"cannot load a bipartite graph from {type(source).__name__}")
+    return _cached("bipartite", source, fmt, name, cache, lambda: _load_bipartite_file(source, fmt, name))
 
+
+def _load_bipartite_file(source, fmt, name) -> BipartiteGraph:
     txt = _Text(_read(source), source)
     name = _stem(source) if name is None else name
     if fmt == "mtx" or (fmt is None and _sniff(source, txt) == "mtx"):

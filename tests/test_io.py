@@ -361,3 +361,66 @@ def test_as_general_graph():
 def test_format_error_pickles():
     e = pickle.loads(pickle.dumps(GraphFormatError("a.txt", 3, "bad")))
     assert (e.path, e.line, str(e)) == ("a.txt", 3, "a.txt:3: bad")
+
+
+def _same_graph(G, H) -> bool:
+    fields = ("indptr", "indices", "labels") if isinstance(G, Graph) else (
+        "u_indptr", "u_indices", "v_indptr", "v_indices", "u_labels", "v_labels", "swapped")
+    same = all(np.array_equal(getattr(G, f), getattr(H, f)) if getattr(G, f) is not None
+               else getattr(H, f) is None for f in fields)
+    return same and G.name == H.name and G.report == H.report
+
+
+def test_a_file_read_again_comes_from_the_graph_cache(tmp_path, monkeypatch):
+    import mce_kit.io as io
+
+    monkeypatch.setenv("MCE_KIT_GRAPH_CACHE", str(tmp_path / "cache"))
+    f = tmp_path / "g.txt"
+    f.write_text("# a directed list with a loop\n1 2\n2 3\n3 1\n3 3\n5 1\n")
+    with pytest.warns(UserWarning, match="self-loops dropped: 1") as first:
+        G = load_graph(f)
+    with pytest.warns(UserWarning, match="self-loops dropped: 1") as again:   # the same warning
+        H = load_graph(f)
+    assert _same_graph(G, H) and len(list((tmp_path / "cache").iterdir())) == 1
+    assert first[0].filename == again[0].filename == __file__   # both point at the caller
+    assert H.indptr.flags.writeable is False
+    monkeypatch.setattr(io, "_load_graph_file", lambda *a: pytest.fail("read the text again"))
+    with pytest.warns(UserWarning):
+        assert _same_graph(load_graph(f), G)   # a hit reads no text
+    monkeypatch.undo()
+    monkeypatch.setenv("MCE_KIT_GRAPH_CACHE", str(tmp_path / "cache"))
+    f.write_text("# a directed list with a loop\n1 2\n2 3\n3 1\n3 3\n5 2\n")   # same size, edited
+    with pytest.warns(UserWarning):
+        E = load_graph(f)
+    pairs = {tuple(sorted(e)) for e in E.labels[E.edges()].tolist()}
+    assert (2, 5) in pairs and (1, 5) not in pairs and not _same_graph(E, G)
+    with pytest.warns(UserWarning):
+        assert _same_graph(load_graph(f, name="g"), E)
+
+
+def test_bipartite_files_are_cached_too(tmp_path, monkeypatch):
+    monkeypatch.setenv("MCE_KIT_GRAPH_CACHE", str(tmp_path / "cache"))
+    f = tmp_path / "b.txt"
+    f.write_text("1 10\n1 11\n2 11\n3 12\n3 12\n")
+    B = load_bipartite(f)
+    assert _same_graph(load_bipartite(f), B) and B.report.duplicates == 1
+    assert len(list((tmp_path / "cache").iterdir())) == 1
+
+
+def test_the_graph_cache_can_be_passed_by(tmp_path, monkeypatch):
+    f = tmp_path / "g.txt"
+    f.write_text("1 2\n2 3\n")
+    monkeypatch.setenv("MCE_KIT_GRAPH_CACHE", "0")
+    load_graph(f)
+    monkeypatch.setenv("MCE_KIT_GRAPH_CACHE", str(tmp_path / "cache"))
+    load_graph(f, cache=False)
+    assert not (tmp_path / "cache").exists()
+    G = load_graph(f)
+    for entry in (tmp_path / "cache").iterdir():
+        entry.write_bytes(b"not a cache entry")   # a corrupt entry: the file is read again
+    assert _same_graph(load_graph(f), G)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 2\n2 x\n")
+    for _ in range(2):   # a bad file is never kept: the error names its line each time
+        with pytest.raises(GraphFormatError, match=r"bad.txt:2: .x. is not an integer"):
+            load_graph(bad)
