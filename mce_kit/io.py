@@ -510,12 +510,17 @@ def graph_cache_dir() -> Path | None:
     return Path.home() / ".cache" / "mce_kit" / "graphs"
 
 
+def graph_cache_bytes() -> int:
+    """The most the graph cache keeps on disk ($MCE_KIT_GRAPH_CACHE_BYTES, default 4 GiB); the
+    entries used longest ago go first, and a graph larger than this is not kept."""
+    return int(os.environ.get("MCE_KIT_GRAPH_CACHE_BYTES", 4 << 30))
+
+
 def _cached(kind: str, source, fmt, name, cache: bool | None, load):
     """``load()``'s graph of the file ``source``, from the cache when it holds it (the same warning
-    as a first read gives), else loaded and kept there. A cache that cannot be read or written is
-    passed by: the file is read."""
+    as a first read gives), else loaded and kept there. A cache entry that cannot be read, or a
+    cache that cannot be written, is passed by: the file is read."""
     import hashlib
-    import json
 
     root = graph_cache_dir() if cache is not False else None
     try:
@@ -527,32 +532,68 @@ def _cached(kind: str, source, fmt, name, cache: bool | None, load):
         return load()
     key = (GRAPH_CACHE_VERSION, kind, digest, fmt, _stem(source) if name is None else name)
     path = root / (hashlib.sha1(repr(key).encode()).hexdigest() + ".npz")
-    cls = Graph if kind == "graph" else BipartiteGraph
+    G = _cache_read(path, Graph if kind == "graph" else BipartiteGraph)
+    if G is not None:
+        if G.report.self_loops or G.report.symmetrized:
+            _warn(f"{G.name or 'graph'}: {G.report}")
+        return G
+    G = load()
+    _cache_write(path, G)
+    return G
+
+
+def _cache_read(path: Path, cls):
+    import json
+
     try:
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))
             arrays = {k: z[k] for k in z.files if k != "meta"}
         G = cls(**arrays, **{k: v for k, v in meta.items() if k != "report"},
                 report=CleaningReport(**meta["report"]))
-        if G.report.self_loops or G.report.symmetrized:
-            _warn(f"{G.name or 'graph'}: {G.report}")
+        os.utime(path)   # used now: the last to go when the cache is pruned
         return G
-    except (OSError, KeyError, ValueError, TypeError):
-        pass
-    G = load()
+    except Exception:   # missing, half written by another thread, from another version: read the file
+        return None
+
+
+def _cache_write(path: Path, G) -> None:
+    import json
+    import threading
+
     arrays = {f.name: getattr(G, f.name) for f in dataclasses.fields(G)
               if isinstance(getattr(G, f.name), np.ndarray)}
+    too_big = sum(a.nbytes for a in arrays.values()) > graph_cache_bytes()
+    if too_big or any(a.dtype.hasobject for a in arrays.values()):   # object arrays would need pickle
+        return
     meta = {f.name: getattr(G, f.name) for f in dataclasses.fields(G)
             if f.name not in arrays and f.name != "report" and getattr(G, f.name) is not None}
     meta["report"] = dataclasses.asdict(G.report)
+    tmp = path.with_name(f"{path.stem}.{os.getpid()}.{threading.get_ident()}.tmp.npz")
     try:
-        root.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
+        path.parent.mkdir(parents=True, exist_ok=True)
         np.savez(tmp, meta=np.array(json.dumps(meta)), **arrays)
         os.replace(tmp, path)
-    except (OSError, ValueError):   # read-only home, object labels: the graph stands, not kept
-        pass
-    return G
+        _cache_prune(path.parent, graph_cache_bytes())
+    except OSError:   # a read-only or full disk: the graph stands, not kept
+        tmp.unlink(missing_ok=True)
+
+
+def _cache_prune(root: Path, budget: int) -> None:
+    """Remove the entries used longest ago until the cache holds at most ``budget`` bytes."""
+    entries = []
+    for entry in root.glob("*.npz"):
+        try:
+            st = entry.stat()
+        except OSError:   # removed by another process meanwhile
+            continue
+        entries.append((st.st_mtime, st.st_size, entry))
+    total = sum(size for _, size, _ in entries)
+    for _, size, entry in sorted(entries, key=lambda e: e[0]):
+        if total <= budget:
+            break
+        entry.unlink(missing_ok=True)
+        total -= size
 
 
 def _build(n, u, v, mode, labels, name) -> Graph:

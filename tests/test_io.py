@@ -424,3 +424,20 @@ def test_the_graph_cache_can_be_passed_by(tmp_path, monkeypatch):
     for _ in range(2):   # a bad file is never kept: the error names its line each time
         with pytest.raises(GraphFormatError, match=r"bad.txt:2: .x. is not an integer"):
             load_graph(bad)
+
+
+def test_the_graph_cache_stays_within_its_bytes(tmp_path, monkeypatch):
+    monkeypatch.setenv("MCE_KIT_GRAPH_CACHE", str(tmp_path / "cache"))
+    files = []
+    for i in range(4):
+        files.append(tmp_path / f"g{i}.txt")
+        files[-1].write_text("".join(f"{a} {a + 1 + i}\n" for a in range(300)))
+    load_graph(files[0])
+    one = sum(e.stat().st_size for e in (tmp_path / "cache").iterdir())
+    monkeypatch.setenv("MCE_KIT_GRAPH_CACHE_BYTES", str(int(2.5 * one)))
+    for f in files[1:]:
+        load_graph(f)
+    assert len(list((tmp_path / "cache").glob("*.npz"))) == 2   # the two used last
+    monkeypatch.setenv("MCE_KIT_GRAPH_CACHE_BYTES", "100")   # a graph above the budget is not kept
+    load_graph(tmp_path / "g0.txt", name="other")
+    assert len(list((tmp_path / "cache").glob("*.npz"))) == 2
