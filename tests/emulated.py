@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mce_kit.gpu.launch import pack_params
 from mce_kit.gpu.loader import read_source
 
 HERE = Path(__file__).parent / "cuda_emu"
@@ -138,19 +139,16 @@ def launch(exe: Path, dtype: np.dtype, blocks: int, threads: int, **fields) -> d
     several fields, as (array, offset), comes back once per field, whole)."""
     if "next" in dtype.names and "next" not in fields:
         fields["next"] = fields["ctrl"]  # the launch's own task counter (launch.set_params does the same)
-    if set(fields) != set(dtype.names):
-        raise TypeError(f"Params fields differ: {sorted(set(fields) ^ set(dtype.names))}")
     pointers = list(itertools.takewhile(lambda n: dtype[n] == np.dtype("u8"), dtype.names))
-    image = np.zeros(1, dtype=dtype)
     buffers: list[np.ndarray] = []
     owner: dict[str, int] = {}
+    words = {}
     for name, value in fields.items():
-        if name in pointers:
-            if value is None:
-                continue
-            image[name], owner[name] = _buffer(value, buffers)
+        if name in pointers and value is not None:
+            words[name], owner[name] = _buffer(value, buffers)
         else:
-            image[name] = value
+            words[name] = 0 if name in pointers else value
+    image = pack_params(dtype, words)   # the launcher's own packing (launch.set_params)
     blob = _pack(buffers) + [np.array([len(pointers), image.nbytes, blocks, threads], np.int64).tobytes(),
                              image.tobytes()]
     back = _run(exe, blob, buffers)

@@ -97,6 +97,12 @@ def test_128_bit_sums_are_exact():
     hi = rng.integers(0, 2**40, 5000, dtype=np.uint64)
     want = sum(int(a) + (int(b) << 64) for a, b in zip(lo, hi, strict=True))
     assert kclique.sum128(lo, hi) == want
+    zero = np.zeros_like(hi)   # high words all 0: one u64 sum where it cannot wrap, else the split sums
+    for top in (2**64 - 1, (2**64 - 1) // 5000, (2**64 - 1) // 5000 + 1, 3):
+        lo = np.minimum(rng.integers(0, 2**63, 5000, dtype=np.uint64) * np.uint64(2), np.uint64(top))
+        lo[0] = np.uint64(top)
+        assert kclique.sum128(lo, zero) == sum(int(a) for a in lo)
+    assert kclique.sum128(np.zeros(0, np.uint64), np.zeros(0, np.uint64)) == 0
 
 
 def test_one_pass_plan_equals_the_general_plan():

@@ -285,6 +285,8 @@ def is_run(idx: np.ndarray) -> bool:
 def sum128(lo: np.ndarray, hi: np.ndarray) -> int:
     """Exact sum of 128-bit numbers given as u64 (lo, hi) word arrays (fewer than 2^32 of them)."""
     lo = lo.astype(np.uint64, copy=False)
+    if len(lo) and not hi.any() and int(lo.max()) <= (2**64 - 1) // len(lo):   # one u64 sum cannot wrap
+        return int(lo.sum(dtype=np.uint64))
     low = int((lo & np.uint64(0xFFFFFFFF)).sum()) + (int((lo >> np.uint64(32)).sum()) << 32)
     high = int((hi.astype(np.uint64, copy=False) & np.uint64(0xFFFFFFFF)).sum())
     high += int((hi.astype(np.uint64, copy=False) >> np.uint64(32)).sum()) << 32

@@ -77,12 +77,16 @@ def set_params(module, dtype: np.dtype, symbol: str = "G", **values) -> None:
 
     if "next" in dtype.names and "next" not in values:
         values["next"] = _next_task_counter(values)
-    if set(values) != set(dtype.names):
-        raise TypeError(f"Params fields differ: {sorted(set(values) ^ set(dtype.names))}")
-    host = np.zeros(1, dtype=dtype)
-    for name, value in values.items():
-        host[name] = value.data.ptr if isinstance(value, cupy.ndarray) else value
+    host = pack_params(dtype, values, lambda a: a.data.ptr if isinstance(a, cupy.ndarray) else a)
     module.get_global(symbol).copy_from_host(host.ctypes.data, host.nbytes)
+
+
+def pack_params(dtype: np.dtype, values: dict, as_word=lambda x: x) -> np.ndarray:
+    """One record of ``dtype`` holding ``values`` (each through ``as_word``: a device array becomes
+    its address), built from one tuple in field order (field by field took ~1 us a field)."""
+    if len(values) != len(dtype.names) or set(values) != set(dtype.names):
+        raise TypeError(f"Params fields differ: {sorted(set(values) ^ set(dtype.names))}")
+    return np.array([tuple(as_word(values[name]) for name in dtype.names)], dtype=dtype)
 
 
 def kernel_struct_fields(source: str, struct: str = "Params") -> list[tuple[str, str]]:
