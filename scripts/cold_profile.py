@@ -1,0 +1,61 @@
+"""Cold-call profiles on the GPU: wall time (median of 3) and a cProfile of one cold call.
+
+    python scripts/cold_profile.py [TAG ...]     # tags: mce k4 k6 k8 maxclique mbe (default: all)
+"""
+import cProfile
+import io
+import pstats
+import statistics
+import sys
+import time
+
+from mce_kit import api, datasets, prepared
+from mce_kit.accel import buy_gpu_prep
+
+CASES = [
+    ("mce", "soc-Slashdot0902", lambda G: api.count_maximal_cliques(G, device="gpu")),
+    ("mce", "socfb-MIT", lambda G: api.count_maximal_cliques(G, device="gpu")),
+    ("mce", "Email-Enron", lambda G: api.count_maximal_cliques(G, device="gpu")),
+    ("k6", "soc-Slashdot0902", lambda G: api.count_k_cliques(G, 6, device="gpu")),
+    ("k8", "soc-Slashdot0902", lambda G: api.count_k_cliques(G, 8, device="gpu")),
+    ("k4", "socfb-MIT", lambda G: api.count_k_cliques(G, 4, device="gpu")),
+    ("maxclique", "socfb-MIT", lambda G: int(api.clique_number(G, device="gpu"))),
+    ("maxclique", "wiki-Vote", lambda G: int(api.clique_number(G, device="gpu"))),
+    ("mbe", "dbpedia-writer", lambda G: api.count_maximal_bicliques(G, device="gpu")),
+]
+
+
+def main(only: list[str]) -> None:
+    buy_gpu_prep()
+    for tag, name, call in CASES:
+        if only and tag not in only:
+            continue
+        call(datasets.load(name))   # kernels compiled or loaded
+        colds = []
+        for _ in range(3):
+            prepared.release()
+            G = datasets.load(name)
+            t0 = time.perf_counter()
+            call(G)
+            colds.append((time.perf_counter() - t0) * 1e3)
+        t0 = time.perf_counter()
+        call(G)
+        warm = (time.perf_counter() - t0) * 1e3
+        prepared.release()
+        G = datasets.load(name)
+        pr = cProfile.Profile()
+        pr.enable()
+        call(G)
+        pr.disable()
+        s = io.StringIO()
+        st = pstats.Stats(pr, stream=s)
+        st.sort_stats("cumulative").print_stats(30)
+        st.sort_stats("tottime").print_stats(15)
+        print(f"===== {tag} {name}: cold {statistics.median(colds):.2f} ms {['%.1f' % c for c in colds]}, "
+              f"warm {warm:.2f} ms")
+        print("\n".join(line for line in s.getvalue().splitlines()
+                        if line.strip() and "{built-in method builtins" not in line)[:9000])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
