@@ -51,7 +51,7 @@ def main(only: list[str]) -> None:
         st = pstats.Stats(pr, stream=s)
         st.sort_stats("cumulative").print_stats(30)
         st.sort_stats("tottime").print_stats(15)
-        print(f"===== {tag} {name}: cold {statistics.median(colds):.2f} ms {['%.1f' % c for c in colds]}, "
+        print(f"===== {tag} {name}: cold {statistics.median(colds):.2f} ms {[f'{c:.1f}' for c in colds]}, "
               f"warm {warm:.2f} ms")
         print("\n".join(line for line in s.getvalue().splitlines()
                         if line.strip() and "{built-in method builtins" not in line)[:9000])
