@@ -43,7 +43,13 @@ def unique_sorted(x, xp=np):
 
 
 def sorted_ptr(rows, n: int, xp=np):
-    """CSR indptr (int64, n + 1) of the ascending row ids ``rows``: where each row's run starts."""
+    """CSR indptr (int64, n + 1) of the ascending row ids ``rows``: where each row's run starts.
+    NumPy counts (a binary search per row took 4x longer on 4 M rows); CuPy searches, all rows at
+    once (its bincount syncs twice with the host)."""
+    if xp is np:
+        ptr = np.zeros(n + 1, np.int64)
+        np.cumsum(np.bincount(rows, minlength=n), out=ptr[1:])
+        return ptr
     return xp.searchsorted(rows, xp.arange(n + 1, dtype=rows.dtype)).astype(xp.int64)
 
 
