@@ -166,6 +166,15 @@ def test_the_caption_says_when_ours_and_the_peers_were_measured_in_separate_runs
     assert "ours (commit abc1234, 2099-01-02T03:04) measured in another run" in caption
 
 
+def test_the_caption_sees_ours_measured_again_without_the_peers(tmp_path):
+    """Ours measured a second time, alone: the table shows that run beside the peers' earlier one."""
+    first = tiny_rows(HOST_GPU, True)
+    again = [dict(r, date="2099-01-02T03:04:05+00:00", commit="abc1234")
+             for r in first if r["role"] == "ours"]
+    caption = view.table("mce", exp.load(write(tmp_path, first + again))).attrs["caption"]
+    assert "ours (commit abc1234, 2099-01-02T03:04) measured in another run" in caption
+
+
 def test_table_and_figure_cpu_host_only(tmp_path):
     df = exp.load(write(tmp_path, tiny_rows(HOST_CPU, False)))
     t = view.table("mce", df)

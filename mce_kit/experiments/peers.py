@@ -757,16 +757,19 @@ def _fastest(rows: pd.DataFrame) -> pd.Series | None:
     return None
 
 
+def latest_runs(rows: pd.DataFrame) -> pd.DataFrame:
+    """Each code's row from its latest run, per graph, parameters and clock (in their first order)."""
+    by_date = rows.sort_values("date", kind="stable")
+    return by_date.groupby(["graph", "params", "who", "clock"], sort=False, dropna=False).tail(1).sort_index()
+
+
 def comparison(df: pd.DataFrame, problem: str, host: str) -> pd.DataFrame:
     """One row per graph of ``problem`` on ``host``: our times (warm, cold, kernel, process), the
     fastest authors' GPU code and the fastest CPU code (printed clocks), the ratios peer / ours
     (> 1: ours faster; only between right answers; the whole process against the same peer's),
     and every wrong answer named. Where a host measured a pair more than once, each code's latest
     run counts (a code changed between runs; the best of several runs would flatter either side)."""
-    part = df[(df["host"] == host) & (df["problem"] == problem)]
-    part = part.sort_values("date", kind="stable").groupby(["graph", "params", "who", "clock"], sort=False,
-                                                            dropna=False).tail(1)
-    part = part.sort_index()
+    part = latest_runs(df[(df["host"] == host) & (df["problem"] == problem)])
     out = []
     for (graph, params), g in part.groupby(["graph", "params"], sort=False):
         def ours(who, g=g):

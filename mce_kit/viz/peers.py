@@ -93,6 +93,7 @@ def table(problem: str, df: pd.DataFrame | None = None, host: str | None = None)
         out.attrs["caption"] = summary(problem, df)
         return out
     t = exp.comparison(df, problem, host)
+    rows = exp.latest_runs(rows)   # the rows the table shows
     gpu_host = exp._has_gpu(rows["gpu"].iloc[0])
     out = pd.DataFrame(dict(zip(COLUMNS, [
         [g + (f" ({p})" if p else "") for g, p in zip(t["graph"], t["params"], strict=True)],
@@ -112,14 +113,21 @@ def table(problem: str, df: pd.DataFrame | None = None, host: str | None = None)
 
 
 def _separate_runs(rows: pd.DataFrame) -> str:
-    """A clause for the caption when ours and the peers were measured in different runs (each run
-    stamps its rows with one date), or nothing."""
-    ours = rows["role"] == exp.ROLES["ours"]
-    mine, theirs = set(rows.loc[ours, "date"]), set(rows.loc[~ours, "date"])
-    if not mine or not theirs or mine & theirs:
+    """A clause for the caption when, on some graph, ours and the peers were measured in different
+    runs (each run stamps its rows with one date), or nothing."""
+    apart = []   # (our date, commit, the peers' date) of each graph measured apart
+    for _, g in rows.groupby(["graph", "params"], sort=False, dropna=False):
+        ours = g["role"] == exp.ROLES["ours"]
+        mine, theirs = set(g.loc[ours, "date"]), set(g.loc[~ours, "date"])
+        if mine and theirs and not mine & theirs:
+            apart.append((max(mine), g.loc[g["date"] == max(mine), "commit"].iloc[0], max(theirs)))
+    if not apart:
         return ""
-    return (f"; ours (commit {rows.loc[ours, 'commit'].iloc[-1]}, {max(mine)[:16]}) measured in another run "
-            f"than the peers ({max(theirs)[:16]}), on a host of the same description")
+    mine, commit, theirs = max(apart)
+    graphs = len(rows[["graph", "params"]].drop_duplicates())
+    share = "" if len(apart) == graphs else f" on {len(apart)} of {graphs} graphs"
+    return (f"; ours (commit {commit}, {mine[:16]}) measured in another run than the peers "
+            f"({theirs[:16]}){share}, on a host of the same description")
 
 
 def styled(problem: str, df: pd.DataFrame | None = None, host: str | None = None):
