@@ -89,9 +89,7 @@ def induced_csr(indptr, indices, ids) -> tuple[np.ndarray, np.ndarray]:
     col = col[keep]
     if len(ids) > 1 and np.any(ids[1:] < ids[:-1]):
         return csr_from_keys(np.sort(row << 32 | col), len(ids))
-    ptr = np.zeros(len(ids) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(row, minlength=len(ids)), out=ptr[1:])
-    return ptr, col
+    return sorted_ptr(row, len(ids)), col
 
 
 def positions(order) -> np.ndarray:
@@ -175,9 +173,7 @@ class Graph:
         b = np.concatenate([v[keep], u[keep]])
         key = _unique(a * n + b)
         a, b = key // n, key % n
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(a, minlength=n), out=indptr[1:])
-        return cls(indptr, b, **kw)
+        return cls(sorted_ptr(a, n), b, **kw)
 
     @property
     def n(self) -> int:
