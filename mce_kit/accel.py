@@ -60,8 +60,13 @@ def buy_gpu_prep() -> None:
     _PREP_GPU["bought"] = True
 
 
+POOL_KEEP_BYTES = 1 << 28  # free bytes CuPy's pool may keep after a preparation step (``to_host``)
+
+
 def to_host(*arrays) -> tuple:
-    """The arrays back on the host; CuPy's pool emptied (the kernels plan from free memory)."""
+    """The arrays back on the host. CuPy's pool keeps its free blocks up to POOL_KEEP_BYTES: the
+    launch that follows reuses them (``launch.free_bytes`` counts them as free), where emptying the
+    pool cost a cold call on soc-Slashdot0902 a synchronising cudaFree and new cudaMallocs."""
     import cupy
 
     global POOL_PEAK
@@ -69,7 +74,8 @@ def to_host(*arrays) -> tuple:
     POOL_PEAK = max(POOL_PEAK, pool.total_bytes())
     out = tuple(cupy.asnumpy(a) for a in arrays)
     del arrays
-    pool.free_all_blocks()
+    if pool.free_bytes() > POOL_KEEP_BYTES:
+        pool.free_all_blocks()
     return out
 
 

@@ -150,3 +150,17 @@ def test_per_seed_table_gives_the_formulas_values():
         got = per_seed(p, x, *fns)
         assert all(np.array_equal(np.asarray(f(p, x), np.int64), g) and g.dtype == np.int64
                    for f, g in zip(fns, got, strict=True))
+
+
+def test_ufuncs_runs_the_word_formulas_through_array_functions(monkeypatch):
+    """``seeds.Ufuncs`` (the GPU path of per_seed) maps every operator of the formulas to the array
+    module's function; NumPy stands in for CuPy here, the GPU test compares on the device."""
+    from mce_kit.gpu import rdmce
+    from mce_kit.gpu.seeds import Ufuncs
+
+    monkeypatch.setitem(sys.modules, "cupy", np)
+    rng = np.random.default_rng(8)
+    p, x = rng.integers(0, 70, 3000), rng.integers(0, 900, 3000)
+    for f in (rdmce.rows_words, rdmce.stack_words, lambda p, x: 3 - p + 2 * x - (x >= p) * (p <= 5) // 2):
+        got = Ufuncs.of(f(Ufuncs(p), Ufuncs(x)))
+        assert np.array_equal(got, f(p, x))

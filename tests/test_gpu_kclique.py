@@ -336,6 +336,59 @@ def test_passes_with_fewer_workers_give_the_same_count():
         kclique.prepare(G).run(k=6, max_buffer_bytes=1000)
 
 
+def test_a_warm_run_keeps_its_plan_and_plans_again_when_memory_runs_short(monkeypatch):
+    import cupy
+
+    from mce_kit.gpu import kclique
+
+    G = planted_cliques(300, 0.05, [70, 40], seed=4)
+    want = cpu.clique_counts(G, 6)[6]
+    prep = kclique.prepare(G)
+    assert prep.run(k=6).answer == want
+    plans = []
+    plan = kclique._plan
+    monkeypatch.setattr(kclique, "_plan", lambda *a: plans.append(1) or plan(*a))
+    assert prep.run(k=6).answer == want and plans == []          # warm: the kept plan
+    assert prep.run(k=6, split=False).answer == want and plans == [1]   # other parameters: planned
+
+    launch = kclique._launch
+
+    def short(*args):
+        monkeypatch.setattr(kclique, "_launch", launch)
+        raise cupy.cuda.memory.OutOfMemoryError(1 << 40, 0, 0)
+
+    monkeypatch.setattr(kclique, "_launch", short)
+    assert prep.run(k=6).answer == want and plans == [1, 1]   # planned again, from free memory
+    monkeypatch.setattr(kclique, "_launch", short)
+    with pytest.raises(cupy.cuda.memory.OutOfMemoryError):   # a fresh plan's shortage is the caller's
+        prep.run(k=6, split=False, max_buffer_bytes=1 << 26)
+
+
+def test_the_pivot_counter_keeps_one_pass_and_plans_again_when_memory_runs_short(monkeypatch):
+    import cupy
+
+    from mce_kit.gpu import cliquecount
+
+    G = planted_cliques(300, 0.05, [70, 40], seed=5)
+    want = cpu.clique_counts(G, 8)
+    prep = cliquecount.prepare(G)
+    assert prep.run(k_max=8).answer == want
+    asked = []
+    free = cliquecount.free_bytes
+    monkeypatch.setattr(cliquecount, "free_bytes", lambda: asked.append(1) or free())
+    assert prep.run(k_max=8).answer == want and asked == []   # warm: the kept pass
+    empty = cupy.empty
+
+    def short(n, dtype=float, *a, **kw):
+        if dtype == cupy.uint32:   # the workers' buffer, once
+            monkeypatch.setattr(cupy, "empty", empty)
+            raise cupy.cuda.memory.OutOfMemoryError(1 << 40, 0, 0)
+        return empty(n, dtype, *a, **kw)
+
+    monkeypatch.setattr(cupy, "empty", short)
+    assert prep.run(k_max=8).answer == want and asked == [1]   # planned again from free memory
+
+
 def test_load_paths_with_isolated_vertices_self_loops_and_duplicates(tmp_path):
     f = tmp_path / "g.txt"
     lines = ["# a 5-clique twice over, a loop, a repeated edge, and isolated vertices via DIMACS below"]

@@ -73,6 +73,19 @@ def test_the_gpu_keeps_what_it_prepared_equal_to_the_host(monkeypatch):
             assert P.run().count == cpu.count_maximal_cliques(G), G
 
 
+def test_seed_needs_on_the_gpu_equal_the_hosts_words():
+    """RDMCE's per-seed buffer words, computed on the device (``seeds.Ufuncs``), equal the host's."""
+    from mce_kit.gpu import rdmce
+    from mce_kit.gpu.prep import seed_needs
+    from mce_kit.gpu.seeds import per_seed, seed_sets
+
+    words = rdmce.rows_words, rdmce.stack_words
+    for G in [*graphs()[:60], generators.rmat(14, 16, seed=6)]:
+        for seeding in ("edge", "vertex"):
+            u, v, p, x = seed_sets(G.indptr, G.indices, seeding, "cpu")
+            assert _same((u, v, *per_seed(p, x, *words)), seed_needs(G.indptr, G.indices, seeding, *words)), G
+
+
 @pytest.mark.parametrize("order", ["degree", "degeneracy"])
 def test_oriented_csr_on_the_gpu_equals_the_host(order):
     from mce_kit.gpu import kclique

@@ -147,8 +147,8 @@ def test_split_sizing_reads_a_run_of_tasks_as_a_slice():
     assert kclique.take_ascending(a, picked).tolist() == a[picked].tolist()
     assert kclique.is_run(np.arange(4, 9)) and not kclique.is_run(picked) and not kclique.is_run(picked[:0])
     pairs = np.arange(200)   # a run's task pairs are a slice of the uploaded ones
-    assert kclique.tasks_of(pairs, None, None, np.arange(3, 7), ascending=True).tolist() == list(range(6, 14))
-    assert kclique.tasks_of(pairs, None, None, np.arange(3, 7)).tolist() == list(range(6, 14))
+    assert kclique.tasks_of(pairs, np.arange(3, 7), ascending=True).tolist() == list(range(6, 14))
+    assert kclique.tasks_of(pairs, np.arange(3, 7)).tolist() == list(range(6, 14))
     ori = types.SimpleNamespace(u=None, v=None)   # a pass of every entry, or of some: no split, no gather
     got, split = kclique.pass_tasks(pairs, ori, np.arange(3, 7), None, np.arange(4))
     assert got.tolist() == list(range(6, 14)) and split == 0

@@ -203,10 +203,18 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
         if own and ori.memo.get(by_nodes) is not None:
             part, code = ori.memo[by_nodes]
             key = by_nodes   # (its device copies are kept under it)
-        budget = int(max_buffer_bytes or 0.4 * free_bytes())
-        plan = plan_passes(lambda: {"work": work_words(ori.bound[part])}, n_workers, budget, "clique counts",
-                           lambda i: f"edge ({ori.order[ori.u[part[i]]]}, {ori.order[ori.v[part[i]]]})",
-                           largest={"work": most}, n=len(part))
+        # one pass is kept for the next run of these entries (passes depend on free memory; a
+        # shortage then plans again, below): a warm call skips asking the driver and planning
+        passes_key = ("pivot passes", key, max_buffer_bytes)
+        plan = kept_plan = ori.memo.get(passes_key)
+        if plan is None:
+            budget = int(max_buffer_bytes or 0.4 * free_bytes())
+            plan = plan_passes(lambda: {"work": work_words(ori.bound[part])}, n_workers, budget,
+                               "clique counts",
+                               lambda i: f"edge ({ori.order[ori.u[part[i]]]}, {ori.order[ori.v[part[i]]]})",
+                               largest={"work": most}, n=len(part))
+            if len(plan) == 1:
+                ori.memo[passes_key] = plan
         module = load_module("cliquecount.cu")
         kernel = module.get_function("cliquecount_kernel")
     # timed: the graph and tasks to the GPU (one copy), the kernel(s), the leaf counts back
@@ -217,7 +225,15 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
         watch = Watch(len(part), progress=progress, what="clique counts", unit="edge task")
         for idx, caps, workers in plan:
             pairs, split = pass_tasks(d_tasks, ori, part, code, idx, key, tail)   # largest first
-            work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
+            try:
+                work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
+            except cupy.cuda.memory.OutOfMemoryError:
+                if kept_plan is None:
+                    raise
+                ori.memo.pop(passes_key, None)   # memory grew short since: plan again from free memory
+                watch.close()
+                return _run(prep, max_buffer_bytes=max_buffer_bytes, tasks=tasks, progress=progress,
+                            timeline=timeline, **params)
             # one zeroed buffer: ctrl (next task, error flags), leaves, per worker: nodes, tasks (int32);
             # last, the stop word
             end = 1 + n_leaves + 2 * workers

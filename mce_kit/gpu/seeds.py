@@ -16,7 +16,6 @@ import sys
 
 import numpy as np
 
-from ..accel import to_host
 from ..graph import Graph
 from ..prepared import ordered_csr
 
@@ -79,16 +78,49 @@ def seed_bounds(indptr, indices, seeding: str, xp=np):
 
 def per_seed(p, x, *fns) -> tuple:
     """``fn(p, x)`` of every seed for each of ``fns`` (int64 formulas of the bounds, e.g. a launcher's
-    buffer words): read from a table over the (p, x) grid when the grid is smaller than the seeds
-    (the same values for a fraction of the arithmetic), else computed elementwise."""
-    on_host = isinstance(p, np.ndarray)
+    buffer words). On the GPU each formula runs elementwise on the device (``Ufuncs``: a few
+    launches, where evaluating a table on the host took soc-Slashdot0902's cold call 4.7 ms); on the
+    host it is read from a table over the (p, x) grid when the grid is smaller than the seeds (the
+    same values for a fraction of the arithmetic), else computed elementwise."""
+    if not isinstance(p, np.ndarray):
+        xp = sys.modules["cupy"]
+        p, x = xp.asarray(p, dtype=xp.int64), xp.asarray(x, dtype=xp.int64)
+        return tuple(xp.asarray(Ufuncs.of(fn(Ufuncs(p), Ufuncs(x))), dtype=xp.int64) for fn in fns)
     cols = int(x.max()) + 1 if len(p) else 0
     cells = (int(p.max()) + 1) * cols if len(p) else 0
     if cells > len(p) or not len(p):
-        if not on_host:   # the formulas run on NumPy only: no scalar operators on CuPy arrays
-            p, x = to_host(p, x)
         return tuple(np.asarray(fn(p, x), dtype=np.int64) for fn in fns)
     grid_p, grid_x = np.divmod(np.arange(cells, dtype=np.int64), cols)
-    xp = np if on_host else sys.modules["cupy"]
-    at = xp.add(xp.multiply(p, cols), x)
-    return tuple(xp.asarray(np.asarray(fn(grid_p, grid_x), dtype=np.int64))[at] for fn in fns)
+    at = p * cols + x
+    return tuple(np.asarray(fn(grid_p, grid_x), dtype=np.int64)[at] for fn in fns)
+
+
+class Ufuncs:
+    """A CuPy array whose arithmetic operators call CuPy's functions (``a + 31`` is
+    ``cupy.add(a, 31)``), so a formula written with operators runs on the device without CuPy 14's
+    ``__array_ufunc__`` path, which imports SciPy (``graph.py``). ``Ufuncs.of`` unwraps a result."""
+
+    __slots__ = ("a",)
+    __array_ufunc__ = None   # a NumPy operand defers to the operators below
+
+    def __init__(self, a):
+        self.a = a
+
+    @staticmethod
+    def of(v):
+        return v.a if isinstance(v, Ufuncs) else v
+
+    def _op(name, swap=False):  # noqa: N805 (builds the operator methods below)
+        def op(self, other):
+            f = getattr(sys.modules["cupy"], name)
+            a, b = self.a, Ufuncs.of(other)
+            return Ufuncs(f(b, a) if swap else f(a, b))
+        return op
+
+    __add__, __radd__ = _op("add"), _op("add", True)
+    __sub__, __rsub__ = _op("subtract"), _op("subtract", True)
+    __mul__, __rmul__ = _op("multiply"), _op("multiply", True)
+    __floordiv__, __rfloordiv__ = _op("floor_divide"), _op("floor_divide", True)
+    __gt__, __lt__ = _op("greater"), _op("less")
+    __ge__, __le__ = _op("greater_equal"), _op("less_equal")
+    del _op
