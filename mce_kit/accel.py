@@ -54,6 +54,12 @@ def use_gpu_for_prep(entries: int, device: str = "auto") -> bool:
     return gpu
 
 
+def array_module(a):
+    """CuPy for a CuPy array (CuPy already imported), else NumPy: the ``xp`` of code written for both."""
+    cupy = sys.modules.get("cupy")
+    return cupy if cupy is not None and isinstance(a, cupy.ndarray) else __import__("numpy")
+
+
 def buy_gpu_prep() -> None:
     """Take the GPU path for preparation from now on (an experiment timing cold calls with every
     kernel loaded)."""

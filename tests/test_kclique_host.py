@@ -275,6 +275,39 @@ def test_measured_order_takes_the_most_nodes_first_and_leaves_the_whole_tail():
     assert cc.by_measured_nodes(part, code, 0, nodes)[0].tolist() == [0, 4, 2, 0, 0, 3, 1, 5]
 
 
+@pytest.mark.parametrize("cost_of", [lambda c: kclique.listing_cost(c, 7), cliquecount.tree_cost],
+                         ids=["listing", "tree"])
+def test_the_gpus_split_of_every_task_gives_the_hosts_entries(cost_of, monkeypatch):
+    """``split_entries``' GPU route (``split_every_task``: the device's candidates, only the cut tasks
+    brought back) run with NumPy equals the host route, entry for entry, capped or not."""
+    from mce_kit.io import load_graph
+
+    for seed, (n, m) in enumerate([(80, 3), (300, 30), (500, 20)]):
+        G = load_graph(nx.powerlaw_cluster_graph(n, m, 0.6, seed=seed))
+        ori = kclique._orient(G, "degeneracy")
+        n_big = ori.n_tasks(kclique.SPLIT_MIN_SIZE)
+        rows = [ori.out_idx[ori.out_ptr[x]: ori.out_ptr[x + 1]] for x in range(G.n)]
+        common = np.array([len(np.intersect1d(rows[ori.u[t]], rows[ori.v[t]])) for t in range(n_big)])
+        cut = False
+        for n_tasks in (len(ori.u), ori.n_tasks(5), n_big // 2):
+            tasks = np.arange(n_tasks)
+            for n_workers, cap, total in [(8, True, None), (64, False, None), (512, True, None),
+                                          (64, True, 1e30)]:
+                args = (ori, tasks, kclique.SPLIT_MIN_SIZE, cost_of, n_workers, True, lambda total: (4, 64),
+                        total, cap)
+                ori.memo["common"] = common
+                want = kclique.split_entries(*args)
+                del ori.memo["common"]
+                with monkeypatch.context() as mp:
+                    mp.setattr(kclique, "_on_gpu", lambda ori: True)
+                    mp.setattr(kclique.Oriented, "common_on_device", lambda self, k, c=common: c[:k])
+                    got = kclique.split_entries(*args)
+                assert np.array_equal(got[0], want[0]) and got[2] == want[2], (seed, n_tasks, n_workers)
+                assert (got[1] is None and want[1] is None) or np.array_equal(got[1], want[1])
+                cut |= want[1] is not None
+        assert cut or seed == 0   # something was split (not on the small graph)
+
+
 @pytest.mark.parametrize("min_size", [4, 16])
 def test_split_entries_cost_only_the_splittable_prefix_and_equal_a_cost_per_task(min_size):
     """``split_entries`` (the tasks that may be split costed one by one, the rest counted per bound

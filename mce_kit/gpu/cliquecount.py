@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..accel import array_module
 from ..cpu.pivot import combine_leaf_table
 from ..graph import Graph
 from . import require_gpu
@@ -98,9 +99,11 @@ SPLIT_MIN_SIZE = 48
 TREE_GROWTH = 2 ** (1 / 6)  # estimated tree size: TREE_GROWTH ** (candidates), as for a maximal-clique seed
 
 
-def tree_cost(candidates) -> np.ndarray:
-    """Estimated tree size of edge tasks with these candidates: what their pieces are sized by."""
-    return TREE_GROWTH ** np.minimum(candidates, 3000)
+def tree_cost(candidates):
+    """Estimated tree size of edge tasks with these candidates: what their pieces are sized by
+    (NumPy or CuPy, as ``candidates`` is)."""
+    xp = array_module(candidates)
+    return xp.power(TREE_GROWTH, xp.minimum(candidates, 3000).astype(xp.float64))
 
 
 PARAMS = params_dtype(

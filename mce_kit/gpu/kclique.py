@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..accel import array_module
 from ..graph import Graph
 from ..order import oriented_csr
 from ..prepared import OnDevice
@@ -182,16 +183,23 @@ class Oriented:
 
     def common(self, n: int) -> np.ndarray:
         """|N+(u) ∩ N+(v)|, the exact candidates, of the first ``n`` tasks (a split is sized by them;
-        ``bound`` can be far above): counted on the GPU once (``common_sizes``), then kept."""
+        ``bound`` can be far above): ``common_on_device`` brought to the host once, then kept."""
         have = self.memo.get("common", np.empty(0, np.int64))
         if len(have) < n:
-            import cupy
+            have = self.memo["common"] = self.common_on_device(n).get().astype(np.int64)
+        return have[:n]
 
+    def common_on_device(self, n: int):
+        """``common(n)`` as an int32 CuPy array: counted on the GPU once (``common_sizes``), then kept."""
+        import cupy
+
+        have = self.device.get(("common", cupy.cuda.Device().id))
+        if have is None or len(have) < n:
             _, ptr, idx, pairs = upload(self, "out_blob", n)
-            out = cupy.empty(max(n, 1), dtype=cupy.int32)
+            have = cupy.empty(max(n, 1), dtype=cupy.int32)
             fn = load_module("kclique.cu", defines=_DEFINES).get_function("common_sizes")
-            fn((-(-n // 128),), (128,), (ptr, idx, pairs, np.int32(n), out))
-            have = self.memo["common"] = out[:n].get().astype(np.int64)
+            fn((-(-n // 128),), (128,), (ptr, idx, pairs, np.int32(n), have))
+            self.device.keep("common", have)
         return have[:n]
 
     def n_tasks(self, least: int) -> int:
@@ -388,17 +396,19 @@ def take_ascending(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
     return a[int(idx[0]): int(idx[-1]) + 1] if is_run(idx) else a[idx]
 
 
-def listing_cost(c, k: int) -> np.ndarray:
+def listing_cost(c, k: int):
     """KCMiner's estimate of a task's work from its c candidates: listing grows like c ** (k - 2)
-    (the exponent capped at 6; by repeated products, a third of the time of a float power)."""
-    x = 1.0 + np.asarray(c, dtype=np.float64)
-    out, e = np.ones_like(x), min(k - 2, 6)
+    (the exponent capped at 6; by repeated products, a third of the time of a float power). NumPy or
+    CuPy, as ``c`` is."""
+    xp = array_module(c)
+    x = xp.add(xp.asarray(c, dtype=xp.float64), 1.0)
+    out, e = xp.ones_like(x), min(k - 2, 6)
     while e:
         if e & 1:
-            out *= x
+            out = xp.multiply(out, x)
         e >>= 1
         if e:
-            x = x * x
+            x = xp.multiply(x, x)
     return out
 
 
@@ -451,17 +461,63 @@ def split_entries(ori: Oriented, tasks: np.ndarray, min_size: int, cost_of_size,
     of one edge) for a list of this cost; ``total``: the list's cost the pieces are sized against
     (default the tasks'). ``tail``: how many last entries are a run of tasks run whole (their device
     pairs are a slice, ``pass_tasks``), 0 when nothing is split."""
-    n_may, cost, own = task_costs(ori, tasks, min_size, cost_of_size)
-    head, rest = tasks[:n_may], tasks[n_may:]
-    total = own if total is None else total
-    share, most = sizing(total)
-    part, code = split_tasks(cost, take_ascending(ori.bound, head) if n_may else np.empty(0, np.int64),
-                             n_workers, split, head, min_size, share, most, total=total,
-                             cap_by_bound=cap_by_bound)
+    if split is True and _on_gpu(ori) and len(tasks) and int(tasks[0]) == 0 and is_run(tasks):
+        n_may = min(len(tasks), ori.n_tasks(min_size))   # the tasks that may be split, a prefix
+        candidates = ori.common_on_device(n_may) if n_may else np.empty(0, np.int64)
+        part, code, total = split_every_task(ori, len(tasks), n_may, candidates, cost_of_size, n_workers,
+                                             sizing, total, cap_by_bound)
+        head, rest = tasks[:n_may], tasks[n_may:]
+    else:
+        n_may, cost, own = task_costs(ori, tasks, min_size, cost_of_size)
+        head, rest = tasks[:n_may], tasks[n_may:]
+        total = own if total is None else total
+        share, most = sizing(total)
+        part, code = split_tasks(cost, take_ascending(ori.bound, head) if n_may else np.empty(0, np.int64),
+                                 n_workers, split, head, min_size, share, most, total=total,
+                                 cap_by_bound=cap_by_bound)
     if code is None:
         return tasks, None, 0
     code = np.concatenate([code, np.full(len(rest), WHOLE, dtype=np.int32)])
     return np.concatenate([part, rest]), code, len(rest) if is_run(rest) else 0
+
+
+def _on_gpu(ori: Oriented) -> bool:
+    """Whether a split is planned on the GPU: the host has no exact candidates yet (``common``), so
+    the device's are used where they are (a CPU test fills ``memo["common"]`` for the host path)."""
+    if "common" in ori.memo or "cupy" not in sys.modules:
+        return False
+    from . import has_gpu
+
+    return has_gpu()
+
+
+def split_every_task(ori: Oriented, n: int, n_may: int, candidates, cost_of_size, n_workers: int, sizing,
+                     total: float | None = None, cap_by_bound: bool = True) -> tuple:
+    """``split_entries`` of every task 0..n-1 with the arithmetic on the array module of ``candidates``
+    (the exact candidates of the first ``n_may`` tasks, those that may be split): (entries of those
+    tasks, their split codes or None, the total cost). On the GPU only the cut tasks and their
+    pieces come back (soc-Slashdot0902's k = 6 plan took 8 ms on the host, most of it this
+    arithmetic over 212,000 tasks). The same operations as ``split_tasks``, so NumPy gives its arrays."""
+    xp = array_module(candidates)
+    cost = cost_of_size(candidates)
+    own = float(cost.sum()) + _bound_cost(ori, np.arange(n_may, n), cost_of_size)
+    total = own if total is None else total
+    split_share, max_pieces = sizing(total)
+    if not np.isfinite(own) or not np.isfinite(total):
+        raise ValueError("split_heavy: task costs must be finite (estimate on a capped scale)")
+    share = total / (split_share * n_workers)
+    head = np.arange(n_may)
+    if not n_may or n_workers < 1 or not share > 0:
+        return head, None, total
+    bound = xp.asarray(ori.bound[:n_may])
+    most = xp.minimum(max_pieces, bound) if cap_by_bound else xp.full(n_may, max_pieces, dtype=xp.int64)
+    pieces = xp.clip(xp.ceil(xp.divide(cost, share)), 1, xp.maximum(1, most)).astype(xp.int64)
+    cut = xp.flatnonzero(xp.greater(pieces, 1))
+    if not len(cut):
+        return head, None, total
+    cut, count = (np.asarray(a.get() if xp is not np else a) for a in (cut, pieces[cut]))
+    at, code = expand_cut(n_may, cut, count)
+    return head[at], code, total
 
 
 def task_costs(ori: Oriented, tasks: np.ndarray, min_size: int, cost_of_size) -> tuple:
