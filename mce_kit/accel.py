@@ -56,8 +56,10 @@ def use_gpu_for_prep(entries: int, device: str = "auto") -> bool:
 
 def array_module(a):
     """CuPy for a CuPy array (CuPy already imported), else NumPy: the ``xp`` of code written for both."""
+    import numpy
+
     cupy = sys.modules.get("cupy")
-    return cupy if cupy is not None and isinstance(a, cupy.ndarray) else __import__("numpy")
+    return cupy if cupy is not None and isinstance(a, cupy.ndarray) else numpy
 
 
 def buy_gpu_prep() -> None:
