@@ -8,7 +8,7 @@ import pytest
 from graph_families import complete, erdos_renyi, powerlaw_cluster, star
 
 from mce_kit.gpu import cliquecount, kclique
-from mce_kit.gpu.launch import kernel_struct_fields, plan_passes
+from mce_kit.gpu.launch import kernel_struct_fields, plan_passes, shared_task_queue
 from mce_kit.gpu.loader import read_source
 
 
@@ -306,6 +306,22 @@ def test_the_gpus_split_of_every_task_gives_the_hosts_entries(cost_of, monkeypat
                 assert (got[1] is None and want[1] is None) or np.array_equal(got[1], want[1])
                 cut |= want[1] is not None
         assert cut or seed == 0   # something was split (not on the small graph)
+
+
+def test_gpus_sharing_a_queue_plan_their_split_on_the_host(monkeypatch):
+    """Each GPU of a shared queue must launch the same entries: their split is planned on the host."""
+    import sys
+
+    from mce_kit import gpu
+
+    ori = kclique._orient(complete(8), "degree")
+    monkeypatch.setattr(gpu, "has_gpu", lambda: True)
+    monkeypatch.setitem(sys.modules, "cupy", types.ModuleType("cupy"))   # (only asked whether imported)
+    assert kclique._on_gpu(ori)
+    with shared_task_queue(0, 1):
+        assert not kclique._on_gpu(ori)
+    ori.memo["common"] = np.zeros(0, np.int64)   # exact candidates on the host already: the host's route
+    assert not kclique._on_gpu(ori)
 
 
 @pytest.mark.parametrize("min_size", [4, 16])

@@ -50,6 +50,7 @@ from .launch import (
     SPLIT_SHARE,
     expand_cut,
     free_bytes,
+    in_shared_queue,
     params_dtype,
     pick_tasks,
     plan_passes,
@@ -483,8 +484,10 @@ def split_entries(ori: Oriented, tasks: np.ndarray, min_size: int, cost_of_size,
 
 def _on_gpu(ori: Oriented) -> bool:
     """Whether a split is planned on the GPU: the host has no exact candidates yet (``common``), so
-    the device's are used where they are (a CPU test fills ``memo["common"]`` for the host path)."""
-    if "common" in ori.memo or "cupy" not in sys.modules:
+    the device's are used where they are (a CPU test fills ``memo["common"]`` for the host path).
+    Not for a queue shared by GPUs: each must launch the very same entries, and a device's float
+    sum of the costs may differ from another model's in its last bits; the host's cannot."""
+    if "common" in ori.memo or "cupy" not in sys.modules or in_shared_queue():
         return False
     from . import has_gpu
 
