@@ -465,9 +465,9 @@ def split_entries(ori: Oriented, tasks: np.ndarray, min_size: int, cost_of_size,
     if split is True and _on_gpu(ori) and len(tasks) and int(tasks[0]) == 0 and is_run(tasks):
         n_may = min(len(tasks), ori.n_tasks(min_size))   # the tasks that may be split, a prefix
         candidates = ori.common_on_device(n_may) if n_may else np.empty(0, np.int64)
-        part, code, total = split_every_task(ori, len(tasks), n_may, candidates, cost_of_size, n_workers,
-                                             sizing, total, cap_by_bound)
-        head, rest = tasks[:n_may], tasks[n_may:]
+        part, code = split_every_task(ori, len(tasks), n_may, candidates, cost_of_size, n_workers, sizing,
+                                      total, cap_by_bound)
+        rest = tasks[n_may:]
     else:
         n_may, cost, own = task_costs(ori, tasks, min_size, cost_of_size)
         head, rest = tasks[:n_may], tasks[n_may:]
@@ -498,9 +498,9 @@ def split_every_task(ori: Oriented, n: int, n_may: int, candidates, cost_of_size
                      total: float | None = None, cap_by_bound: bool = True) -> tuple:
     """``split_entries`` of every task 0..n-1 with the arithmetic on the array module of ``candidates``
     (the exact candidates of the first ``n_may`` tasks, those that may be split): (entries of those
-    tasks, their split codes or None, the total cost). On the GPU only the cut tasks and their
-    pieces come back (soc-Slashdot0902's k = 6 plan took 8 ms on the host, most of it this
-    arithmetic over 212,000 tasks). The same operations as ``split_tasks``, so NumPy gives its arrays."""
+    tasks, their split codes or None). On the GPU only the cut tasks and their pieces come back
+    (soc-Slashdot0902's k = 6 plan took 8 ms on the host, most of it this arithmetic over 212,000
+    tasks). The same operations as ``split_tasks``, so NumPy gives its arrays."""
     xp = array_module(candidates)
     cost = cost_of_size(candidates)
     own = float(cost.sum()) + _bound_cost(ori, np.arange(n_may, n), cost_of_size)
@@ -508,19 +508,17 @@ def split_every_task(ori: Oriented, n: int, n_may: int, candidates, cost_of_size
     split_share, max_pieces = sizing(total)
     if not np.isfinite(own) or not np.isfinite(total):
         raise ValueError("split_heavy: task costs must be finite (estimate on a capped scale)")
+    if not n_may or n_workers < 1 or not total / (split_share * n_workers) > 0:
+        return np.arange(n_may), None
     share = total / (split_share * n_workers)
-    head = np.arange(n_may)
-    if not n_may or n_workers < 1 or not share > 0:
-        return head, None, total
     bound = xp.asarray(ori.bound[:n_may])
     most = xp.minimum(max_pieces, bound) if cap_by_bound else xp.full(n_may, max_pieces, dtype=xp.int64)
     pieces = xp.clip(xp.ceil(xp.divide(cost, share)), 1, xp.maximum(1, most)).astype(xp.int64)
     cut = xp.flatnonzero(xp.greater(pieces, 1))
     if not len(cut):
-        return head, None, total
+        return np.arange(n_may), None
     cut, count = (np.asarray(a.get() if xp is not np else a) for a in (cut, pieces[cut]))
-    at, code = expand_cut(n_may, cut, count)
-    return head[at], code, total
+    return expand_cut(n_may, cut, count)   # (the task of each entry, its code): tasks are 0..n_may-1
 
 
 def task_costs(ori: Oriented, tasks: np.ndarray, min_size: int, cost_of_size) -> tuple:
