@@ -523,13 +523,13 @@ def _cached(kind: str, source, fmt, name, cache: bool | None, load):
     import hashlib
 
     root = graph_cache_dir() if cache is not False else None
+    if root is None:   # no cache: the file is not hashed either
+        return load()
     try:
         with open(source, "rb") as f:   # streamed (~1 GB/s): the file is not held twice
             digest = hashlib.file_digest(f, lambda: hashlib.blake2b(digest_size=20)).hexdigest()
     except OSError:
-        root = None   # _read names the file in its error
-    if root is None:
-        return load()
+        return load()   # _read names the file in its error
     key = (GRAPH_CACHE_VERSION, kind, digest, fmt, _stem(source) if name is None else name)
     path = root / (hashlib.sha1(repr(key).encode()).hexdigest() + ".npz")
     G = _cache_read(path, Graph if kind == "graph" else BipartiteGraph)
