@@ -500,20 +500,15 @@ def split_every_task(ori: Oriented, n: int, n_may: int, candidates, cost_of_size
     (the exact candidates of the first ``n_may`` tasks, those that may be split): (entries of those
     tasks, their split codes or None). On the GPU only the cut tasks and their pieces come back
     (soc-Slashdot0902's k = 6 plan took 8 ms on the host, most of it this arithmetic over 212,000
-    tasks). The same operations as ``split_tasks``, so NumPy gives its arrays."""
+    tasks). ``split_tasks``' steps (``launch.split_heavy`` on either module), so NumPy gives its arrays."""
     xp = array_module(candidates)
     cost = cost_of_size(candidates)
     own = float(cost.sum()) + _bound_cost(ori, np.arange(n_may, n), cost_of_size)
     total = own if total is None else total
     split_share, max_pieces = sizing(total)
-    if not np.isfinite(own) or not np.isfinite(total):
-        raise ValueError("split_heavy: task costs must be finite (estimate on a capped scale)")
-    if not n_may or n_workers < 1 or not total / (split_share * n_workers) > 0:
-        return np.arange(n_may), None
-    share = total / (split_share * n_workers)
     bound = xp.asarray(ori.bound[:n_may])
     most = xp.minimum(max_pieces, bound) if cap_by_bound else xp.full(n_may, max_pieces, dtype=xp.int64)
-    pieces = xp.clip(xp.ceil(xp.divide(cost, share)), 1, xp.maximum(1, most)).astype(xp.int64)
+    pieces = split_heavy(cost, n_workers, most, split_share, total)
     cut = xp.flatnonzero(xp.greater(pieces, 1))
     if not len(cut):
         return np.arange(n_may), None

@@ -22,6 +22,8 @@ import re
 
 import numpy as np
 
+from ..accel import array_module
+
 
 def params_dtype(pointers=(), i8=(), i4=()) -> np.dtype:
     """The host twin of a kernel's ``struct Params``: pointers, then 64-bit, then 32-bit ints."""
@@ -242,15 +244,16 @@ def split_heavy(cost: np.ndarray, n_workers: int, most: np.ndarray | int,
     one edge (KCMiner and the pivot counter on ego-Facebook were: half the tasks took as long as
     all of them). ``cost``: any estimate that grows with the task's work; ``total``: the cost the
     even share is taken from (default ``cost.sum()``; a chunk of a larger list passes the list's)."""
-    cost = np.asarray(cost, dtype=np.float64)
-    if not np.isfinite(cost).all() or (total is not None and not np.isfinite(total)):
+    xp = array_module(cost)   # NumPy, or CuPy for costs on the GPU (``most`` then an array there too)
+    cost = xp.asarray(cost, dtype=xp.float64)
+    if not bool(xp.isfinite(cost).all()) or (total is not None and not np.isfinite(total)):
         raise ValueError("split_heavy: task costs must be finite (estimate on a capped scale)")
     if len(cost) == 0 or n_workers < 1:
-        return np.ones(len(cost), dtype=np.int64)
-    share = (cost.sum() if total is None else total) / (split_share * n_workers)
+        return xp.ones(len(cost), dtype=xp.int64)
+    share = (float(cost.sum()) if total is None else total) / (split_share * n_workers)
     if not share > 0:
-        return np.ones(len(cost), dtype=np.int64)
-    return np.clip(np.ceil(cost / share), 1, np.maximum(1, most)).astype(np.int64)
+        return xp.ones(len(cost), dtype=xp.int64)
+    return xp.clip(xp.ceil(xp.divide(cost, share)), 1, xp.maximum(1, most)).astype(xp.int64)
 
 
 def expand_pieces(pieces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
