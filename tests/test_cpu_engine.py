@@ -7,6 +7,7 @@ The kernels compile once per session (a few seconds each, then Numba's cache).""
 import itertools
 from math import comb
 
+import numpy as np
 import pytest
 from graph_families import (
     bipartite_graphs,
@@ -27,8 +28,10 @@ from graph_families import (
 from hypothesis import given, settings
 
 import mce_kit as mk
-from mce_kit import cpu, cpu_engine, references
+from mce_kit import cpu, cpu_engine, datasets, references
+from mce_kit import threads as launch_threads
 from mce_kit.cpu_engine import _run
+from mce_kit.threads import on_threads, strided
 
 
 def family():
@@ -66,6 +69,50 @@ def test_k_cliques_match_the_oracle(G):
             assert got == want.get(k, 0), (k, algorithm)
     for k_max in (None, 1, 2, 4):
         assert cpu_engine.clique_counts(G, k_max, threads=3) == cpu.clique_counts(G, k_max)
+
+
+@pytest.mark.parametrize("G", family()[::3] + [datasets.load("CA-GrQc")], ids=lambda G: f"n{G.n}m{G.m}")
+def test_numba_threads_give_the_python_threads_results(G):
+    """The k-clique kernels' parallel twins (Numba's threads) return, per stride, what the serial
+    kernel returns on Python threads, at thread counts above, at and below the cores and the roots."""
+    from mce_kit.cpu_engine import kclique, oriented
+
+    indptr, indices, _, d = oriented(G)
+    width = d + 3
+    for T in (2, 3, 4, 7, 16, G.n + 2):
+        for a, b in [(0, G.n), (G.n // 3, G.n), (0, min(G.n, 5))]:
+            want = strided(kclique.leaves_range, T, (indptr, indices), a, b, 0, width, width)
+            got = on_threads(kclique.leaves_threads, kclique.leaves_range, T, (indptr, indices), a, b, 0,
+                             width, width)
+            assert sum(map(np.asarray, want)).tolist() == sum(map(np.asarray, got)).tolist(), (T, a, b)
+            for k in (3, 5):
+                want = strided(kclique.count_range, T, (indptr, indices), a, b, k)
+                got = on_threads(kclique.count_threads, kclique.count_range, T, (indptr, indices), a, b, k)
+                assert sum(map(int, want)) == sum(map(int, got)), (T, a, b, k)
+    assert launch_threads.threadsafe_layer()   # this machine's Numba has OpenMP: the twins ran
+
+
+def test_python_threads_where_numba_layer_is_not_thread_safe(monkeypatch):
+    """A workqueue layer (unsafe for concurrent callers) or MCE_KIT_PYTHON_THREADS=1: ``strided``."""
+    from numba import config
+
+    for layer, env, want in [("workqueue", "0", False), ("omp", "1", False), ("default", "0", True)]:
+        monkeypatch.setattr(launch_threads, "_THREADSAFE", [])
+        monkeypatch.setattr(config, "THREADING_LAYER", layer)
+        monkeypatch.setenv("MCE_KIT_PYTHON_THREADS", env)
+        assert launch_threads.threadsafe_layer() is want, layer
+    monkeypatch.setattr(launch_threads, "_THREADSAFE", [False])
+
+    def twin(*args):
+        raise AssertionError("the parallel twin ran on an unsafe layer")
+
+    G = datasets.load("CA-GrQc")
+    assert cpu_engine.clique_counts(G, 6, threads=4) == cpu.clique_counts(G, 6)
+    from mce_kit.cpu_engine import kclique, oriented
+
+    indptr, indices, _, _ = oriented(G)
+    got = on_threads(twin, kclique.count_range, 4, (indptr, indices), 0, G.n, 4)
+    assert sum(got) == cpu.count_k_cliques(G, 4)
 
 
 @settings(max_examples=120, deadline=None)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..cpu.pivot import combine_leaf_table
 from ..graph import BipartiteGraph, Graph, positions
-from ..threads import strided
+from ..threads import on_threads, strided
 from . import _run
 from ._run import chunks, n_threads
 
@@ -146,7 +146,8 @@ def count_k_cliques(G: Graph, k: int, *, algorithm: str = "auto", progress=None,
     total = 0
     T = n_threads(threads)
     for a, b in chunks(G.n, progress, f"{k}-cliques", T):
-        total += sum(strided(kclique.count_range, T, (indptr, indices), a, b, k))
+        parts = on_threads(kclique.count_threads, kclique.count_range, T, (indptr, indices), a, b, k)
+        total += sum(map(int, parts))
     return total
 
 
@@ -160,7 +161,8 @@ def _clique_counts(G: Graph, k_min: int, k_max: int | None, progress, threads) -
     if K >= 3 and G.n:
         T = n_threads(threads)
         for a, b in chunks(G.n, progress, "clique counts", T):
-            parts = strided(kclique.leaves_range, T, (indptr, indices), a, b, k_min, min(K, width), width)
+            parts = on_threads(kclique.leaves_threads, kclique.leaves_range, T, (indptr, indices), a, b,
+                               k_min, min(K, width), width)
             leaves += sum(parts)
     leaves[1, 0] = 0   # single vertices: counts[1] is n
     return combine_leaf_table(leaves, G.n, G.m, k_max)

@@ -16,7 +16,7 @@ binomials pass 2^63). With ``k_min`` a node that cannot reach k_min vertices is 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ._bits import ONE, ZERO, bit, count_and, first_above, lowest, popcount
 
@@ -96,6 +96,15 @@ def count_range(indptr, indices, first, last, step, k):
         adj, p = _later_rows(indptr, indices, v, pos, True)
         total += _count_root(adj, p, k)
     return total
+
+
+@njit(cache=True, parallel=True)
+def count_threads(indptr, indices, first, last, T, k):
+    """``count_range``'s T strides on Numba's threads (``mce_kit.threads.on_threads``)."""
+    out = np.zeros(T, np.int64)
+    for t in prange(T):
+        out[t] = count_range(indptr, indices, first + t, last, T, k)
+    return out
 
 
 @njit(cache=True)
@@ -181,3 +190,12 @@ def leaves_range(indptr, indices, first, last, step, k_min, k_max, width):
         if p > 0:
             _sct_root(adj, p, k_min, k_max, leaves)
     return leaves
+
+
+@njit(cache=True, parallel=True)
+def leaves_threads(indptr, indices, first, last, T, k_min, k_max, width):
+    """``leaves_range``'s T strides on Numba's threads (``mce_kit.threads.on_threads``)."""
+    out = np.zeros((T, width, width), np.int64)
+    for t in prange(T):
+        out[t] = leaves_range(indptr, indices, first + t, last, T, k_min, k_max, width)
+    return out
