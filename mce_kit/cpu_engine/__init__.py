@@ -25,9 +25,10 @@ BLOCK = 1 << 16  # cliques per listing block (the buffer grows when one root lis
 ALGORITHMS = ("auto", "listing", "pivot")
 # count_k_cliques(algorithm="auto"): listing up to k = 5, pivoting above. Measured (the
 # kclique-rule rows of data/results/cpu_engine.csv, degeneracies 43-72, 2 and 16 cores): listing
-# wins for k <= 4 everywhere; at k = 5 it wins by 1.1-2.9x on 2 cores and is within 1.3x either
-# way on 16; k = 6 is split; pivoting wins for k >= 7. Listing's work grows like d^(k-1), so past
-# degeneracy 128 (beyond what was measured) pivoting is taken for every k.
+# wins for k <= 4 everywhere; at k = 5 it wins by 1.1-2.9x on 2 cores, and on 16 each wins on two
+# of four graphs (listing up to 2.3x, pivoting up to 1.9x); k = 6 is split; pivoting wins for
+# k >= 7. Listing's work grows like d^(k-1), so past degeneracy 128 (beyond what was measured)
+# pivoting is taken for every k.
 LISTING_MAX_K = 5
 LISTING_MAX_D = 128
 
