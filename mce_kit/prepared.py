@@ -192,6 +192,13 @@ class OnDevice(dict):
             self.keep(name, cupy.asarray(host() if callable(host) else host))
         return self[at]
 
+    def find(self, name):
+        """The device array ``name`` on any GPU holding it (the current one first), or None."""
+        import cupy
+
+        here = self.get((name, cupy.cuda.Device().id))
+        return here if here is not None else next((a for (n, _), a in self.items() if n == name), None)
+
     def keep(self, name, device_array) -> None:
         """Keep ``device_array`` (on the current GPU, equal to the host array ``name``)."""
         import cupy

@@ -152,15 +152,23 @@ def test_per_seed_table_gives_the_formulas_values():
                    for f, g in zip(fns, got, strict=True))
 
 
-def test_ufuncs_runs_the_word_formulas_through_array_functions(monkeypatch):
-    """``seeds.Ufuncs`` (the GPU path of per_seed) maps every operator of the formulas to the array
-    module's function; NumPy stands in for CuPy here, the GPU test compares on the device."""
-    from mce_kit.gpu import rdmce
-    from mce_kit.gpu.seeds import Ufuncs
+def test_formula_writes_the_word_formulas_in_c():
+    """``seeds.Formula`` (the GPU path of per_seed) writes each formula as the C expression of the
+    fused kernel: read back as Python (``floor_div`` as ``//``, casts as int64), it gives the
+    formula's values; the GPU test runs the kernel itself. Non-int constants are refused."""
+    import re
 
-    monkeypatch.setitem(sys.modules, "cupy", np)
+    from mce_kit.gpu import rdmce
+    from mce_kit.gpu.seeds import Formula
+
     rng = np.random.default_rng(8)
     p, x = rng.integers(0, 70, 3000), rng.integers(0, 900, 3000)
-    for f in (rdmce.rows_words, rdmce.stack_words, lambda p, x: 3 - p + 2 * x - (x >= p) * (p <= 5) // 2):
-        got = Ufuncs.of(f(Ufuncs(p), Ufuncs(x)))
-        assert np.array_equal(got, f(p, x))
+    scope = {"floor_div": lambda a, b: a // b, "_i64": lambda a: np.asarray(a, np.int64), "p": p, "x": x}
+    for f in (rdmce.rows_words, rdmce.stack_words, lambda p, x: 3 - p + 2 * x - (x >= p) * (p <= 5) // 2,
+              lambda p, x: (7 - x) // (p + 1) + (p < x) * 5 - (x > 3) + (p <= 2) // 3):
+        c = Formula.of(f(Formula("p"), Formula("x")))
+        assert "floor_div" in c and "LL" in c
+        got = eval(re.sub(r"(\d+)LL", r"\1", c).replace("(long long)", "_i64"), scope)  # noqa: S307
+        assert np.array_equal(got, f(p, x)), c
+    with pytest.raises(TypeError, match="only combine ints"):
+        Formula.of(Formula("p") * 0.5)

@@ -74,7 +74,9 @@ def test_the_gpu_keeps_what_it_prepared_equal_to_the_host(monkeypatch):
 
 
 def test_seed_needs_on_the_gpu_equal_the_hosts_words():
-    """RDMCE's per-seed buffer words, computed on the device (``seeds.Ufuncs``), equal the host's."""
+    """RDMCE's seeds and per-seed buffer words, computed on the device (``cuda/seeds.cu`` and the
+    formulas' fused kernel, ``seeds.Formula``), equal the host's; so does a formula with negative
+    values (C's division truncates, Python's floors)."""
     from mce_kit.gpu import rdmce
     from mce_kit.gpu.prep import seed_needs
     from mce_kit.gpu.seeds import per_seed, seed_sets
@@ -84,6 +86,12 @@ def test_seed_needs_on_the_gpu_equal_the_hosts_words():
         for seeding in ("edge", "vertex"):
             u, v, p, x = seed_sets(G.indptr, G.indices, seeding, "cpu")
             assert _same((u, v, *per_seed(p, x, *words)), seed_needs(G.indptr, G.indices, seeding, *words)), G
+    import cupy
+
+    rng = np.random.default_rng(9)
+    p, x = rng.integers(0, 70, 5000), rng.integers(0, 900, 5000)
+    f = lambda p, x: (7 - x) // (p + 1) - (x >= p) * (p <= 5) // 2 + (p < x) * (3 - x) // 4  # noqa: E731
+    assert np.array_equal(per_seed(cupy.asarray(p), cupy.asarray(x), f)[0].get(), f(p, x))
 
 
 @pytest.mark.parametrize("order", ["degree", "degeneracy"])
@@ -112,11 +120,34 @@ def test_an_orientation_built_on_the_gpu_equals_the_hosts(order, monkeypatch):
         monkeypatch.setattr(accel, "PREP_GPU_MIN_ENTRIES", 0)
         monkeypatch.setattr(accel, "GPU_MIN_ENTRIES", 0)
         gpu = kclique._orient(G, order)
+        assert not gpu.blobs   # the blobs stay on the GPU until the host asks
         for name in ("order", "indptr", "indices", "out_ptr", "out_idx", "u", "v", "bound", "out_blob",
                      "all_blob"):
             assert np.array_equal(getattr(host, name), getattr(gpu, name)), (G, name)
         for name in ("out_blob", "all_blob"):   # kept on the GPU as built: no upload
             assert np.array_equal(gpu.device.array(name, None).get(), getattr(host, name)), (G, name)
+
+
+@pytest.mark.parametrize("order", ["degree", "degeneracy"])
+def test_a_gpu_run_leaves_the_blobs_on_the_gpu(order, monkeypatch):
+    """KCMiner and the pivot counter read only the order and the bounds on the host: an orientation
+    built on the GPU is not copied back by a run, and its host copy, made on demand, is right."""
+    from mce_kit import cpu_engine
+    from mce_kit.gpu import cliquecount, kclique
+
+    monkeypatch.setattr(accel, "PREP_GPU_MIN_ENTRIES", 0)
+    monkeypatch.setattr(accel, "GPU_MIN_ENTRIES", 0)
+    G = generators.rmat(12, 16, seed=5)
+    want = cpu_engine.clique_counts(G, 6)
+    assert kclique.prepare(G).run(k=5, order=order).answer == want[5]
+    assert cliquecount.clique_counts(G, 6, order=order)[6] == want[6]
+    ori = kclique.orient(G, order)
+    assert not ori.blobs
+    monkeypatch.setattr(accel, "PREP_GPU_MIN_ENTRIES", 1 << 40)
+    monkeypatch.setattr(accel, "GPU_MIN_ENTRIES", 1 << 40)
+    host = kclique._orient(G, order)
+    for name in ("indptr", "indices", "out_ptr", "out_idx", "u", "v"):
+        assert np.array_equal(getattr(ori, name), getattr(host, name)), name
 
 
 def test_k_cliques_with_gpu_orientation(monkeypatch):

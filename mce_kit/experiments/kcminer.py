@@ -459,7 +459,7 @@ def pivot_deep(graphs, expect, ks=range(4, 10), repeats=5):
     for name in graphs:
         prep = cc.prepare(_graph(name))
         ori = prep.orient(cc.DEFAULTS["order"])
-        total = cc.task_costs(ori, np.arange(len(ori.u)), cc.SPLIT_MIN_SIZE, cc.tree_cost)[2]
+        total = cc.task_costs(ori, np.arange(len(ori.bound)), cc.SPLIT_MIN_SIZE, cc.tree_cost)[2]
         per_worker = total / (sm_count() * cc.DEFAULTS["warps_per_sm"])
         for k in ks:
             answers = set()

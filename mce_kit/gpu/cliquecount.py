@@ -165,9 +165,9 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
 
     G = prep.G
     ori = prep.orient(p["order"])
-    tasks = pick_tasks(tasks, len(ori.u), "clique counts", "tasks")
+    tasks = pick_tasks(tasks, len(ori.bound), "clique counts", "tasks")
     chosen = None if tasks is None else np.sort(tasks)   # None: every task (a warm call builds no list)
-    n_chosen = len(ori.u) if tasks is None else len(chosen)
+    n_chosen = len(ori.bound) if tasks is None else len(chosen)
     smax = int(ori.bound[0]) if len(ori.bound) else 0   # (bound descends)
     K = smax + 2 if k_max is None else min(int(k_max), smax + 2)  # no clique is larger than smax + 2
     pc = smax + 1
@@ -182,11 +182,11 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
         cap = (tasks is None or K < PIVOT_UNCAP_K) if p["cap_by_bound"] is None else bool(p["cap_by_bound"])
 
         def entries():
-            every = np.arange(len(ori.u)) if chosen is None else chosen
+            every = np.arange(len(ori.bound)) if chosen is None else chosen
             part, code, tail = every, None, 0
             if p["split"] is not False:
                 total = split_total(ori, p, tasks, "pivot split total", lambda: task_costs(
-                    ori, np.arange(len(ori.u)), SPLIT_MIN_SIZE, tree_cost)[2])
+                    ori, np.arange(len(ori.bound)), SPLIT_MIN_SIZE, tree_cost)[2])
 
                 def sizing_of(total):
                     share, pieces = sizing_for(K, total / n_workers)
@@ -224,7 +224,7 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
     start.record()
     if run:
-        blob, indptr, indices, d_tasks = upload(ori, "all_blob", len(ori.u))
+        blob, indptr, indices, d_tasks = upload(ori, "all_blob", len(ori.bound))
         watch = Watch(len(part), progress=progress, what="clique counts", unit="edge task")
         for idx, caps, workers in plan:
             pairs, split = pass_tasks(d_tasks, ori, part, code, idx, key, tail)   # largest first

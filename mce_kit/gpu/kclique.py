@@ -143,28 +143,56 @@ def subset_key(tasks: np.ndarray | None):
     return SubsetKey(hashlib.blake2b(data, digest_size=16).digest())
 
 
-@dataclass
+@dataclass(eq=False)
 class Oriented:
     """G renumbered by an order: the full CSR, the later-neighbour CSR, the oriented edges.
 
     The edges are sorted by ``bound``, largest first (ties by (u, v)): the kernels take the big
     tasks first, and the tasks that can hold a k-clique (bound >= k - 2) are a prefix. ``out_blob``
     and ``all_blob`` are what one host-to-device copy sends: [out_ptr | out_idx | u0 v0 u1 v1 ...]
-    and [indptr | indices | u0 v0 ...] (int32; a prefix of the tasks is a prefix of the blob)."""
+    and [indptr | indices | u0 v0 ...] (int32; a prefix of the tasks is a prefix of the blob).
+
+    The CSR arrays and the edges (``indptr``, ``indices``, ``out_ptr``, ``out_idx``, ``u``, ``v``) are
+    views of the blobs. Blobs built on the GPU stay there (``device``) until the host asks for them
+    (``blob``): a GPU run reads only ``order`` and ``bound`` on the host, and copying the blobs back
+    took 3 ms of a cold k-clique call on soc-Slashdot0902 (H200, 2026-11-27)."""
 
     order: np.ndarray
-    indptr: np.ndarray          # all neighbours (sorted)
-    indices: np.ndarray
-    out_ptr: np.ndarray         # later neighbours only (sorted)
-    out_idx: np.ndarray
-    u: np.ndarray               # oriented edges u < v, by bound descending
-    v: np.ndarray
     bound: np.ndarray           # min(out-degree(u), out-degree(v)) >= |common later neighbours|
     seconds: float
-    out_blob: np.ndarray = None
-    all_blob: np.ndarray = None
+    blobs: dict = field(default_factory=dict)  # host copies: "out_blob", "all_blob"
     memo: dict = field(default_factory=dict)  # per-call host arrays that depend only on (k, ...)
     device: OnDevice = field(default_factory=OnDevice)  # the blobs on the GPU, each uploaded once
+
+    def blob(self, which: str) -> np.ndarray:
+        """The host's ``which`` blob, copied from a GPU holding it on first use."""
+        if which not in self.blobs:
+            on_gpu = self.device.find(which)
+            if on_gpu is None:
+                raise RuntimeError(f"{which} is neither on the host nor on a GPU (internal error)")
+            self.blobs[which] = on_gpu.get()
+        return self.blobs[which]
+
+    def __getstate__(self) -> dict:   # a pickled copy (a Dask worker's) has no device arrays: send the host's
+        for which in ("out_blob", "all_blob"):
+            self.blob(which)
+        return self.__dict__
+
+    out_blob = property(lambda self: self.blob("out_blob"))
+    all_blob = property(lambda self: self.blob("all_blob"))
+    n1 = property(lambda self: len(self.order) + 1)
+    indptr = property(lambda self: self.all_blob[: self.n1], doc="all neighbours (sorted)")
+    indices = property(lambda self: self.all_blob[self.n1: self.n1 + 2 * len(self.bound)])
+    out_ptr = property(lambda self: self.out_blob[: self.n1], doc="later neighbours only (sorted)")
+    out_idx = property(lambda self: self.out_blob[self.n1: self.n1 + len(self.bound)])
+    u = property(lambda self: self._edge_end(0), doc="oriented edges u < v, by bound descending")
+    v = property(lambda self: self._edge_end(1))
+
+    def _edge_end(self, end: int) -> np.ndarray:
+        name = "uv"[end]
+        if name not in self.blobs:   # a contiguous copy, as the host's kernels take it
+            self.blobs[name] = self.out_blob[self.n1 + len(self.bound) + end::2].copy()
+        return self.blobs[name]
 
     def remember(self, key, compute):
         """``compute()`` once per ``key``: a warm call skips the host work its kernel time excludes.
@@ -222,32 +250,27 @@ def _orient(G: Graph, order: str) -> Oriented:
     t0 = time.perf_counter()
     check_order(order)
     device = OnDevice(G, ("oriented", order))
+    blobs = {}
     if prep.use_gpu_for_prep(len(G.indices)):
-        o, bound, out_blob, all_blob, on_gpu = prep.oriented_blobs(G.indptr, G.indices, order)
+        o, bound, on_gpu = prep.oriented_blobs(G.indptr, G.indices, order)
         for name, blob in zip(("out_blob", "all_blob"), on_gpu, strict=True):
             device.keep(name, blob)
-        n1 = len(o) + 1                            # the arrays are views of the blobs
-        m = (len(out_blob) - n1) // 3              # out_blob: n + 1, m later neighbours, 2 m
-        indptr, indices = all_blob[:n1], all_blob[n1: n1 + 2 * m]
-        out_ptr, out_idx = out_blob[:n1], out_blob[n1: n1 + m]
-        u, v = out_blob[n1 + m::2].copy(), out_blob[n1 + m + 1::2].copy()
     else:
         o = orientation(G, order)
         indptr, indices, out_ptr, out_idx, u, v, bound = oriented_csr(G, o)
         uv = np.stack([u, v], axis=1).ravel()
-        out_blob = np.concatenate([out_ptr, out_idx, uv]).astype(np.int32, copy=False)
-        all_blob = np.concatenate([indptr, indices, uv]).astype(np.int32, copy=False)
-    return Oriented(o, indptr, indices, out_ptr, out_idx, u, v, bound, time.perf_counter() - t0,
-                    out_blob=out_blob, all_blob=all_blob, device=device)
+        blobs["out_blob"] = np.concatenate([out_ptr, out_idx, uv]).astype(np.int32, copy=False)
+        blobs["all_blob"] = np.concatenate([indptr, indices, uv]).astype(np.int32, copy=False)
+    return Oriented(o, bound, time.perf_counter() - t0, blobs=blobs, device=device)
 
 
 def upload(ori: Oriented, which: str, n_tasks: int):
     """``ori``'s ``which`` blob ("out_blob": the later-neighbour CSR, "all_blob": the full CSR) on the
     GPU, copied there once and kept with ``ori``: (its first ``n_tasks`` task pairs with the CSR,
     device indptr, device indices, device tasks)."""
-    ptr, idx = (ori.out_ptr, ori.out_idx) if which == "out_blob" else (ori.indptr, ori.indices)
-    a, b = len(ptr), len(ptr) + len(idx)
-    d = ori.device.array(which, getattr(ori, which))[: b + 2 * n_tasks]
+    a = ori.n1
+    b = a + len(ori.bound) * (1 if which == "out_blob" else 2)
+    d = ori.device.array(which, lambda: ori.blob(which))[: b + 2 * n_tasks]
     return d, d[:a], d[a:b], d[b:]
 
 
@@ -581,7 +604,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
         raise ValueError(f"rows must be 'flat' or 'by_row', got {p['rows']!r}")
     require_gpu()
     ori = prep.orient(p["order"])
-    tasks = pick_tasks(tasks, len(ori.u), "KCMiner", "tasks")
+    tasks = pick_tasks(tasks, len(ori.bound), "KCMiner", "tasks")
     # a run over every task keeps its plan when it is one pass a launch (passes depend on free memory):
     # a warm call of 0.2-0.3 ms spent about 0.1 ms planning again (one H200, 2026-11-27)
     key = _plan_key(p, listing, max_buffer_bytes) if tasks is None else None

@@ -78,14 +78,16 @@ def seed_bounds(indptr, indices, seeding: str, xp=np):
 
 def per_seed(p, x, *fns) -> tuple:
     """``fn(p, x)`` of every seed for each of ``fns`` (int64 formulas of the bounds, e.g. a launcher's
-    buffer words). On the GPU each formula runs elementwise on the device (``Ufuncs``: a few
-    launches, where evaluating a table on the host took soc-Slashdot0902's cold call 4.7 ms); on the
-    host it is read from a table over the (p, x) grid when the grid is smaller than the seeds (the
-    same values for a fraction of the arithmetic), else computed elementwise."""
+    buffer words). On the GPU the formulas run in one fused elementwise kernel, written from the
+    Python functions themselves (``Formula``; evaluating a table on the host took
+    soc-Slashdot0902's cold call 4.7 ms, one launch per operator 0.8 ms); on the host each is read
+    from a table over the (p, x) grid when the grid is smaller than the seeds (the same values for a
+    fraction of the arithmetic), else computed elementwise."""
     if not isinstance(p, np.ndarray):
         xp = sys.modules["cupy"]
         p, x = xp.asarray(p, dtype=xp.int64), xp.asarray(x, dtype=xp.int64)
-        return tuple(xp.asarray(Ufuncs.of(fn(Ufuncs(p), Ufuncs(x))), dtype=xp.int64) for fn in fns)
+        out = _formula_kernel(fns)(p, x)
+        return out if isinstance(out, tuple) else (out,)
     cols = int(x.max()) + 1 if len(p) else 0
     cells = (int(p.max()) + 1) * cols if len(p) else 0
     if cells > len(p) or not len(p):
@@ -95,32 +97,55 @@ def per_seed(p, x, *fns) -> tuple:
     return tuple(np.asarray(fn(grid_p, grid_x), dtype=np.int64)[at] for fn in fns)
 
 
-class Ufuncs:
-    """A CuPy array whose arithmetic operators call CuPy's functions (``a + 31`` is
-    ``cupy.add(a, 31)``), so a formula written with operators runs on the device without CuPy 14's
-    ``__array_ufunc__`` path, which imports SciPy (``graph.py``). ``Ufuncs.of`` unwraps a result."""
+FLOOR_DIV = """__device__ long long floor_div(long long a, long long b) {
+    long long q = a / b;
+    return q - (long long)((a % b != 0) && ((a < 0) != (b < 0)));
+}
+"""
+_KERNELS: dict = {}
 
-    __slots__ = ("a",)
+
+def _formula_kernel(fns: tuple):
+    """A CuPy elementwise kernel (int64 p, x) -> one int64 output per formula, kept per ``fns``."""
+    if fns not in _KERNELS:
+        import cupy
+
+        body = " ".join(f"out{i} = {Formula.of(fn(Formula('p'), Formula('x')))};" for i, fn in enumerate(fns))
+        outs = ", ".join(f"int64 out{i}" for i in range(len(fns)))
+        _KERNELS[fns] = cupy.ElementwiseKernel("int64 p, int64 x", outs, body, "mce_kit_per_seed",
+                                               preamble=FLOOR_DIV)
+    return _KERNELS[fns]
+
+
+class Formula:
+    """A formula's C expression, written by running it: ``fn(Formula("p"), Formula("x"))`` records
+    each operator ``fn`` applies (Python's floor division and int comparisons, in 64-bit C), so the
+    Python function stays the one place the formula is written. ``Formula.of`` gives the C text."""
+
+    __slots__ = ("c",)
     __array_ufunc__ = None   # a NumPy operand defers to the operators below
 
-    def __init__(self, a):
-        self.a = a
+    def __init__(self, c: str):
+        self.c = c
 
     @staticmethod
-    def of(v):
-        return v.a if isinstance(v, Ufuncs) else v
+    def of(v) -> str:
+        if isinstance(v, Formula):
+            return v.c
+        if isinstance(v, bool | float) or not isinstance(v, int | np.integer):
+            raise TypeError(f"a seed formula may only combine ints, got {v!r}")
+        return f"{int(v)}LL"
 
-    def _op(name, swap=False):  # noqa: N805 (builds the operator methods below)
+    def _op(fmt, swap=False):  # noqa: N805 (builds the operator methods below)
         def op(self, other):
-            f = getattr(sys.modules["cupy"], name)
-            a, b = self.a, Ufuncs.of(other)
-            return Ufuncs(f(b, a) if swap else f(a, b))
+            a, b = Formula.of(self), Formula.of(other)
+            return Formula(fmt.format(*((b, a) if swap else (a, b))))
         return op
 
-    __add__, __radd__ = _op("add"), _op("add", True)
-    __sub__, __rsub__ = _op("subtract"), _op("subtract", True)
-    __mul__, __rmul__ = _op("multiply"), _op("multiply", True)
-    __floordiv__, __rfloordiv__ = _op("floor_divide"), _op("floor_divide", True)
-    __gt__, __lt__ = _op("greater"), _op("less")
-    __ge__, __le__ = _op("greater_equal"), _op("less_equal")
+    __add__, __radd__ = _op("({} + {})"), _op("({} + {})", True)
+    __sub__, __rsub__ = _op("({} - {})"), _op("({} - {})", True)
+    __mul__, __rmul__ = _op("({} * {})"), _op("({} * {})", True)
+    __floordiv__, __rfloordiv__ = _op("floor_div({}, {})"), _op("floor_div({}, {})", True)
+    __gt__, __lt__ = _op("(long long)({} > {})"), _op("(long long)({} < {})")
+    __ge__, __le__ = _op("(long long)({} >= {})"), _op("(long long)({} <= {})")
     del _op
