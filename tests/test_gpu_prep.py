@@ -54,7 +54,7 @@ def test_ordered_csr_on_the_gpu_equals_the_host():
 
 def test_the_gpu_keeps_what_it_prepared_equal_to_the_host(monkeypatch):
     """The ordered CSR and RDMCE's seeds, kept on the GPU as built there (no copy back and up again),
-    equal the host's arrays, and a count on them is exact."""
+    equal the host's arrays, and a count on them is exact, in one pass or several."""
     from mce_kit import prepared
     from mce_kit.gpu import rdmce
 
@@ -69,8 +69,12 @@ def test_the_gpu_keeps_what_it_prepared_equal_to_the_host(monkeypatch):
         kept = {name: on_gpu.array(name, None).get() for name in
                 ("indptr", "indices", ("seed u", "edge"), ("seed v", "edge"))}
         assert _same([host.indptr, host.indices, u, v], kept.values()), G
+        count = P.run().count
         if G.n <= 200:   # (the CPU oracle on the R-MAT graph takes minutes)
-            assert P.run().count == cpu.count_maximal_cliques(G), G
+            assert count == cpu.count_maximal_cliques(G), G
+        assert not isinstance(P.seeds["edge"][0], np.ndarray), G   # a one-pass run left them on the GPU
+        assert _same(host.seed_arrays("edge"), P.seed_arrays("edge")), G   # copied when asked
+        assert P.run(max_buffer_bytes=1 << 20).count == count, G   # fewer workers: planned from the host arrays
 
 
 def test_seed_needs_on_the_gpu_equal_the_hosts_words():

@@ -141,9 +141,10 @@ def edge_seeds(ptr, idx):
     return u, v, p, x
 
 
-def seed_needs(indptr, indices, seeding: str, rows_words, stack_words, keep=None):
+def seed_needs(indptr, indices, seeding: str, rows_words, stack_words, keep=None, host: bool = True):
     """(u, v, rows words, stack words) of every seed (a launcher's word counts), on the GPU.
-    ``keep(name, device array)`` is given the seeds' device arrays ("seed u", "seed v")."""
+    ``keep(name, device array)`` is given the seeds' device arrays ("seed u", "seed v");
+    ``host=False`` leaves all four on the GPU (CuPy arrays)."""
     import cupy
 
     from .seeds import per_seed
@@ -152,4 +153,5 @@ def seed_needs(indptr, indices, seeding: str, rows_words, stack_words, keep=None
     if keep is not None:
         keep("seed u", u)
         keep("seed v", v)
-    return _done(u, v, *per_seed(p, x, rows_words, stack_words))
+    out = (u, v, *per_seed(p, x, rows_words, stack_words))
+    return _done(*out) if host else out

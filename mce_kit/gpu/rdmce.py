@@ -177,13 +177,16 @@ class RDMCEResult:
 
 @dataclass
 class Prepared:
-    """A graph in degeneracy order with its seeds and per-seed buffer bounds (all on the host)."""
+    """A graph in degeneracy order with its seeds and per-seed buffer bounds. Seeds built on the GPU
+    stay there until the host asks (``seed_arrays``): a run of every seed in one pass reads only
+    their count and largest needs, and copying them back took 1.5 ms of a cold call on
+    soc-Slashdot0902 (H200, 2026-11-27)."""
 
     G: Graph
     order: np.ndarray
     indptr: np.ndarray
     indices: np.ndarray
-    seeds: dict = field(default_factory=dict)  # seeding -> (u, v, rows_need, stack_need)
+    seeds: dict = field(default_factory=dict)  # seeding -> (u, v, rows_need, stack_need), NumPy or CuPy
     most: dict = field(default_factory=dict)   # seeding -> the largest of rows_need and stack_need
     isolated: np.ndarray = None
     prep_s: float = 0.0
@@ -198,17 +201,35 @@ class Prepared:
     def seed_most(self, seeding: str) -> dict:
         """The largest rows and stack words of a seed (the plan's one-pass test), kept."""
         if seeding not in self.most:
-            _, _, rows, stack = self.seed_arrays(seeding)
-            self.most[seeding] = {"rows": int(rows.max(initial=0)), "stack": int(stack.max(initial=0))}
+            _, _, rows, stack = self._seeds(seeding)
+            self.most[seeding] = {"rows": int(rows.max()) if len(rows) else 0,
+                                  "stack": int(stack.max()) if len(stack) else 0}
         return self.most[seeding]
 
+    def seed_count(self, seeding: str) -> int:
+        return len(self._seeds(seeding)[0])
+
     def seed_arrays(self, seeding: str):
+        """(u, v, rows words, stack words) of every seed, on the host."""
+        seeds = self._seeds(seeding)
+        if not isinstance(seeds[0], np.ndarray):
+            from ..accel import to_host
+
+            seeds = self.seeds[seeding] = to_host(*seeds)
+        return seeds
+
+    def _seeds(self, seeding: str) -> tuple:
         if seeding not in self.seeds:
             from ..prepared import refresh
 
             self.seeds[seeding] = _make_seeds(self.indptr, self.indices, seeding, self.device)
             refresh(self.G, ("rdmce",))  # a kept Prepared grew: count its seeds in the budget
         return self.seeds[seeding]
+
+    def __getstate__(self) -> dict:   # a pickled copy (a Dask worker's) takes the host's seeds
+        for seeding in self.seeds:
+            self.seed_arrays(seeding)
+        return self.__dict__
 
     def run(self, *, min_size=None, max_size=None, histogram=False, isolated=True, max_buffer_bytes=None,
             seeds=None, progress=None, **params) -> RDMCEResult:
@@ -248,7 +269,8 @@ def prepare(G: Graph, device: str = "auto") -> Prepared:
 def _make_seeds(indptr, indices, seeding, device=None):
     """(u, v, rows words, stack words) of every seed; on the GPU for long graphs
     (``prep.use_gpu_for_prep``), from the CSR's copies in ``device`` (an ``OnDevice``), which then
-    keeps the seeds' device arrays (("seed u", seeding), ("seed v", seeding))."""
+    keeps the seeds' device arrays (("seed u", seeding), ("seed v", seeding)), and returned there
+    (CuPy arrays; ``Prepared.seed_arrays`` copies them to the host when asked)."""
     from . import prep
 
     if prep.use_gpu_for_prep(len(indices)):
@@ -256,7 +278,7 @@ def _make_seeds(indptr, indices, seeding, device=None):
         if device is not None:
             indptr, indices = device.array("indptr", indptr), device.array("indices", indices)
             keep = lambda name, a: device.keep((name, seeding), a)  # noqa: E731
-        return prep.seed_needs(indptr, indices, seeding, rows_words, stack_words, keep)
+        return prep.seed_needs(indptr, indices, seeding, rows_words, stack_words, keep, host=device is None)
     u, v, p, x = seed_sets(indptr, indices, seeding, "cpu")
     return u, v, *per_seed(p, x, rows_words, stack_words)
 
@@ -269,14 +291,18 @@ def _stats_views(state, n_workers: int) -> list:
     return [state[:w], state[w: 2 * w], state[2 * w: 3 * w], small[:w], small[w:]]
 
 
-def _plan(rows_need, stack_need, n_workers, budget, describe=None, most=None):
+def _plan(rows_need, stack_need, n_workers, budget, describe=None, most=None, n=None):
     """[(seed indices, rows_cap, stack_cap, workers)]: passes whose buffers fit ``budget`` bytes.
-    ``most``: the largest needs ({"rows", "stack"}), known already: no pass over the seeds when one
-    pass holds them."""
-    needs = {"rows": rows_need, "stack": stack_need}
-    if most is not None:
-        needs = functools.partial(dict, needs)
-    passes = plan_passes(needs, n_workers, budget, "RDMCE", describe, largest=most, n=len(rows_need))
+    ``rows_need``, ``stack_need``: arrays, or functions giving them (called only when needed).
+    ``most``: the largest needs ({"rows", "stack"}), known already with the count ``n``: no pass
+    over the seeds when one pass holds them."""
+    def needs():
+        return {"rows": rows_need() if callable(rows_need) else rows_need,
+                "stack": stack_need() if callable(stack_need) else stack_need}
+
+    n = len(needs()["rows"]) if n is None else n
+    passes = plan_passes(needs if most is not None else needs(), n_workers, budget, "RDMCE", describe,
+                         largest=most, n=n)
     return [(idx, caps["rows"], caps["stack"], workers) for idx, caps, workers in passes]
 
 
@@ -504,21 +530,27 @@ class _Device:
         self.cupy = cupy
         self.prep = prep
         self.p = p = {**DEFAULTS, **params}
-        u, v, rows_need, stack_need = prep.seed_arrays(p["seeding"])
+        seeding = p["seeding"]
         self.every_seed = seeds is None
-        most = prep.seed_most(p["seeding"]) if seeds is None else None
-        if seeds is not None:
+        if seeds is None:   # the host's seed arrays only if one pass cannot hold them (or to name one)
+            self.n_seeds, most = prep.seed_count(seeding), prep.seed_most(seeding)
+            self.seed_arrays = lambda: prep.seed_arrays(seeding)
+        else:
             pick = np.asarray(seeds, dtype=np.int64)
-            u, v, rows_need, stack_need = (a[pick] for a in (u, v, rows_need, stack_need))
-        self.u, self.v = u, v
+            picked = tuple(a[pick] for a in prep.seed_arrays(seeding))
+            self.n_seeds, most, self.seed_arrays = len(pick), None, lambda: picked
         self.flags = (FLAG_EXPOSE * bool(p["exposure"]) | FLAG_AGGRESSIVE * bool(p["aggressive"])
                       | FLAG_LOCAL * bool(p["local"]))
         self.sms = sm_count()
         self.n_workers = self.sms * int(p["warps_per_sm"])
         budget = int(max_buffer_bytes or 0.4 * max(0, free_bytes() - reserve_bytes))
-        self.plan = _plan(rows_need, stack_need, self.n_workers, budget,
-                          lambda i: f"seed ({prep.order[u[i]]}, {prep.order[v[i]] if v[i] >= 0 else '-'})",
-                          most)
+
+        def describe(i):
+            u, v = self.seed_arrays()[:2]
+            return f"seed ({prep.order[u[i]]}, {prep.order[v[i]] if v[i] >= 0 else '-'})"
+
+        self.plan = _plan(lambda: self.seed_arrays()[2], lambda: self.seed_arrays()[3], self.n_workers,
+                          budget, describe, most, self.n_seeds)
         # two builds of one source: counting (no streaming code in the hot loop) and listing
         self.module = load_module("rdmce.cu", defines={**_DEFINES, "STREAMING": int(stream)})
         self.kernel = self.module.get_function("rdmce_kernel")
@@ -541,11 +573,12 @@ class _Device:
         cupy = self.cupy
         seeding, dev = self.p["seeding"], self.prep.device
         for idx, rows_cap, stack_cap, workers in self.plan:
-            if len(idx) == len(self.u) and self.every_seed:  # one pass of every seed: the kept copies
-                su = dev.array(("seed u", seeding), self.u)
-                sv = dev.array(("seed v", seeding), self.v)
+            if len(idx) == self.n_seeds and self.every_seed:  # one pass of every seed: the kept copies
+                su = dev.array(("seed u", seeding), lambda: self.seed_arrays()[0])
+                sv = dev.array(("seed v", seeding), lambda: self.seed_arrays()[1])
             else:
-                su, sv = cupy.asarray(self.u[idx]), cupy.asarray(self.v[idx])
+                u, v = self.seed_arrays()[:2]
+                su, sv = cupy.asarray(u[idx]), cupy.asarray(v[idx])
             # the zeroed per-pass words in one buffer: ctrl first (its stop word on a line of its
             # own), then per worker the exposure word (64-bit), copying, rows users, task info
             zeroed = cupy.zeros(CTRL_SPAN + 12 * workers, dtype=cupy.int32)
@@ -621,7 +654,7 @@ def _run(prep: Prepared, min_size, max_size, histogram, isolated, max_buffer_byt
     dev.start(hist_len=prep.d + 3 if histogram else 1)
     singles = len(extra_singletons(prep, isolated, lo, hi))
     # a bar over the seeds of every pass; on Ctrl-C the seeds taken all finish (worker_seeds)
-    with Watch(len(dev.u), progress=progress, what="RDMCE", unit="seed",
+    with Watch(dev.n_seeds, progress=progress, what="RDMCE", unit="seed",
                finished=lambda: int(dev.stats[3].sum()), found=lambda: int(dev.stats[0].sum()) + singles,
                found_what="maximal cliques") as w:
         for n_seeds, _, launch in dev.passes():
