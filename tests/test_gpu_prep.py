@@ -75,7 +75,7 @@ def test_the_gpu_keeps_what_it_prepared_equal_to_the_host(monkeypatch):
         if G.m:   # (an edgeless graph is prepared on the host)
             assert not isinstance(P.seeds["edge"][0], np.ndarray), G   # a one-pass run left them on the GPU
         assert _same(host.seed_arrays("edge"), P.seed_arrays("edge")), G   # copied when asked
-        assert P.run(max_buffer_bytes=1 << 20).count == count, G   # fewer workers: planned from the host arrays
+        assert P.run(max_buffer_bytes=1 << 20).count == count, G   # fewer workers: planned on the host
 
 
 def test_seed_needs_on_the_gpu_equal_the_hosts_words():

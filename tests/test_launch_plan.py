@@ -86,3 +86,40 @@ def test_the_one_pass_of_every_task_is_kept_read_only_while_short():
     assert a is b and a.tolist() == list(range(1000)) and not a.flags.writeable
     long = launch.every_task(launch.KEEP_EVERY_TASK + 1)
     assert long is not launch.every_task(launch.KEEP_EVERY_TASK + 1) and long[-1] == launch.KEEP_EVERY_TASK
+
+
+def test_a_kept_plan_is_reused_and_made_again_when_memory_runs_short(monkeypatch):
+    """``with_kept_plan`` (KCMiner's and the pivot counter's warm calls): a one-pass plan is kept by
+    key and reused; a kept plan's shortage forgets it and launches once more on a new plan; a new
+    plan's shortage, a plan of several passes and a key of None are never kept."""
+    monkeypatch.setattr(launch, "_out_of_memory", lambda: MemoryError)
+    made, memo = [], {}
+
+    def make(passes):
+        return lambda: made.append(passes) or [passes]
+
+    def launch_ok(plan):
+        return ("ran", plan[0])
+
+    assert launch.with_kept_plan(memo, "k", make(1), lambda p: p[0] == 1, launch_ok) == ("ran", 1)
+    assert launch.with_kept_plan(memo, "k", make(1), lambda p: p[0] == 1, launch_ok) == ("ran", 1)
+    assert made == [1] and memo == {"k": [1]}            # kept, then reused
+    assert launch.with_kept_plan(memo, "m", make(2), lambda p: p[0] == 1, launch_ok) == ("ran", 2)
+    assert launch.with_kept_plan(memo, None, make(1), lambda p: True, launch_ok) == ("ran", 1)
+    assert made == [1, 2, 1] and set(memo) == {"k"}     # several passes and key None: not kept
+    short = []
+
+    def launch_short_once(plan):
+        if not short:
+            short.append(plan)
+            raise MemoryError
+        return ("ran", plan[0])
+
+    memo["k"] = ["stale"]
+    assert launch.with_kept_plan(memo, "k", make(1), lambda p: p[0] == 1, launch_short_once) == ("ran", 1)
+    assert short == [["stale"]] and memo == {"k": [1]}    # forgotten, made again, kept
+    def launch_short(plan):
+        raise MemoryError
+
+    with pytest.raises(MemoryError):
+        launch.with_kept_plan({}, "k", make(1), lambda p: True, launch_short)

@@ -47,6 +47,7 @@ from .launch import (
     plan_passes,
     set_params,
     sm_count,
+    with_kept_plan,
 )
 from .loader import load_module
 from .watch import Watch, released
@@ -171,11 +172,9 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
     smax = int(ori.bound[0]) if len(ori.bound) else 0   # (bound descends)
     K = smax + 2 if k_max is None else min(int(k_max), smax + 2)  # no clique is larger than smax + 2
     pc = smax + 1
-    leaves_host = np.zeros((K + 1, pc), np.int64)
-    device_bytes, passes, nodes, n_tasks = 0, 0, 0, 0
     n_leaves = (K + 1) * pc
-    logs = []
     run = K >= 3 and n_chosen
+    learn = False
     if run:
         n_workers = sm_count() * int(p["warps_per_sm"])
 
@@ -206,65 +205,62 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
         if own and ori.memo.get(by_nodes) is not None:
             part, code = ori.memo[by_nodes]
             key = by_nodes   # (its device copies are kept under it)
-        # one pass is kept for the next run of these entries (passes depend on free memory; a
-        # shortage then plans again, below): a warm call skips asking the driver and planning
-        passes_key = ("pivot passes", key, max_buffer_bytes)
-        plan = kept_plan = ori.memo.get(passes_key)
-        if plan is None:
-            budget = int(max_buffer_bytes or 0.4 * free_bytes())
-            plan = plan_passes(lambda: {"work": work_words(ori.bound[part])}, n_workers, budget,
-                               "clique counts",
-                               lambda i: f"edge ({ori.order[ori.u[part[i]]]}, {ori.order[ori.v[part[i]]]})",
-                               largest={"work": most}, n=len(part))
-            if len(plan) == 1:
-                ori.memo[passes_key] = plan
         module = load_module("cliquecount.cu")
         kernel = module.get_function("cliquecount_kernel")
-    # timed: the graph and tasks to the GPU (one copy), the kernel(s), the leaf counts back
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-    start.record()
-    if run:
-        blob, indptr, indices, d_tasks = upload(ori, "all_blob", len(ori.bound))
-        watch = Watch(len(part), progress=progress, what="clique counts", unit="edge task")
-        for idx, caps, workers in plan:
-            pairs, split = pass_tasks(d_tasks, ori, part, code, idx, key, tail)   # largest first
-            try:
-                work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
-            except cupy.cuda.memory.OutOfMemoryError:
-                if kept_plan is None:
-                    raise
-                ori.memo.pop(passes_key, None)   # memory grew short since: plan again from free memory
-                watch.close()
-                return _run(prep, max_buffer_bytes=max_buffer_bytes, tasks=tasks, progress=progress,
-                            timeline=timeline, **params)
-            # one zeroed buffer: ctrl (next task, error flags), leaves, per worker: nodes, tasks (int32);
-            # last, the stop word
-            end = 1 + n_leaves + 2 * workers
-            state = cupy.zeros(end + 1, dtype=cupy.uint64)
-            log = cupy.zeros(3 * len(idx), dtype=cupy.uint64) if timeline or learn else None
-            at = state.data.ptr
-            set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=pairs, split=split,
-                       stop=at + 8 * end, work=work, ctrl=at, leaves=at + 8,
-                       worker_nodes=at + 8 * (1 + n_leaves), worker_tasks=at + 8 * (1 + n_leaves + workers),
-                       task_log=0 if log is None else log, work_cap=caps["work"], n_tasks=len(idx), k_max=K,
-                       pc=pc, n_workers=workers)
-            kernel((-(-workers // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
-            watch.wait(words32(state, 0), len(idx), words32(state, end))
-            host = state.get()
-            if int(host[0]) >> 32 & ERR_CAPACITY:
-                raise RuntimeError("clique counts: a task exceeded its workspace bound (internal error)")
-            leaves_host += host[1: 1 + n_leaves].astype(np.int64).reshape(K + 1, pc)
-            device_bytes = max(device_bytes, blob.nbytes + work.nbytes + state.nbytes)
-            nodes += int(host[1 + n_leaves: 1 + n_leaves + workers].sum())
-            n_tasks += len(idx)
-            passes += 1
-            if log is not None:
-                logs.append((idx, log.get().reshape(-1, 3)))
-            del work
-        watch.close()
-    stop.record()
-    stop.synchronize()
-    gpu_ms = cupy.cuda.get_elapsed_time(start, stop)
+
+    def plan():
+        budget = int(max_buffer_bytes or 0.4 * free_bytes())
+        return plan_passes(lambda: {"work": work_words(ori.bound[part])}, n_workers, budget, "clique counts",
+                           lambda i: f"edge ({ori.order[ori.u[part[i]]]}, {ori.order[ori.v[part[i]]]})",
+                           largest={"work": most}, n=len(part))
+
+    def launch(plan):
+        """The timed launches: the graph and tasks to the GPU (one copy), the kernel(s), the leaf
+        counts back. Returns (leaves, device bytes, passes, nodes, entries run, logs, ms)."""
+        leaves = np.zeros((K + 1, pc), np.int64)
+        device_bytes, passes, nodes, n_tasks, logs = 0, 0, 0, 0, []
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        if run:
+            blob, indptr, indices, d_tasks = upload(ori, "all_blob", len(ori.bound))
+            with Watch(len(part), progress=progress, what="clique counts", unit="edge task") as watch:
+                for idx, caps, workers in plan:
+                    pairs, split = pass_tasks(d_tasks, ori, part, code, idx, key, tail)   # largest first
+                    work = cupy.empty(workers * caps["work"], dtype=cupy.uint32)
+                    # one zeroed buffer: ctrl (next task, error flags), leaves, per worker: nodes, tasks
+                    # (int32); last, the stop word
+                    end = 1 + n_leaves + 2 * workers
+                    state = cupy.zeros(end + 1, dtype=cupy.uint64)
+                    log = cupy.zeros(3 * len(idx), dtype=cupy.uint64) if timeline or learn else None
+                    at = state.data.ptr
+                    set_params(module, PARAMS, indptr=indptr, indices=indices, tasks=pairs, split=split,
+                               stop=at + 8 * end, work=work, ctrl=at, leaves=at + 8,
+                               worker_nodes=at + 8 * (1 + n_leaves),
+                               worker_tasks=at + 8 * (1 + n_leaves + workers),
+                               task_log=0 if log is None else log, work_cap=caps["work"], n_tasks=len(idx),
+                               k_max=K, pc=pc, n_workers=workers)
+                    kernel((-(-workers // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
+                    watch.wait(words32(state, 0), len(idx), words32(state, end))
+                    host = state.get()
+                    if int(host[0]) >> 32 & ERR_CAPACITY:
+                        raise RuntimeError("clique counts: a task exceeded its workspace bound "
+                                           "(internal error)")
+                    leaves += host[1: 1 + n_leaves].astype(np.int64).reshape(K + 1, pc)
+                    device_bytes = max(device_bytes, blob.nbytes + work.nbytes + state.nbytes)
+                    nodes += int(host[1 + n_leaves: 1 + n_leaves + workers].sum())
+                    n_tasks += len(idx)
+                    passes += 1
+                    if log is not None:
+                        logs.append((idx, log.get().reshape(-1, 3)))
+                    del work
+        stop.record()
+        stop.synchronize()
+        return leaves, device_bytes, passes, nodes, n_tasks, logs, cupy.cuda.get_elapsed_time(start, stop)
+
+    # one pass is kept for the next run of these entries (``launch.with_kept_plan``)
+    leaves_host, device_bytes, passes, nodes, n_tasks, logs, gpu_ms = (
+        with_kept_plan(ori.memo, ("pivot passes", key, max_buffer_bytes), plan, lambda plan: len(plan) == 1,
+                       launch) if run else launch([]))
     if run and learn:
         ori.remember(by_nodes, lambda: by_measured_nodes(part, code, tail, logs[0][1][:, 2])
                      if passes == 1 and gpu_ms >= LEARN_FROM_MS else None)

@@ -57,6 +57,7 @@ from .launch import (
     set_params,
     sm_count,
     split_heavy,
+    with_kept_plan,
 )
 from .loader import load_module
 from .watch import Watch, released
@@ -605,22 +606,12 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
     require_gpu()
     ori = prep.orient(p["order"])
     tasks = pick_tasks(tasks, len(ori.bound), "KCMiner", "tasks")
-    # a run over every task keeps its plan when it is one pass a launch (passes depend on free memory):
-    # a warm call of 0.2-0.3 ms spent about 0.1 ms planning again (one H200, 2026-11-27)
-    key = _plan_key(p, listing, max_buffer_bytes) if tasks is None else None
-    plan = ori.memo.get(key) if key else None
-    if plan is None:
-        plan = _plan(ori, p, k, listing, tasks, max_buffer_bytes)
-        if key and all(len(phase[4]) == 1 for phase in plan.phases):
-            ori.memo[key] = plan
-        key = None
-    try:
-        return _launch(prep, ori, plan, p, k, listing, progress)
-    except _out_of_memory():
-        if key is None:
-            raise
-        ori.memo.pop(key, None)   # memory grew short since the plan was kept: plan again from free memory
-    return _run(prep, listing=listing, max_buffer_bytes=max_buffer_bytes, progress=progress, **params)
+    # a run over every task keeps its plan when it is one pass a launch: a warm call of 0.2-0.3 ms
+    # spent about 0.1 ms planning again (one H200, 2026-11-27)
+    return with_kept_plan(ori.memo, _plan_key(p, listing, max_buffer_bytes) if tasks is None else None,
+                          lambda: _plan(ori, p, k, listing, tasks, max_buffer_bytes),
+                          lambda plan: all(len(phase[4]) == 1 for phase in plan.phases),
+                          lambda plan: _launch(prep, ori, plan, p, k, listing, progress))
 
 
 def _plan_key(p: dict, listing, max_buffer_bytes) -> tuple | None:
@@ -630,10 +621,6 @@ def _plan_key(p: dict, listing, max_buffer_bytes) -> tuple | None:
     except TypeError:   # (a parameter given as an unhashable value: not kept)
         return None
     return key
-
-
-def _out_of_memory():
-    return sys.modules["cupy"].cuda.memory.OutOfMemoryError
 
 
 def _plan(ori: Oriented, p: dict, k: int, listing, tasks, max_buffer_bytes) -> LaunchPlan:

@@ -188,6 +188,30 @@ def plan_passes(needs, n_workers: int, budget: int, label: str, describe=None, a
     return passes
 
 
+def with_kept_plan(memo: dict, key, make_plan, one_pass, launch):
+    """``launch(plan)`` with the plan kept in ``memo[key]`` for the next call when ``one_pass(plan)``
+    (a plan of several passes depends on the free memory of its moment; ``key`` None: never kept),
+    so a warm call skips asking the driver and planning. A kept plan that meets a shortage
+    (``OutOfMemoryError``: memory was taken since) is forgotten and the launch runs once more on a
+    plan made from free memory now; a fresh plan's shortage is the caller's."""
+    plan = memo.get(key) if key is not None else None
+    if plan is not None:
+        try:
+            return launch(plan)
+        except _out_of_memory():
+            memo.pop(key, None)
+    plan = make_plan()
+    if key is not None and one_pass(plan):
+        memo[key] = plan
+    return launch(plan)
+
+
+def _out_of_memory():
+    import sys
+
+    return sys.modules["cupy"].cuda.memory.OutOfMemoryError
+
+
 def _one_pass(n: int, largest: dict[str, int], n_workers: int, align: int) -> list:
     return [(every_task(n), {r: -(-w // align) * align for r, w in largest.items()}, n_workers)]
 
