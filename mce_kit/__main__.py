@@ -1,8 +1,7 @@
 """``python -m mce_kit``: see mce_kit.cli."""
 
-import sys
 
-from .cli import main
+from .cli import entry
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
