@@ -13,6 +13,14 @@ import numpy as np
 from .accel import to_host, use_gpu
 
 LARGE_EDGE_LIST = 1 << 22  # from_edges sorts row << 32 | column keys (GPU if any) from this many edges
+CSR32_MAX_ENTRIES = 2**31 - 1   # the prepared CSRs and the kernels index entries with int32
+
+
+def check_csr32(entries: int, what: str) -> None:
+    """ValueError naming ``what`` when ``entries`` (adjacency entries, or a bipartite graph's edges)
+    pass what an int32 CSR holds: refused, where a cast would wrap the offsets."""
+    if entries > CSR32_MAX_ENTRIES:
+        raise ValueError(f"{what}: {entries} entries; its int32 CSR holds at most {CSR32_MAX_ENTRIES}")
 
 
 def _unique(x: np.ndarray) -> np.ndarray:

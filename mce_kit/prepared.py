@@ -234,8 +234,10 @@ def _ordered_csr(G, device: str, keep=None):
     import numpy as np
 
     from .gpu import prep
+    from .graph import check_csr32
     from .order import peel_host, relabel_host
 
+    check_csr32(len(G.indices), "the degeneracy-ordered CSR")
     if prep.use_gpu_for_prep(len(G.indices), device):
         order, core, indptr, indices = prep.degeneracy_csr(G.indptr, G.indices, keep)
     else:

@@ -131,3 +131,27 @@ def test_release_when_a_kept_value_holds_another_kept_graph():
     assert prepared.release() > 0
     assert mk.count_maximal_bicliques(B, device="cpu") == want
     assert prepared.release(B) > 0 and prepared.release() == 0
+
+
+def test_a_graph_past_the_int32_csr_is_refused_not_wrapped(monkeypatch):
+    """The prepared CSRs and the kernels index entries with int32: a graph with more entries is
+    refused with its count, by every preparation that casts (the ordered CSR that RDMCE, mce-gpu and
+    the CPU engine share, KCMiner's orientation, Geil, GMBE+); the limit is lowered here to a small graph."""
+    import mce_kit.graph as graph
+    from mce_kit import api, cpu_engine
+    from mce_kit.gpu import geil
+
+    monkeypatch.setattr(graph, "CSR32_MAX_ENTRIES", 10)
+    G = graph.Graph.from_edges(4, [0, 0, 0, 1, 1, 2], [1, 2, 3, 2, 3, 3], device="cpu")   # K4: 12 entries
+    B = graph.BipartiteGraph.from_edges(3, 5, [0, 0, 1, 1, 2] * 2 + [2], [0, 1, 2, 3, 4] * 2 + [0])  # m 6
+    monkeypatch.setattr(graph, "CSR32_MAX_ENTRIES", 5)
+    with pytest.raises(ValueError, match=r"GMBE\+: 6 entries; its int32 CSR holds at most 5$"):
+        gmbe.prepare(B, device="cpu")
+    monkeypatch.setattr(graph, "CSR32_MAX_ENTRIES", 10)
+    calls = [lambda: prepared.ordered_csr(G, "cpu"), lambda: cpu_engine.count_maximal_cliques(G),
+             lambda: kclique._orient(G, "degree"), lambda: geil.prepare(G, device="cpu")]
+    for call in calls:
+        with pytest.raises(ValueError, match=r"entries; its int32 CSR holds at most 10$"):
+            call()
+    monkeypatch.setattr(graph, "CSR32_MAX_ENTRIES", 12)
+    assert api.count_maximal_cliques(G, device="cpu") == 1   # at the limit: answered

@@ -52,7 +52,7 @@ import numpy as np
 
 from ..bounds import clique_bounds, core_subgraph
 from ..cpu.maxclique import colour_order
-from ..graph import Graph, positions, sorted_ptr
+from ..graph import Graph, check_csr32, positions, sorted_ptr
 from ..prepared import OnDevice
 from ..vertex_cover import omega_above_bounds
 from .launch import free_bytes, params_dtype, plan_passes, set_params, sm_count
@@ -156,8 +156,7 @@ def prepare(G: Graph, device: str = "gpu") -> Prepared:
         from . import require_gpu
 
         require_gpu()
-    if len(G.indices) >= 2**31:
-        raise ValueError(f"Geil: {G.m} edges is more than the int32 CSR holds")
+    check_csr32(len(G.indices), "Geil")
     t0 = time.perf_counter()
     deg0 = G.degrees().astype(np.int64)
     order = np.lexsort((np.arange(G.n), deg0)).astype(np.int32)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..graph import BipartiteGraph
+from ..graph import BipartiteGraph, check_csr32
 from ..prepared import OnDevice
 from . import require_gpu
 from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params, sm_count
@@ -168,8 +168,7 @@ def prepare(B: BipartiteGraph, device: str = "auto") -> Prepared:
 
     if not isinstance(B, BipartiteGraph):
         raise TypeError(f"gmbe.prepare needs a BipartiteGraph, got {type(B).__name__}")
-    if B.m >= 2**31:
-        raise ValueError(f"gmbe: {B.m} edges; the kernel indexes edges with 32-bit ints")
+    check_csr32(B.m, "GMBE+")
     t0 = time.perf_counter()
     on_gpu = OnDevice(B, ("gmbe",))   # the key prepared() keeps it under
     if use_gpu(B.m, device, least=0):

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..accel import array_module
-from ..graph import Graph
+from ..graph import Graph, check_csr32
 from ..order import oriented_csr
 from ..prepared import OnDevice
 from . import require_gpu
@@ -250,6 +250,7 @@ def _orient(G: Graph, order: str) -> Oriented:
 
     t0 = time.perf_counter()
     check_order(order)
+    check_csr32(len(G.indices), "the oriented CSR")
     device = OnDevice(G, ("oriented", order))
     blobs = {}
     if prep.use_gpu_for_prep(len(G.indices)):
