@@ -130,9 +130,8 @@ QUICK_START_AVOIDS = ("pandas", "matplotlib", "networkx", "tqdm", "IPython", "da
                                   ["data/snap/email-Eu-core.txt.gz", "--problem", "kclique", "--k", "3"]])
 def test_count_command_imports_only_what_it_needs(args):
     """`python -m mce_kit count FILE` on the CPU: no plotting, tables, networkx or progress bars."""
-    code = ("import runpy, sys; sys.argv = ['mce_kit', 'count', *sys.argv[1:], '--device', 'cpu'];\n"
-            "try:\n    runpy.run_module('mce_kit', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-            f"print('loaded:', *[m for m in {QUICK_START_AVOIDS!r} if m in sys.modules])")
+    code = ("import sys; from mce_kit.cli import main; main(['count', *sys.argv[1:], '--device', 'cpu'])\n"
+            f"print('loaded:', *[m for m in {QUICK_START_AVOIDS!r} if m in sys.modules])")  # (entry() exits)
     out = subprocess.run([sys.executable, "-W", "ignore", "-c", code, *args], capture_output=True, text=True,
                          check=True, cwd=datasets.data_dir().parent).stdout
     assert "cliques:" in out, out
