@@ -356,3 +356,39 @@ def test_split_entries_cost_only_the_splittable_prefix_and_equal_a_cost_per_task
     total = kclique.task_costs(ori, everything, min_size, cost_of)[2]
     per_task = float(cost_of(kclique.split_sizes(ori, everything, min_size)).sum())
     assert total == pytest.approx(per_task, rel=1e-12)
+
+
+def test_blobs_left_on_a_gpu_come_to_the_host_when_asked_and_when_pickled(monkeypatch):
+    """An orientation whose blobs stay on a GPU (``Oriented.blob``): the host's arrays are made on the
+    first read, and a pickled copy (a Dask worker's, whose device arrays do not travel) carries them.
+    A host array stands in for the device's here (``.get()``); the GPU tests run the real one."""
+    import pickle
+
+    G = powerlaw_cluster(300, 4, 0.3, seed=3)
+    want = kclique._orient(G, "degree")
+
+    class OnGpu:
+        def __init__(self, a):
+            self.a = a
+
+        def get(self):
+            fetched.append(1)
+            return self.a.copy()
+
+    fetched = []
+    got = kclique._orient(G, "degree")
+    moved = {name: OnGpu(got.blobs.pop(name)) for name in ("out_blob", "all_blob")}
+    got.blobs.clear()
+    monkeypatch.setattr(got.device, "find", moved.get, raising=False)
+    assert got.n1 == G.n + 1 and not fetched            # sizes from order and bound alone
+    copy = pickle.loads(pickle.dumps(got))
+    assert fetched == [1, 1] and set(copy.blobs) >= {"out_blob", "all_blob"}
+    for name in ("indptr", "indices", "out_ptr", "out_idx", "u", "v", "out_blob", "all_blob"):
+        assert np.array_equal(getattr(copy, name), getattr(want, name)), name
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+    assert fetched == [1, 1]                            # each blob copied once
+    empty = kclique._orient(G, "degree")
+    empty.blobs.clear()
+    monkeypatch.setattr(empty.device, "find", lambda name: None, raising=False)
+    with pytest.raises(RuntimeError, match="neither on the host nor on a GPU"):
+        empty.blob("all_blob")
