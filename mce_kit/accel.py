@@ -17,6 +17,10 @@ GPU_MIN_ENTRIES = 1 << 22  # below this many adjacency entries the host is as fa
 # H100 (16 cores) it took Email-Enron's 367k entries 10.7 ms against the compiled host's 17.5,
 # wiki-Vote's 202k 7.7 against 8.6, CA-GrQc's 29k 4.9 against 2.0 (cold_prep.csv, path "cupy")
 PREP_GPU_MIN_ENTRIES = 1 << 18
+# from here a process's first preparation takes the GPU at once (one-call processes on one H200,
+# 2026-11-27, medians of 5: soc-Slashdot0902's 1.0 M entries 0.67 s against 0.74 s renting for
+# maximal cliques, 0.73 against 0.83 for k = 8; Email-Enron's 0.37 M 0.67 against 0.63 s)
+PREP_GPU_BUY_ENTRIES = 1 << 19
 PREP_GPU_RENT_ENTRIES = 1 << 22  # entries a process prepares on the host before it takes the GPU path
 _PREP_GPU = {"bought": False, "host_entries": 0}
 DEVICES = ("auto", "cpu", "gpu")
@@ -41,12 +45,11 @@ def use_gpu_for_prep(entries: int, device: str = "auto") -> bool:
     """``use_gpu`` for a first call's preparation (a maximal-clique call's order, relabelling and
     seeds, a k-clique call's orientation): from PREP_GPU_MIN_ENTRIES entries on.
 
-    Rent or buy, as ``use_compiled``: a process's first GPU preparation loads CuPy's kernels for it
-    (0.31 s of a one-call ``mce-kit count`` of Slashdot on an H100, against about 0.08 s for the
-    host's NumPy, 2026-11-26). So below GPU_MIN_ENTRIES the GPU takes a graph once this process has
-    prepared one there (``buy_gpu_prep``), or after PREP_GPU_RENT_ENTRIES entries on the host."""
-    if device == "auto" and PREP_GPU_MIN_ENTRIES <= entries < GPU_MIN_ENTRIES and not _PREP_GPU["bought"] \
-            and _PREP_GPU["host_entries"] < PREP_GPU_RENT_ENTRIES:
+    Rent or buy, as ``use_compiled``: a process's first GPU preparation loads CuPy's kernels for it.
+    So below PREP_GPU_BUY_ENTRIES the GPU takes a graph once this process has prepared one there
+    (``buy_gpu_prep``), or after PREP_GPU_RENT_ENTRIES entries on the host; from it, at once."""
+    if device == "auto" and PREP_GPU_MIN_ENTRIES <= entries < PREP_GPU_BUY_ENTRIES \
+            and not _PREP_GPU["bought"] and _PREP_GPU["host_entries"] < PREP_GPU_RENT_ENTRIES:
         _PREP_GPU["host_entries"] += entries
         return False
     gpu = use_gpu(entries, device, PREP_GPU_MIN_ENTRIES)

@@ -183,12 +183,14 @@ def test_gpu_preparation_is_rented_then_bought(monkeypatch):
     monkeypatch.setattr(gpu, "has_gpu", lambda: True)
     monkeypatch.setitem(accel._PREP_GPU, "bought", False)
     monkeypatch.setitem(accel._PREP_GPU, "host_entries", 0)
-    small, big = accel.PREP_GPU_MIN_ENTRIES, accel.GPU_MIN_ENTRIES
+    small, buy, rent = accel.PREP_GPU_MIN_ENTRIES, accel.PREP_GPU_BUY_ENTRIES, accel.PREP_GPU_RENT_ENTRIES
     assert not prep.use_gpu_for_prep(small - 1)  # short graphs: always the host
-    assert prep.use_gpu_for_prep(big)  # long ones: always the GPU, which buys it
+    assert prep.use_gpu_for_prep(buy)  # from PREP_GPU_BUY_ENTRIES: the GPU at once, which buys it
     monkeypatch.setitem(accel._PREP_GPU, "bought", False)
-    calls = [prep.use_gpu_for_prep(small) for _ in range(big // small + 1)]
-    assert not any(calls[: big // small]) and calls[-1]  # rented until the host did big entries
+    assert not prep.use_gpu_for_prep(buy - 1)   # below it: rented
+    monkeypatch.setitem(accel._PREP_GPU, "host_entries", 0)
+    calls = [prep.use_gpu_for_prep(small) for _ in range(rent // small + 1)]
+    assert not any(calls[: rent // small]) and calls[-1]  # rented until the host did `rent` entries
     assert prep.use_gpu_for_prep(small) and not prep.use_gpu_for_prep(small, "cpu")
 
 
