@@ -12,7 +12,8 @@ minutes to compile, 2026-11-25; a twin takes about 10 s once, then loads from th
 threads start without the GIL: a hand-off of 0.07 ms for 16, and ``count_k_cliques(CA-GrQc, 8)``
 on 16 cores took 0.50 ms against 1.63 ms through ``strided`` (2026-11-27). Used only where Numba's
 threading layer is safe to call from several Python threads at once (TBB or OpenMP, not its
-workqueue), otherwise ``strided``.
+workqueue), otherwise ``strided``; and not in a process forked from one that ran them (GNU OpenMP
+ends such a child: "fork() called from a process already using GNU OpenMP").
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-_POOL: list = []  # one ThreadPoolExecutor, grown when a call needs more threads
+_POOL: list = []  # [ThreadPoolExecutor, its process id]: grown when a call needs more threads, new in a fork
 _THREADSAFE: list = []  # [bool] once known: whether Numba's threading layer is thread-safe
+_NUMBA_PID: list = []  # the process that first ran a parallel twin (a fork of it may not)
 
 
 def strided(kernel: Callable, T: int, head: tuple, first: int, last: int, *tail, own=None) -> list:
@@ -33,8 +35,8 @@ def strided(kernel: Callable, T: int, head: tuple, first: int, last: int, *tail,
     own = own or [()] * T
     if T == 1:
         return [kernel(*head, first, last, 1, *tail, *own[0])]
-    if not _POOL or _POOL[0]._max_workers < T - 1:
-        _POOL[:] = [ThreadPoolExecutor(max_workers=T - 1, thread_name_prefix="mce_kit-threads")]
+    if not _POOL or _POOL[0]._max_workers < T - 1 or _POOL[1] != os.getpid():   # (a fork has no workers)
+        _POOL[:] = [ThreadPoolExecutor(max_workers=T - 1, thread_name_prefix="mce_kit-threads"), os.getpid()]
     futures = [_POOL[0].submit(kernel, *head, first + t, last, T, *tail, *own[t])
                for t in range(1, min(T, last - first))]
     mine = kernel(*head, first, last, T, *tail, *own[0])
@@ -71,9 +73,11 @@ def on_threads(parallel: Callable, kernel: Callable, T: int, head: tuple, first:
     """``strided(kernel, T, head, first, last, *tail)``'s results, through ``parallel`` (the kernel's
     twin: ``parallel(*head, first, last, T, *tail)`` returns the T results as one array) on Numba's
     threads where ``threadsafe_layer``; T above the cores: several strides a thread."""
-    if T == 1 or last - first <= 1 or not threadsafe_layer():
+    if T == 1 or last - first <= 1 or not threadsafe_layer() or _NUMBA_PID[:1] not in ([], [os.getpid()]):
         return strided(kernel, T, head, first, last, *tail)
     from numba import config, get_num_threads, set_num_threads
+
+    _NUMBA_PID[:] = [os.getpid()]
 
     before = get_num_threads()   # the setting is the calling thread's own
     set_num_threads(min(T, config.NUMBA_NUM_THREADS))

@@ -92,6 +92,31 @@ def test_numba_threads_give_the_python_threads_results(G):
     assert launch_threads.threadsafe_layer()   # this machine's Numba has OpenMP: the twins ran
 
 
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="no fork")
+def test_a_forked_child_counts_on_python_threads():
+    """GNU OpenMP ends a child forked from a process that used it, and a fork has none of the
+    parent's pool threads: after the parent ran both, a forked child takes ``strided`` on a pool of
+    its own (the child's count, and its exit, checked)."""
+    import multiprocessing as mp
+
+    from mce_kit.cpu_engine import kclique, oriented
+
+    G = datasets.load("CA-GrQc")
+    want = cpu_engine.count_k_cliques(G, 5, algorithm="pivot", threads=2)   # the parent's Numba threads
+    indptr, indices, _, _ = oriented(G)
+    assert sum(strided(kclique.count_range, 3, (indptr, indices), 0, G.n, 3)) > 0   # and its thread pool
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    child = ctx.Process(target=_count_into, args=(q, G))
+    child.start()
+    child.join(120)
+    assert child.exitcode == 0 and q.get(timeout=5) == want
+
+
+def _count_into(q, G):
+    q.put(cpu_engine.count_k_cliques(G, 5, algorithm="pivot", threads=2))
+
+
 def test_python_threads_where_numba_layer_is_not_thread_safe(monkeypatch):
     """A workqueue layer (unsafe for concurrent callers) or MCE_KIT_PYTHON_THREADS=1: ``strided``."""
     from numba import config
