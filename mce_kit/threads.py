@@ -73,7 +73,8 @@ def on_threads(parallel: Callable, kernel: Callable, T: int, head: tuple, first:
     """``strided(kernel, T, head, first, last, *tail)``'s results, through ``parallel`` (the kernel's
     twin: ``parallel(*head, first, last, T, *tail)`` returns the T results as one array) on Numba's
     threads where ``threadsafe_layer``; T above the cores: several strides a thread."""
-    if T == 1 or last - first <= 1 or not threadsafe_layer() or _NUMBA_PID[:1] not in ([], [os.getpid()]):
+    forked = bool(_NUMBA_PID) and _NUMBA_PID[0] != os.getpid()
+    if T == 1 or last - first <= 1 or forked or not threadsafe_layer():
         return strided(kernel, T, head, first, last, *tail)
     from numba import config, get_num_threads, set_num_threads
 
