@@ -1,6 +1,8 @@
-"""Cold-call profiles on the GPU: wall time (median of 3) and a cProfile of one cold call.
+"""Cold-call profiles on the GPU: wall time (median of 3) and a cProfile of one cold call, or with
+``--synced`` the preparation steps' own times: the device synchronised around each (``STEPS``), the
+medians of 5 cold calls (a cProfile sees only where the host waits).
 
-    python scripts/cold_profile.py [TAG ...]     # tags: mce k4 k6 k8 maxclique mbe (default: all)
+    python scripts/cold_profile.py [--synced] [TAG ...]   # tags: mce k4 k6 k8 maxclique mbe (default: all)
 """
 import cProfile
 import io
@@ -25,7 +27,62 @@ CASES = [
 ]
 
 
+# (module, function) of the preparation steps ``--synced`` times, inclusive of what they call
+STEPS = [("mce_kit.gpu.prep", "peel"), ("mce_kit.order", "relabel_arrays"),
+         ("mce_kit.order", "orient_arrays"), ("mce_kit.gpu.prep", "_done"), ("mce_kit.gpu.seeds", "per_seed"),
+         ("mce_kit.gpu.rdmce", "_make_seeds"), ("mce_kit.gpu.prep", "_oriented"),
+         ("mce_kit.gpu.prep", "edge_seeds"), ("mce_kit.gpu.kclique", "split_every_task"),
+         ("mce_kit.gpu.kclique", "_orient"), ("mce_kit.gpu.kclique", "_plan")]
+
+
+def synced(only: list[str]) -> None:
+    import functools
+    import importlib
+    from collections import defaultdict
+
+    import cupy
+
+    spent = defaultdict(list)
+
+    def timed(label, f):
+        @functools.wraps(f)
+        def step(*a, **k):
+            cupy.cuda.Device().synchronize()
+            t = time.perf_counter()
+            try:
+                return f(*a, **k)
+            finally:
+                cupy.cuda.Device().synchronize()
+                spent[label].append((time.perf_counter() - t) * 1e3)
+        return step
+
+    for module, name in STEPS:
+        mod = importlib.import_module(module)
+        setattr(mod, name, timed(f"{module.rsplit('.', 1)[-1]}.{name}", getattr(mod, name)))
+    buy_gpu_prep()
+    for tag, name, call in CASES:
+        if only and tag not in only:
+            continue
+        call(datasets.load(name))   # kernels compiled or loaded
+        spent.clear()
+        colds = []
+        for _ in range(5):
+            prepared.release()
+            G = datasets.load(name)
+            cupy.cuda.Device().synchronize()
+            t0 = time.perf_counter()
+            call(G)
+            cupy.cuda.Device().synchronize()
+            colds.append((time.perf_counter() - t0) * 1e3)
+        print(f"===== {tag} {name}: cold (synced) {statistics.median(colds):.2f} ms")
+        for label, ms in sorted(spent.items(), key=lambda kv: -sum(kv[1])):
+            print(f"   {label:28s} calls a cold call {len(ms) / 5:4.1f}  "
+                  f"median {statistics.median(ms):7.3f} ms")
+
+
 def main(only: list[str]) -> None:
+    if "--synced" in only:
+        return synced([t for t in only if t != "--synced"])
     buy_gpu_prep()
     for tag, name, call in CASES:
         if only and tag not in only:
