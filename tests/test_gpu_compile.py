@@ -1,5 +1,8 @@
 """Every CUDA source compiles with NVRTC (no GPU needed), so CI catches kernel errors."""
 
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -82,3 +85,38 @@ def test_kept_cubins_are_loaded_and_a_broken_one_rebuilt(tmp_path, monkeypatch):
         assert (broken / kept[0].name).read_bytes()[:4] == b"\x7fELF"
     finally:
         loader._load.cache_clear()
+
+
+def test_cupy_compiler_check_is_kept_on_disk(tmp_path, monkeypatch):
+    from cupy.cuda import compiler
+
+    calls = []
+
+    def check(source, options, arch, backend):
+        calls.append(source)
+        return f"// header for {options}"
+
+    monkeypatch.setenv("MCE_KIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(compiler, "_preprocess", check)
+    lib = ["/x/libnvrtc.so.13", 1, 2]
+    monkeypatch.setattr(loader, "_nvrtc_library", lambda: lib)
+    loader.keep_cupy_compiler_check()
+    loader.keep_cupy_compiler_check()   # installed once
+    assert compiler._preprocess("", ("-a",), "90", "nvrtc") == "// header for ('-a',)"
+    assert compiler._preprocess("", ("-a",), "90", "nvrtc") == "// header for ('-a',)"   # a later process
+    assert calls == [""]
+    compiler._preprocess("", ("-b",), "90", "nvrtc")       # other options: checked again
+    lib[2] = 3                                              # another NVRTC build: checked again
+    compiler._preprocess("", ("-a",), "90", "nvrtc")
+    compiler._preprocess("int x;", ("-a",), "90", "nvrtc")  # not the check: passed through
+    assert calls == ["", "", "", "int x;"]
+    assert len(list(tmp_path.glob("cupy-compiler-check-*.txt"))) == 3
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_the_loaded_nvrtc_library_is_named():
+    from cupy_backends.cuda.libs import nvrtc
+
+    nvrtc.getVersion()   # loads it
+    path, size, _ = loader._nvrtc_library.__wrapped__()
+    assert "libnvrtc.so" in path and size == os.path.getsize(path)

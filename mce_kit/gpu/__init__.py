@@ -14,6 +14,9 @@ def _probe() -> tuple[bool, str]:
     try:
         import cupy
 
+        from .loader import keep_cupy_compiler_check
+
+        keep_cupy_compiler_check()
         n = cupy.cuda.runtime.getDeviceCount()
         if n < 1:
             return False, "no CUDA device found"

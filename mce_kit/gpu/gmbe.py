@@ -202,14 +202,16 @@ def _csrs(B: BipartiteGraph, xp):
     """(order of V, U -> V CSR with V as ranks, V (by rank) -> U CSR, V's degrees by rank, 2-paths
     from each V rank) of ``B``, int32 CSRs with sorted rows, on NumPy or CuPy (``xp``)."""
     from ..graph import neighbours_of, rows_of
+    from .sort import argsort, sort
 
     u_ptr, u_idx = xp.asarray(B.u_indptr, dtype=xp.int64), xp.asarray(B.u_indices, dtype=xp.int64)
     v_ptr, v_idx = xp.asarray(B.v_indptr, dtype=xp.int64), xp.asarray(B.v_indices, dtype=xp.int64)
     deg_v = xp.diff(v_ptr)
-    order = xp.argsort(xp.left_shift(deg_v, 32) | xp.arange(B.n_v, dtype=xp.int64))   # by (degree, id)
+    wide = 32 + max(B.n_u, B.n_v, 2).bit_length()
+    order = argsort(xp.left_shift(deg_v, 32) | xp.arange(B.n_v, dtype=xp.int64), wide)   # by (degree, id)
     rank = xp.empty(B.n_v, dtype=xp.int64)
     rank[order] = xp.arange(B.n_v, dtype=xp.int64)
-    key = xp.sort(xp.left_shift(rows_of(u_ptr, xp), 32) | rank[u_idx])   # rows kept, columns renamed, sorted
+    key = sort(xp.left_shift(rows_of(u_ptr, xp), 32) | rank[u_idx], wide)   # rows kept, columns renamed
     u_idx = xp.bitwise_and(key, 0xFFFFFFFF).astype(xp.int32)
     deg_r = deg_v[order]
     v_ptr_r = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(deg_r)])

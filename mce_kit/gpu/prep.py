@@ -88,12 +88,13 @@ def _oriented(indptr, indices, order: str):
     import cupy
 
     from ..order import orient_arrays, relabel_arrays
+    from .sort import argsort
 
     ptr, idx = cupy.asarray(indptr), cupy.asarray(indices)
     n = len(ptr) - 1
     if order == "degree":  # order.degree_order: one key per vertex, (degree, id)
         key = cupy.left_shift(cupy.diff(ptr).astype(cupy.int64), 32) | cupy.arange(n, dtype=cupy.int64)
-        vertices = cupy.argsort(key).astype(cupy.int32)
+        vertices = argsort(key, bits=32 + max(n - 1, 1).bit_length())
     else:
         vertices = peel(ptr, idx)[0]
     ptr, idx = relabel_arrays(ptr, idx, vertices, cupy)

@@ -126,6 +126,13 @@ template <class T> inline T __shfl_up_sync(unsigned, T v, int d, int = 32) {
     warp_done();
     return r;
 }
+template <class T> inline unsigned __match_any_sync(unsigned, T v) {
+    exchange<T>(v);
+    unsigned r = 0;
+    for (int i = 0; i < 32; ++i) r |= (slot_of<T>(i) == v ? 1u : 0u) << i;
+    warp_done();
+    return r;
+}
 inline unsigned __reduce_add_sync(unsigned, unsigned v) {
     exchange<unsigned>(v);
     unsigned r = 0;
