@@ -174,8 +174,8 @@ def keep_cupy_compiler_check() -> None:
         lib = _nvrtc_library() if source == "" and backend == "nvrtc" else None
         if lib is None:
             return original(source, options, arch, backend)
-        key = hashlib.sha256(json.dumps([list(options), str(arch), lib, cupy.__version__]).encode()).hexdigest()
-        path = cache_dir() / f"cupy-compiler-check-{key[:32]}.txt"
+        key = json.dumps([list(options), str(arch), lib, cupy.__version__]).encode()
+        path = cache_dir() / f"cupy-compiler-check-{hashlib.sha256(key).hexdigest()[:32]}.txt"
         try:
             return path.read_text()
         except OSError:
