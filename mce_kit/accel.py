@@ -17,12 +17,6 @@ GPU_MIN_ENTRIES = 1 << 22  # below this many adjacency entries the host is as fa
 # H100 (16 cores) it took Email-Enron's 367k entries 10.7 ms against the compiled host's 17.5,
 # wiki-Vote's 202k 7.7 against 8.6, CA-GrQc's 29k 4.9 against 2.0 (cold_prep.csv, path "cupy")
 PREP_GPU_MIN_ENTRIES = 1 << 18
-# from here a process's first preparation takes the GPU at once (one-call processes on one H200,
-# 2026-11-27, medians of 5: soc-Slashdot0902's 1.0 M entries 0.67 s against 0.74 s renting for
-# maximal cliques, 0.73 against 0.83 for k = 8; Email-Enron's 0.37 M 0.67 against 0.63 s)
-PREP_GPU_BUY_ENTRIES = 1 << 19
-PREP_GPU_RENT_ENTRIES = 1 << 22  # entries a process prepares on the host before it takes the GPU path
-_PREP_GPU = {"bought": False, "host_entries": 0}
 DEVICES = ("auto", "cpu", "gpu")
 POOL_PEAK = 0  # the most bytes CuPy's pool held at the end of a step here (an experiment resets it)
 
@@ -43,18 +37,11 @@ def use_gpu(entries: int, device: str = "auto", least: int | None = None) -> boo
 
 def use_gpu_for_prep(entries: int, device: str = "auto") -> bool:
     """``use_gpu`` for a first call's preparation (a maximal-clique call's order, relabelling and
-    seeds, a k-clique call's orientation): from PREP_GPU_MIN_ENTRIES entries on.
-
-    Rent or buy, as ``use_compiled``: a process's first GPU preparation loads CuPy's kernels for it.
-    So below PREP_GPU_BUY_ENTRIES the GPU takes a graph once this process has prepared one there
-    (``buy_gpu_prep``), or after PREP_GPU_RENT_ENTRIES entries on the host; from it, at once."""
-    if device == "auto" and PREP_GPU_MIN_ENTRIES <= entries < PREP_GPU_BUY_ENTRIES \
-            and not _PREP_GPU["bought"] and _PREP_GPU["host_entries"] < PREP_GPU_RENT_ENTRIES:
-        _PREP_GPU["host_entries"] += entries
-        return False
-    gpu = use_gpu(entries, device, PREP_GPU_MIN_ENTRIES)
-    _PREP_GPU["bought"] |= gpu
-    return gpu
+    seeds, a k-clique call's orientation): from PREP_GPU_MIN_ENTRIES entries on, in a fresh process
+    too. (A process used to prepare graphs under 2^19 entries on the host first, while loading
+    CuPy's sort cost it more; with our own sort the GPU won every such one-call process measured:
+    data/results/logs/ab_rent_buy_h200_f9defe5.log.)"""
+    return use_gpu(entries, device, PREP_GPU_MIN_ENTRIES)
 
 
 def array_module(a):
@@ -63,12 +50,6 @@ def array_module(a):
 
     cupy = sys.modules.get("cupy")
     return cupy if cupy is not None and isinstance(a, cupy.ndarray) else numpy
-
-
-def buy_gpu_prep() -> None:
-    """Take the GPU path for preparation from now on (an experiment timing cold calls with every
-    kernel loaded)."""
-    _PREP_GPU["bought"] = True
 
 
 POOL_KEEP_BYTES = 1 << 28  # free bytes CuPy's pool may keep after a preparation step (``to_host``)

@@ -11,7 +11,6 @@ import sys
 import time
 
 from mce_kit import api, datasets, prepared
-from mce_kit.accel import buy_gpu_prep
 
 CASES = [("k4", lambda G: api.count_k_cliques(G, 4, device="gpu")),
          ("k6", lambda G: api.count_k_cliques(G, 6, device="gpu")),
@@ -27,7 +26,6 @@ def ms_of(call, G) -> tuple[float, int]:
 
 
 def main(tag: str) -> None:
-    buy_gpu_prep()
     for name in GRAPHS:
         for what, call in CASES:
             call(datasets.load(name))   # kernels loaded

@@ -12,7 +12,6 @@ import sys
 import time
 
 from mce_kit import api, datasets, prepared
-from mce_kit.accel import buy_gpu_prep
 
 CASES = [
     ("mce", "soc-Slashdot0902", lambda G: api.count_maximal_cliques(G, device="gpu")),
@@ -59,7 +58,6 @@ def synced(only: list[str]) -> None:
     for module, name in STEPS:
         mod = importlib.import_module(module)
         setattr(mod, name, timed(f"{module.rsplit('.', 1)[-1]}.{name}", getattr(mod, name)))
-    buy_gpu_prep()
     for tag, name, call in CASES:
         if only and tag not in only:
             continue
@@ -83,7 +81,6 @@ def synced(only: list[str]) -> None:
 def main(only: list[str]) -> None:
     if "--synced" in only:
         return synced([t for t in only if t != "--synced"])
-    buy_gpu_prep()
     for tag, name, call in CASES:
         if only and tag not in only:
             continue

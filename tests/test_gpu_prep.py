@@ -59,7 +59,6 @@ def test_the_gpu_keeps_what_it_prepared_equal_to_the_host(monkeypatch):
     from mce_kit.gpu import rdmce
 
     monkeypatch.setattr(accel, "PREP_GPU_MIN_ENTRIES", 0)
-    monkeypatch.setitem(accel._PREP_GPU, "bought", True)
     for G in [*graphs()[:40], generators.rmat(14, 16, seed=5)]:
         prepared.release(G)   # nothing kept yet: the GPU prepares it here
         P = rdmce.prepared(G)
@@ -185,7 +184,6 @@ def test_rdmce_seed_words_on_the_gpu_equal_the_host(seeding, monkeypatch):
     for G in [*graphs()[:40], generators.rmat(16, 16, seed=1)]:
         p = rdmce.prepare(G, device="cpu")
         monkeypatch.setattr(accel, "PREP_GPU_MIN_ENTRIES", 0)
-        monkeypatch.setitem(accel._PREP_GPU, "bought", True)
         got = rdmce._make_seeds(p.indptr, p.indices, seeding)
         monkeypatch.setattr(accel, "PREP_GPU_MIN_ENTRIES", 1 << 62)
         want = rdmce._make_seeds(p.indptr, p.indices, seeding)

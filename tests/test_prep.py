@@ -177,21 +177,14 @@ def test_device_argument():
         seed_sets(np.array([0]), np.array([], np.int32), "random")
 
 
-def test_gpu_preparation_is_rented_then_bought(monkeypatch):
+def test_gpu_preparation_from_its_threshold(monkeypatch):
     import mce_kit.gpu as gpu
 
     monkeypatch.setattr(gpu, "has_gpu", lambda: True)
-    monkeypatch.setitem(accel._PREP_GPU, "bought", False)
-    monkeypatch.setitem(accel._PREP_GPU, "host_entries", 0)
-    small, buy, rent = accel.PREP_GPU_MIN_ENTRIES, accel.PREP_GPU_BUY_ENTRIES, accel.PREP_GPU_RENT_ENTRIES
-    assert not prep.use_gpu_for_prep(small - 1)  # short graphs: always the host
-    assert prep.use_gpu_for_prep(buy)  # from PREP_GPU_BUY_ENTRIES: the GPU at once, which buys it
-    monkeypatch.setitem(accel._PREP_GPU, "bought", False)
-    assert not prep.use_gpu_for_prep(buy - 1)   # below it: rented
-    monkeypatch.setitem(accel._PREP_GPU, "host_entries", 0)
-    calls = [prep.use_gpu_for_prep(small) for _ in range(rent // small + 1)]
-    assert not any(calls[: rent // small]) and calls[-1]  # rented until the host did `rent` entries
-    assert prep.use_gpu_for_prep(small) and not prep.use_gpu_for_prep(small, "cpu")
+    small = accel.PREP_GPU_MIN_ENTRIES
+    assert not prep.use_gpu_for_prep(small - 1)  # short graphs: the host
+    assert prep.use_gpu_for_prep(small)          # from it: the GPU, a fresh process's first call too
+    assert not prep.use_gpu_for_prep(small, "cpu")
 
 
 @pytest.mark.parametrize("xp", XP)

@@ -83,9 +83,6 @@ def _reference(problem: str, name: str, keys: dict):
 
 
 def measure_all(repeats: int = 5, quick: bool = False, only=None):
-    from ..accel import buy_gpu_prep
-
-    buy_gpu_prep()  # a cold call finds the preparation's kernels loaded as the kernels' (when a GPU is there)
     for problem, names, call, kernel, keys in _problems(quick):
         for name in names[:3] if quick else names:
             if only and name not in only:
