@@ -15,7 +15,7 @@ pytestmark = pytest.mark.skipif(not HAVE_GXX, reason="needs g++ (C++20)")
 def exes(tmp_path_factory):
     out = tmp_path_factory.mktemp("radix")
     return {k: build("radix_sort.cu", k, out / k, main="args_main.cpp")
-            for k in ("radix_histogram", "radix_scan", "radix_scatter")}
+            for k in ("radix_histogram", "radix_scan_rows", "radix_scatter")}
 
 
 def emulated_sort(exes, keys: np.ndarray, bits: int):
@@ -27,9 +27,10 @@ def emulated_sort(exes, keys: np.ndarray, bits: int):
         shift = np.int32(gsort.RADIX_BITS * p)
         counts = launch_args(exes["radix_histogram"], tiles, gsort.THREADS, src, np.int64(n), shift,
                              np.zeros(256 * tiles, np.uint32), np.int32(tiles))[3]
-        counts = launch_args(exes["radix_scan"], 1, 1024, counts, np.int64(len(counts)))[0]
+        counts, _, totals = launch_args(exes["radix_scan_rows"], 256, min(1024, -(-tiles // 32) * 32), counts,
+                                        np.int32(tiles), np.zeros(256, np.uint32))
         dst, dst_index = launch_args(exes["radix_scatter"], tiles, gsort.THREADS, src, np.zeros(n, np.uint64),
-                                     src_index, np.zeros(n, np.int32), np.int64(n), shift, counts,
+                                     src_index, np.zeros(n, np.int32), np.int64(n), shift, counts, totals,
                                      np.int32(tiles))[1:4:2]
         src, src_index = dst, dst_index
     return src.view(np.int64), src_index
@@ -44,10 +45,13 @@ def test_emulated_radix_sort_equals_numpy(exes, n, high, bits):
     assert np.array_equal(order, np.argsort(keys, kind="stable"))
 
 
-def test_emulated_scan_over_many_rounds(exes):
-    a = np.random.default_rng(3).integers(0, 1000, 5000, dtype=np.uint32)
-    got = launch_args(exes["radix_scan"], 1, 1024, a.copy(), np.int64(len(a)))[0]
-    assert np.array_equal(got, np.concatenate([[0], np.cumsum(a)[:-1]]).astype(np.uint32))
+def test_emulated_row_scans_over_many_rounds(exes):
+    tiles = 2500   # rows longer than a block: three rounds of 1024 each
+    a = np.random.default_rng(3).integers(0, 1000, (256, tiles), dtype=np.uint32)
+    got, _, totals = launch_args(exes["radix_scan_rows"], 256, 1024, a.ravel().copy(), np.int32(tiles),
+                                 np.zeros(256, np.uint32))
+    want = np.cumsum(a, axis=1) - a
+    assert np.array_equal(got.reshape(256, tiles), want) and np.array_equal(totals, a.sum(axis=1))
 
 
 def test_host_route_and_pass_count():

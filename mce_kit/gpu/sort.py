@@ -53,9 +53,11 @@ def _radix(keys, bits: int, with_index: bool):
     if n == 0:
         return keys.copy(), cupy.empty(0, dtype=cupy.int32)
     mod = load_module("radix_sort.cu")
-    hist, scan, scatter = (mod.get_function(f) for f in ("radix_histogram", "radix_scan", "radix_scatter"))
+    hist, scan, scatter = (mod.get_function(f)
+                           for f in ("radix_histogram", "radix_scan_rows", "radix_scatter"))
     tiles, rounds = -(-n // TILE), passes(bits)
-    counts = cupy.empty(256 * tiles, dtype=cupy.uint32)
+    scan_threads = min(1024, -(-tiles // 32) * 32)
+    counts, totals = cupy.empty(256 * tiles, dtype=cupy.uint32), cupy.empty(256, dtype=cupy.uint32)
     out = [cupy.empty(n, dtype=cupy.uint64) for _ in range(min(rounds, 2))]   # ping-pong, input untouched
     out_index = [cupy.empty(n, dtype=cupy.int32) for _ in range(min(rounds, 2))] if with_index else [None] * 2
     src, src_index = keys.view(cupy.uint64), None
@@ -63,7 +65,7 @@ def _radix(keys, bits: int, with_index: bool):
     for p in range(rounds):
         dst, dst_index, shift = out[p % 2], out_index[p % 2], np.int32(RADIX_BITS * p)
         hist((tiles,), (THREADS,), (src, n64, shift, counts, tiles32))
-        scan((1,), (1024,), (counts, np.int64(counts.size)))
-        scatter((tiles,), (THREADS,), (src, dst, src_index, dst_index, n64, shift, counts, tiles32))
+        scan((256,), (scan_threads,), (counts, tiles32, totals))
+        scatter((tiles,), (THREADS,), (src, dst, src_index, dst_index, n64, shift, counts, totals, tiles32))
         src, src_index = dst, dst_index
     return src.view(keys.dtype), src_index

@@ -3,8 +3,9 @@
 // module (30-75 ms on an H200).
 //
 // A pass over n keys in tiles of SORT_TILE: radix_histogram counts each tile's digits (digit-major:
-// counts[digit * tiles + tile]); radix_scan turns the counts into exclusive offsets in one block;
-// radix_scatter writes each tile's keys at their offsets, in input order within a digit, 256 keys
+// counts[digit * tiles + tile]); radix_scan_rows turns each digit's counts into exclusive offsets
+// within the digit (a block per digit) and sums them; radix_scatter starts each digit after the
+// smaller digits' sums and writes each tile's keys at their offsets, in input order within a digit, 256 keys
 // at a time: a key's place = the digit's running offset + same-digit keys of earlier warps of the
 // group + same-digit keys of earlier lanes of its warp (__match_any_sync). Offsets are 32-bit:
 // n < 2^32 (the launcher checks).
@@ -27,11 +28,12 @@ radix_histogram(const unsigned long long* keys, long long n, int shift, unsigned
     counts[(long long)threadIdx.x * tiles + blockIdx.x] = hist[threadIdx.x];
 }
 
-// Exclusive prefix sums of a[0..m) in place, by one block of 1024 threads, 1024 entries a round.
-extern "C" __global__ void __launch_bounds__(1024) radix_scan(unsigned* a, long long m) {
+// Exclusive prefix sums of a[0..m) in place by the whole block, blockDim.x entries a round
+// (blockDim.x a multiple of 32, at most 1024); *total (if given) gets their sum. Ends synchronised.
+__device__ void block_exclusive_scan(unsigned* a, long long m, unsigned* total) {
     __shared__ unsigned warp_sum[32];
     __shared__ unsigned carry;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     if (threadIdx.x == 0) carry = 0;
     for (long long base = 0; base < m; base += blockDim.x) {
         const long long i = base + threadIdx.x;
@@ -44,7 +46,7 @@ extern "C" __global__ void __launch_bounds__(1024) radix_scan(unsigned* a, long 
         if (lane == 31) warp_sum[warp] = incl;
         __syncthreads();
         if (warp == 0) {
-            unsigned w = lane < (int)(blockDim.x >> 5) ? warp_sum[lane] : 0u;
+            unsigned w = lane < warps ? warp_sum[lane] : 0u;
             for (int d = 1; d < 32; d <<= 1) {
                 const unsigned y = __shfl_up_sync(0xffffffffu, w, d);
                 if (lane >= d) w += y;
@@ -58,17 +60,29 @@ extern "C" __global__ void __launch_bounds__(1024) radix_scan(unsigned* a, long 
         if (threadIdx.x == blockDim.x - 1) carry = before + incl;
         __syncthreads();
     }
+    if (total != nullptr && threadIdx.x == 0) *total = carry;
+    __syncthreads();
+}
+
+// Block d scans digit d's row of counts (its tiles' counts, exclusive) and writes the row's sum.
+extern "C" __global__ void __launch_bounds__(1024)
+radix_scan_rows(unsigned* counts, int tiles, unsigned* totals) {
+    block_exclusive_scan(counts + (long long)blockIdx.x * tiles, tiles, totals + blockIdx.x);
 }
 
 // One pass's scatter. With index_out: the keys' positions travel with them (index_in, or the
 // input position itself on the first pass when index_in is null).
 extern "C" __global__ void __launch_bounds__(SORT_THREADS)
 radix_scatter(const unsigned long long* keys_in, unsigned long long* keys_out, const int* index_in,
-              int* index_out, long long n, int shift, const unsigned* offsets, int tiles) {
+              int* index_out, long long n, int shift, const unsigned* offsets, const unsigned* totals,
+              int tiles) {
     __shared__ unsigned running[SORT_THREADS];
     __shared__ unsigned warp_count[SORT_WARPS][SORT_THREADS];
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-    running[t] = offsets[(long long)t * tiles + blockIdx.x];
+    running[t] = totals[t];
+    __syncthreads();
+    block_exclusive_scan(running, SORT_THREADS, nullptr);   // where each digit starts
+    running[t] += offsets[(long long)t * tiles + blockIdx.x];
     const long long base = (long long)blockIdx.x * SORT_TILE;
     for (int group = 0; group < SORT_ITEMS; ++group) {
         const long long j = base + (long long)group * SORT_THREADS + t;
