@@ -6,6 +6,8 @@
 On CuPy, 64-bit keys below 2**bits go through our stable radix sort (``cuda/radix_sort.cu``, one
 pass per 8 bits): CuPy's own sort runs Thrust, whose first call in a process loaded its module
 for 30-75 ms on an H200 (2026-11-27), a cost every one-call process paid in its preparation.
+Warm, ours is slower: 1.4x Thrust's time on a million keys, 2.7-3.5x on eight million
+(data/results/logs/radix_sort_h200_424ddf0.log, scripts/sort_bench.py).
 NumPy sorts stably itself; ``argsort`` returns int32 positions on the GPU, int64 on the host.
 """
 
