@@ -19,10 +19,11 @@ __device__ __forceinline__ int warp_sum(int v) {
 }
 
 // Sum of v over lanes 0..lane (an inclusive scan across the warp; lane 31 holds the total).
-__device__ __forceinline__ int warp_inclusive_sum(int v, int lane) {
+template <typename T>
+__device__ __forceinline__ T warp_inclusive_sum(T v, int lane) {
     #pragma unroll
     for (int o = 1; o < 32; o <<= 1) {
-        const int y = __shfl_up_sync(FULL_MASK, v, o);
+        const T y = __shfl_up_sync(FULL_MASK, v, o);
         if (lane >= o) v += y;
     }
     return v;

@@ -10,6 +10,8 @@
 // group + same-digit keys of earlier lanes of its warp (__match_any_sync). Offsets are 32-bit:
 // n < 2^32 (the launcher checks).
 
+#include "common.cuh"
+
 #define SORT_THREADS 256                 // one thread per digit where the digits are walked
 #define SORT_ITEMS 16
 #define SORT_TILE (SORT_THREADS * SORT_ITEMS)
@@ -31,30 +33,19 @@ radix_histogram(const unsigned long long* keys, long long n, int shift, unsigned
 // Exclusive prefix sums of a[0..m) in place by the whole block, blockDim.x entries a round
 // (blockDim.x a multiple of 32, at most 1024); *total (if given) gets their sum. Ends synchronised.
 __device__ void block_exclusive_scan(unsigned* a, long long m, unsigned* total) {
-    __shared__ unsigned warp_sum[32];
+    __shared__ unsigned warp_total[32];
     __shared__ unsigned carry;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     if (threadIdx.x == 0) carry = 0;
     for (long long base = 0; base < m; base += blockDim.x) {
         const long long i = base + threadIdx.x;
         const unsigned v = i < m ? a[i] : 0u;
-        unsigned incl = v;
-        for (int d = 1; d < 32; d <<= 1) {
-            const unsigned y = __shfl_up_sync(0xffffffffu, incl, d);
-            if (lane >= d) incl += y;
-        }
-        if (lane == 31) warp_sum[warp] = incl;
+        const unsigned incl = warp_inclusive_sum(v, lane);
+        if (lane == 31) warp_total[warp] = incl;
         __syncthreads();
-        if (warp == 0) {
-            unsigned w = lane < warps ? warp_sum[lane] : 0u;
-            for (int d = 1; d < 32; d <<= 1) {
-                const unsigned y = __shfl_up_sync(0xffffffffu, w, d);
-                if (lane >= d) w += y;
-            }
-            warp_sum[lane] = w;   // inclusive over the warps
-        }
+        if (warp == 0) warp_total[lane] = warp_inclusive_sum(lane < warps ? warp_total[lane] : 0u, lane);
         __syncthreads();
-        const unsigned before = carry + (warp ? warp_sum[warp - 1] : 0u);
+        const unsigned before = carry + (warp ? warp_total[warp - 1] : 0u);
         if (i < m) a[i] = before + incl - v;
         __syncthreads();   // every thread has read carry
         if (threadIdx.x == blockDim.x - 1) carry = before + incl;
@@ -91,7 +82,7 @@ radix_scatter(const unsigned long long* keys_in, unsigned long long* keys_out, c
         const unsigned digit = here ? (unsigned)((key >> shift) & 255) : 256u;   // 256: no key
         for (int w = 0; w < SORT_WARPS; ++w) warp_count[w][t] = 0;
         __syncthreads();
-        const unsigned peers = __match_any_sync(0xffffffffu, digit);
+        const unsigned peers = __match_any_sync(FULL_MASK, digit);
         const unsigned lane_rank = __popc(peers & ((1u << lane) - 1u));
         if (here && lane_rank == 0) warp_count[warp][digit] = __popc(peers);
         __syncthreads();
