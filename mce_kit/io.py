@@ -503,7 +503,8 @@ GRAPH_CACHE_VERSION = 1   # bump when a loader's output for the same file change
 def graph_cache_dir() -> Path | None:
     """Where files' graphs are kept: $MCE_KIT_GRAPH_CACHE ("" or "0": nowhere, nothing kept), else
     ~/.cache/mce_kit/graphs. An entry is keyed by a hash of the file's bytes and the loader's
-    arguments, so an edited file is read again (a modification time can repeat within a tick)."""
+    arguments, so an edited file is read again (a modification time can repeat within a tick). The
+    hash is remembered by the file's stat once the file has settled (``_file_digest``)."""
     env = os.environ.get("MCE_KIT_GRAPH_CACHE")
     if env is not None:
         return Path(env) if env not in ("", "0") else None
@@ -526,8 +527,7 @@ def _cached(kind: str, source, fmt, name, cache: bool | None, load):
     if root is None:   # no cache: the file is not hashed either
         return load()
     try:
-        with open(source, "rb") as f:   # streamed (~1 GB/s): the file is not held twice
-            digest = hashlib.file_digest(f, lambda: hashlib.blake2b(digest_size=20)).hexdigest()
+        digest = _file_digest(source, root)
     except OSError:
         return load()   # _read names the file in its error
     key = (GRAPH_CACHE_VERSION, kind, digest, fmt, _stem(source) if name is None else name)
@@ -540,6 +540,45 @@ def _cached(kind: str, source, fmt, name, cache: bool | None, load):
     G = load()
     _cache_write(path, G)
     return G
+
+
+SETTLED_NS = 2_000_000_000   # a stat older than this when seen stands for the file's bytes
+DIGEST_MEMOS = 4096           # remembered hashes kept; the oldest half goes past it
+
+
+def _file_digest(source, root: Path) -> str:
+    """blake2b of the file's bytes (streamed, ~1 GB/s), remembered under ``root/digests`` by the
+    file's path and stat (device, inode, size, modification and change times), so a later process
+    skips the hashing. As git's racy-clean rule: a hash is remembered only when the file was last
+    changed SETTLED_NS before its stat was taken, so a file changed again within a clock tick of
+    being hashed never matches a remembered stat."""
+    import hashlib
+    import time
+
+    st = os.stat(source)
+    ident = repr((os.path.abspath(source), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    memo = root / "digests" / (hashlib.sha1(ident.encode()).hexdigest() + ".txt")
+    try:
+        digest = memo.read_text()
+        if len(digest) == 40:
+            return digest
+    except OSError:
+        pass
+    with open(source, "rb") as f:
+        digest = hashlib.file_digest(f, lambda: hashlib.blake2b(digest_size=20)).hexdigest()
+    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > SETTLED_NS:
+        try:
+            memo.parent.mkdir(parents=True, exist_ok=True)
+            tmp = memo.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(digest)
+            os.replace(tmp, memo)
+            memos = list(memo.parent.glob("*.txt"))
+            if len(memos) > DIGEST_MEMOS:
+                for old in sorted(memos, key=lambda p: p.stat().st_mtime)[: len(memos) // 2]:
+                    old.unlink(missing_ok=True)
+        except OSError:   # nowhere to keep it: hashed again next time
+            pass
+    return digest
 
 
 def _cache_read(path: Path, cls):

@@ -441,3 +441,31 @@ def test_the_graph_cache_stays_within_its_bytes(tmp_path, monkeypatch):
     monkeypatch.setenv("MCE_KIT_GRAPH_CACHE_BYTES", "100")   # a graph above the budget is not kept
     load_graph(tmp_path / "g0.txt", name="other")
     assert len(list((tmp_path / "cache").glob("*.npz"))) == 2
+
+
+def test_a_settled_files_hash_is_remembered_by_its_stat(tmp_path, monkeypatch):
+    import hashlib
+
+    import mce_kit.io as io
+
+    hashed = []
+    real = hashlib.file_digest
+    monkeypatch.setattr(hashlib, "file_digest", lambda f, h: hashed.append(f.name) or real(f, h))
+    root = tmp_path / "cache"
+    f = tmp_path / "g.txt"
+    f.write_text("1 2\n2 3\n")
+    monkeypatch.setattr(io, "SETTLED_NS", 1 << 62)   # just written: not remembered
+    a = io._file_digest(f, root)
+    assert io._file_digest(f, root) == a and len(hashed) == 2 and not (root / "digests").exists()
+    monkeypatch.setattr(io, "SETTLED_NS", -1)        # settled: remembered, not hashed again
+    io._file_digest(f, root)
+    assert io._file_digest(f, root) == a and len(hashed) == 3
+    f.write_text("1 2\n2 4\n")                       # same size, edited: its stat changed
+    b = io._file_digest(f, root)
+    assert b != a and len(hashed) == 4
+    monkeypatch.setattr(io, "DIGEST_MEMOS", 3)
+    for i in range(5):
+        g = tmp_path / f"h{i}.txt"
+        g.write_text(str(i))
+        io._file_digest(g, root)
+    assert len(list((root / "digests").glob("*.txt"))) <= 3
