@@ -4,8 +4,8 @@
 #       the cold host preparation (coldprep) and the whole `python -m mce_kit count` process
 #       (scripts/profile_frontdoor.py: its pieces, with and without the CUDA start behind the load)
 #   MCE_KIT_COMMIT=<sha> bash scripts/final_device.sh OUT_DIR kernels # every task kernel's GPU tests
-#   MCE_KIT_COMMIT=<sha> bash scripts/final_device.sh OUT_DIR timing  # the front door and the
-#       peers beside ours (quick) on this host
+#   MCE_KIT_COMMIT=<sha> bash scripts/final_device.sh OUT_DIR timing  # the front door, the
+#       peers beside ours (quick) and the process floor on this host
 #   MCE_KIT_COMMIT=<sha> bash scripts/final_device.sh OUT_DIR cpu     # the CPU engine against the
 #       CPU peers on this host's cores (issue 27)
 # Carry peers/ and .whl/ (igraph for the CPU engine's peers).
@@ -47,7 +47,8 @@ timing)  # bytecode compiled as an installed package has it, then the front door
     bytecode
     timeout 200 python3 -m mce_kit.experiments.frontdoor --out "$out" 2>&1 | tail -2
     timeout 330 python3 -m mce_kit.experiments.peers --peers peers --out "$out" --quick 2>&1 | tail -20 \
-        | tee "$out/peers.log" ;;
+        | tee "$out/peers.log"
+    timeout 60 python3 -m mce_kit.experiments.process_floor --out "$out" 2>&1 | tail -5 ;;
 cpu)
     python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl
     PYTHONPATH=.:/tmp/site timeout 500 python3 -m mce_kit.experiments.cpu_engine --out "$out" --peers peers \
