@@ -1,6 +1,8 @@
-"""Run-wide settings read from the environment."""
+"""Run-wide settings read from the environment, and how a kept file is written."""
 
 import os
+import threading
+from pathlib import Path
 
 
 def usable_cores() -> int:
@@ -30,3 +32,16 @@ def available_bytes() -> int:
 def quick_mode() -> bool:
     """True when MCE_KIT_QUICK=1: notebooks and experiments use CI-sized inputs."""
     return os.environ.get("MCE_KIT_QUICK", "0") not in ("", "0", "false", "False")
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """``path`` holding ``text``: written beside it under a name of this thread's own, then renamed
+    over it, so no reader, in this process or another, sees it half written. OSError as the file
+    system gives it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)

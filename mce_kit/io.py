@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .config import usable_cores
+from .config import usable_cores, write_text_atomic
 from .graph import BipartiteGraph, CleaningReport, Graph, _unique
 
 GRAPH_FORMATS = ("snap", "edgelist", "konect", "mtx", "dimacs")
@@ -553,7 +553,6 @@ def _file_digest(source, root: Path) -> str:
     changed SETTLED_NS before its stat was taken, so a file changed again within a clock tick of
     being hashed never matches a remembered stat."""
     import hashlib
-    import time
 
     st = os.stat(source)
     ident = repr((os.path.abspath(source), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
@@ -568,10 +567,7 @@ def _file_digest(source, root: Path) -> str:
         digest = hashlib.file_digest(f, lambda: hashlib.blake2b(digest_size=20)).hexdigest()
     if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > SETTLED_NS:
         try:
-            memo.parent.mkdir(parents=True, exist_ok=True)
-            tmp = memo.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(digest)
-            os.replace(tmp, memo)
+            write_text_atomic(memo, digest)
             memos = list(memo.parent.glob("*.txt"))
             if len(memos) > DIGEST_MEMOS:
                 for old in sorted(memos, key=lambda p: p.stat().st_mtime)[: len(memos) // 2]:

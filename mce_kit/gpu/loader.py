@@ -160,6 +160,8 @@ def keep_cupy_compiler_check() -> None:
     cubins, keyed by the options, CuPy's version and the NVRTC library file (path, size, mtime), so a
     later process reads it instead. Nothing changes where CuPy lacks the hook (``_preprocess``) or
     the library is not found."""
+    from ..config import write_text_atomic
+
     try:
         import cupy
         from cupy.cuda import compiler
@@ -182,11 +184,8 @@ def keep_cupy_compiler_check() -> None:
             pass
         header = original(source, options, arch, backend)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(header)
-            os.replace(tmp, path)
-        except OSError:
+            write_text_atomic(path, header)
+        except OSError:   # nowhere to keep it: checked again next time
             pass
         return header
 
