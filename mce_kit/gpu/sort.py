@@ -29,9 +29,11 @@ def sort(keys, bits: int = 64):
 
 
 def argsort(keys, bits: int = 64):
-    """Positions that sort ``keys`` stably (each key in [0, 2**bits) on the GPU)."""
+    """Positions (int32 on either module) that sort ``keys`` stably (each key in [0, 2**bits) on the GPU)."""
     if isinstance(keys, np.ndarray):
-        return np.argsort(keys, kind="stable")
+        if keys.size > MAX_KEYS:
+            raise ValueError(f"argsort: {keys.size:,} keys; at most {MAX_KEYS:,}")
+        return np.argsort(keys, kind="stable").astype(np.int32)
     return _radix(keys, bits, with_index=True)[1]
 
 
