@@ -34,8 +34,9 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from .bounds import CliqueBounds, bitset_peel, bitset_rows, clique_bounds, orient
-from .bounds import popcount as _popcount
+from .bound_steps import bitset_peel, bitset_rows, orient
+from .bound_steps import popcount as _popcount
+from .bounds import MEMORY_SHARE, CliqueBounds, bytes_per_clique, clique_bounds
 from .config import available_bytes
 from .graph import Graph
 from .vertex_cover import omega_above_bounds, use_complement
@@ -43,9 +44,6 @@ from .vertex_cover import omega_above_bounds, use_complement
 NODES_PER_CALL = 1 << 18   # branch nodes searched between two returns to Python (progress, Ctrl-C)
 FIRST_ROWS = 1 << 12       # maximum cliques the first buffer holds
 ONE_PASS_BYTES = 1 << 26   # buffer the one-pass search may fill before it leaves the work to two passes
-PY_BYTES_PER_ID = 44       # a vertex id in a Python list of lists (8-byte pointer, int object) + buffer
-PY_BYTES_PER_CLIQUE = 120  # a list object and its row in the sorted list
-MEMORY_SHARE = 0.5         # share of the available memory the list of cliques may take
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -233,11 +231,6 @@ def _work(width: int, depth: int) -> tuple:
             np.zeros(width + 1, np.int64), np.zeros(width + 1, i32), np.zeros(width + 1, i32),
             np.zeros(max(width, 64 * W) + 1, i32), np.zeros(W, np.uint64), np.zeros(W, np.uint64),
             np.zeros(W, np.uint64), np.zeros(width + 1, i32), np.zeros(3, np.int64))
-
-
-def bytes_per_clique(omega: int) -> int:
-    """Memory one maximum clique takes as the Python list returned (and its buffer row)."""
-    return PY_BYTES_PER_CLIQUE + PY_BYTES_PER_ID * omega
 
 
 class _Overflow(Exception):

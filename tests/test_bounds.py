@@ -20,7 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mce_kit import bounds, cpu, datasets
-from mce_kit.bounds import _swap_once, clique_bounds, core_subgraph, is_clique, peel
+from mce_kit.bound_steps import peel, swap_once
+from mce_kit.bounds import clique_bounds, core_subgraph, is_clique
 from mce_kit.graph import Graph, induced_csr
 from mce_kit.io import load_graph
 from mce_kit.order import core_numbers
@@ -87,9 +88,9 @@ def test_colouring_beats_the_core_bound_on_dense_graphs():
 def test_a_1_2_swap_grows_the_clique():
     # triangle {0, 1, 2}; 3 and 4 see 0, 1 and each other but not 2: drop 2, add 3 and 4
     G = from_networkx(nx.Graph([(0, 1), (0, 2), (1, 2), (0, 3), (1, 3), (0, 4), (1, 4), (3, 4), (2, 5)]))
-    grown = _swap_once(G.indptr, G.indices, np.array([0, 1, 2], np.int32))
+    grown = swap_once(G.indptr, G.indices, np.array([0, 1, 2], np.int32))
     assert sorted(grown.tolist()) == [0, 1, 3, 4]
-    assert sorted(_swap_once(G.indptr, G.indices, grown).tolist()) == [0, 1, 3, 4]  # no swap left
+    assert sorted(swap_once(G.indptr, G.indices, grown).tolist()) == [0, 1, 3, 4]  # no swap left
     assert clique_bounds(G).lower == 4
 
 

@@ -230,7 +230,7 @@ def test_time_limit_names_both_bounds():
 
 
 def test_a_list_that_would_not_fit_is_refused(monkeypatch):
-    monkeypatch.setattr("mce_kit.maxclique_engine.available_bytes", lambda: 10_000)
+    monkeypatch.setattr("mce_kit.config.available_bytes", lambda: 10_000)
     with pytest.raises(MemoryError, match=r"81 maximum cliques of size 4 need .*clique_number"):
         geil.max_cliques(moon_moser(12), device="cpu")
     assert geil.clique_number(moon_moser(12), device="cpu") == 4
@@ -240,8 +240,8 @@ def test_ctrl_c_in_the_public_call_names_vertices_of_g(monkeypatch):
     real = geil.prepare
     seen = {}
 
-    def keep(H, device):
-        seen["prep"] = real(H, device)
+    def keep(H, device, **kw):
+        seen["prep"] = real(H, device, **kw)
         return seen["prep"]
 
     def interrupt(steps):

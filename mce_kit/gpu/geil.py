@@ -54,7 +54,6 @@ from ..bounds import clique_bounds, core_subgraph
 from ..cpu.maxclique import colour_order
 from ..graph import Graph, check_csr32, positions, sorted_ptr
 from ..prepared import OnDevice
-from ..vertex_cover import omega_above_bounds
 from .launch import free_bytes, params_dtype, plan_passes, set_params, sm_count
 
 HEURISTICS = ("none", "single-degree", "single-core", "multi-degree", "multi-core")
@@ -146,8 +145,9 @@ class Prepared:
                     progress=progress, **params)
 
 
-def prepare(G: Graph, device: str = "gpu") -> Prepared:
-    """Relabel ``G`` by (degree, id) and build what the search needs (not part of the timed phase)."""
+def prepare(G: Graph, device: str = "gpu", core=None) -> Prepared:
+    """Relabel ``G`` by (degree, id) and build what the search needs (not part of the timed phase).
+    ``core``: G's core numbers when known (the bounds' peeling), else they are computed."""
     from ..order import core_numbers
 
     if device not in ("gpu", "cpu"):
@@ -167,7 +167,10 @@ def prepare(G: Graph, device: str = "gpu") -> Prepared:
     src = np.repeat(np.arange(H.n, dtype=np.int32), deg)
     later = indices > src
     outptr = (indptr[:-1] + np.bincount(src[~later], minlength=H.n)).astype(np.int32)
-    core = np.asarray(core_numbers(H), dtype=np.int32) if H.n else np.zeros(0, np.int32)
+    if core is None:
+        core = np.asarray(core_numbers(H), dtype=np.int32) if H.n else np.zeros(0, np.int32)
+    else:
+        core = np.asarray(core, dtype=np.int32)[order]
     ids = np.arange(H.n)
     by_score = {"degree": np.lexsort((ids, -deg.astype(np.int64))).astype(np.int32),
                 "core": np.lexsort((ids, -core.astype(np.int64))).astype(np.int32)}
@@ -773,7 +776,8 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
 def _room(n_cliques: int, omega: int, device: bool) -> None:
     """MemoryError, before any shortage, where ``n_cliques`` maximum cliques would not fit as the
     Python list returned (and, with ``device``, as the kernel's records in free device memory)."""
-    from ..maxclique_engine import MEMORY_SHARE, available_bytes, bytes_per_clique
+    from ..bounds import MEMORY_SHARE, bytes_per_clique
+    from ..config import available_bytes
 
     need, have = n_cliques * bytes_per_clique(omega), MEMORY_SHARE * available_bytes()
     if need > have:
@@ -818,10 +822,16 @@ def _finish(prep, ops, p, base, gpu, scope, omega, count, cliques, best_clique, 
         prep_s=prep.prep_s, params=params, timings=timings, counters=counters)
 
 
-def _bounded(G: Graph):
+def _bounded(G: Graph, device: str):
     """(bounds of G, the subgraph holding every maximum clique, its vertices' ids in G, the bounds'
-    clique in the subgraph's ids): the (lower - 1)-core of G (mce_kit.bounds)."""
-    b = clique_bounds(G)
+    clique in the subgraph's ids): the (lower - 1)-core of G (mce_kit.bounds; on the GPU,
+    gpu.bounds, so that the process needs no Numba)."""
+    if device == "gpu":
+        from .bounds import clique_bounds as on_gpu
+
+        b = on_gpu(G)
+    else:
+        b = clique_bounds(G)
     H, ids = core_subgraph(G, b.core, b.lower - 1)
     rank = np.full(G.n, -1, dtype=np.int64)
     rank[ids] = np.arange(len(ids))
@@ -833,12 +843,12 @@ def _prepared(G: Graph, device: str, search: bool = True):
     (``mce_kit.prepared``): a warm call goes straight to the search, or for omega to the bounds."""
     from ..prepared import kept
 
-    b, H, ids, start = kept(G, ("geil-bounds",), lambda: _bounded(G))
+    b, H, ids, start = kept(G, ("geil-bounds", device), lambda: _bounded(G, device))
     if not search:
         return b, None, ids, start
 
-    def build():
-        prep = prepare(H, device)
+    def build():   # a vertex's core number in the (lower - 1)-core H is its core number in G
+        prep = prepare(H, device, core=b.core[ids])
         prep.names = ids
         prep.on_device = OnDevice(G, ("geil", device))   # its uploads count in G's kept bytes
         return prep
@@ -892,6 +902,8 @@ def _clique_number(G: Graph, device: str, progress, params: dict):
     b, _, ids, start = _prepared(G, device, search=False)
     if b.exact:
         return b.lower, "bounds"
+    from ..vertex_cover import omega_above_bounds
+
     found = omega_above_bounds(G, b)
     if found is not None:
         return found[0], "complement"

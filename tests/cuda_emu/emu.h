@@ -182,6 +182,7 @@ inline long long clock64() {
 template <class T> inline T atomicAdd(T* p, T v) { return std::atomic_ref<T>(*p).fetch_add(v); }
 template <class T> inline T atomicSub(T* p, T v) { return std::atomic_ref<T>(*p).fetch_sub(v); }
 template <class T> inline T atomicOr(T* p, T v) { return std::atomic_ref<T>(*p).fetch_or(v); }
+template <class T> inline T atomicAnd(T* p, T v) { return std::atomic_ref<T>(*p).fetch_and(v); }
 template <class T> inline T atomicExch(T* p, T v) { return std::atomic_ref<T>(*p).exchange(v); }
 template <class T> inline T atomicAdd_system(T* p, T v) { return atomicAdd(p, v); }
 template <class T> inline T atomicMax(T* p, T v) {
