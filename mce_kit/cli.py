@@ -82,6 +82,24 @@ def _stats(args) -> None:
         print(f"{key}: {value:.6g}" if isinstance(value, float) else f"{key}: {value}")
 
 
+class _NoBlasProbe:
+    """An import finder that refuses ``scipy.linalg`` to Numba's BLAS probe alone
+    (``numba.np.linalg.ensure_blas``, run once when its CPU target first loads): the probe imports
+    SciPy's linear algebra, 0.1-0.25 s of a process, only to learn whether ``np.dot`` may be compiled,
+    and no kernel of mce_kit compiles a BLAS call. The CLI installs it in its own process, which runs
+    no other Numba code; a library import never does."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "scipy.linalg":
+            frame = sys._getframe(1)
+            while frame is not None:
+                code, module = frame.f_code.co_name, frame.f_globals.get("__name__")
+                if code == "ensure_blas" and module == "numba.np.linalg":
+                    raise ImportError("scipy.linalg: left out of Numba's BLAS probe by mce-kit")
+                frame = frame.f_back
+        return None
+
+
 def _gpu_probe_behind(device: str) -> None:
     """Start the CUDA driver, then CuPy's import, on a thread while the main thread imports and
     loads the file; the call then finds them done. The driver's start (cuInit and the context,
@@ -189,6 +207,8 @@ def entry() -> None:
     """The ``mce-kit`` command and ``python -m mce_kit``: ``main``, then out of the process without
     Python's teardown (CuPy's pool and the CUDA context: 0.03-0.15 s of a one-call process on an
     H200, 2026-11-27); the output is flushed first."""
+    if "numba" not in sys.modules:   # a process of its own: no BLAS for Numba (_NoBlasProbe)
+        sys.meta_path.insert(0, _NoBlasProbe())
     rc = main()
     sys.stdout.flush()
     sys.stderr.flush()

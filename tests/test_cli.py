@@ -79,3 +79,15 @@ def test_module_entry_point(tmp_path):
         [sys.executable, "-m", "mce_kit", "count", "hamming6-4"], capture_output=True, text=True
     )
     assert r.returncode == 0 and r.stdout.startswith("maximal cliques: ")
+
+
+def test_the_command_keeps_numbas_blas_probe_out_of_scipy():
+    """The command's own process refuses scipy.linalg to Numba's BLAS probe only (cli._NoBlasProbe):
+    the answer is the same and SciPy's linear algebra is never imported; another import of
+    scipy.linalg in that process still works."""
+    code = ("import sys; sys.argv = ['mce-kit', 'count', 'brock200_2', '--problem', 'maxclique', "
+            "'--device', 'cpu']\nimport mce_kit.cli as cli\ncli.os._exit = lambda rc: None\ncli.entry()\n"
+            "print('scipy.linalg' in sys.modules)\nimport scipy.linalg\nprint(scipy.linalg.norm([3, 4]))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("omega: 12, maximum cliques: 1") and lines[1:] == ["False", "5.0"]
