@@ -85,3 +85,15 @@ def test_max_cliques_on_the_gpu_imports_no_numba():
             "print(omega, len(cl), 'numba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["18", "56", "False"]
+
+
+def test_one_warp_takes_every_root_and_no_room_falls_back_to_the_host(monkeypatch):
+    from mce_kit import bounds
+    from mce_kit.gpu import bounds as gb
+
+    G = planted_cliques(300, 0.05, [14, 12, 12], seed=2)
+    want = summary(gpu_bounds(G))
+    monkeypatch.setattr(gb, "WARPS_PER_SM", 0)   # one warp: every root from the queue in turn
+    assert summary(gpu_bounds(G)) == want
+    monkeypatch.setattr(gb, "SCRATCH_BYTES", 16)   # not one warp's rows: the host's bounds
+    assert summary(gpu_bounds(G)) == summary(bounds._clique_bounds(G, bounds.SWAP_ROUNDS))
