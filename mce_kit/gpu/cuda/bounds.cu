@@ -6,7 +6,7 @@
 // ``colour`` is set, A is coloured first-fit in reverse smallest-last order and 1 + colours bounds
 // the cliques of v; where that bound passes lower (or without ``colour``), a clique is grown in A
 // greedily, always the candidate with most candidate neighbours. Ties go to the lowest position in
-// S, as the host's pass (bound_steps._ego_part) breaks them; its lower rises as it goes, this one's
+// S, as the host's pass (bound_steps.ego_part) breaks them; its lower rises as it goes, this one's
 // is fixed per launch, so the two may differ: both are valid bounds.
 //
 // optr, oidx: the later neighbours of every vertex, rows ascending by id; roots[t]: the t-th root.
