@@ -228,7 +228,8 @@ def test_gpu_calls_in_a_fresh_process_import_no_scipy():
     (a quarter of a second in a fresh process): the GPU paths write such operators as functions.
     A fresh process counting maximal cliques and bicliques imports no SciPy at all; the other
     problems may load Numba (host twins; clique_number's CPU routes: the complement's cover, a few
-    open roots), which imports SciPy itself, so there only cupyx.scipy is checked. A failure names the line that imported it."""
+    open roots), which imports SciPy itself, so there only cupyx.scipy is checked. A failure names
+    the line that imported it."""
     import json
     import subprocess
     import sys
