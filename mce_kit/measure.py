@@ -79,6 +79,15 @@ def names(values) -> list[str] | None:
     return out or None
 
 
+def append_rows(table: pd.DataFrame, path: Path) -> None:
+    """``table`` added after the rows already in ``path`` (those read back as text, as written)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        table = pd.concat([pd.read_csv(path, dtype=str, keep_default_na=False), table.astype(str)],
+                          ignore_index=True)
+    table.to_csv(path, index=False)
+
+
 def write_rows(parts: Iterable[pd.DataFrame], path: Path, provenance: dict) -> pd.DataFrame:
     """Append each DataFrame of ``parts`` to ``path`` (with provenance columns) as it arrives,
     so a run cut off by a GPU lease keeps what it measured."""

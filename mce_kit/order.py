@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .gpu.sort import argsort, sort
+from .gpu.sort import argsort, pair_bits, sort
 from .graph import Graph, csr_from_keys, neighbours_of, rows_of, run_starts, sorted_ptr
 
 
@@ -65,7 +65,7 @@ def relabel_arrays(indptr, indices, order, xp=np) -> tuple:
     rank[order] = xp.arange(n, dtype=xp.int64)
     key = xp.left_shift(rank[rows_of(indptr, xp)], 32)
     key |= rank[indices]
-    return csr_from_keys(sort(key, bits=32 + max(n - 1, 1).bit_length()), n, xp)
+    return csr_from_keys(sort(key, pair_bits(n - 1)), n, xp)
 
 
 def orient_arrays(indptr, indices, xp=np) -> tuple:
@@ -86,7 +86,7 @@ def orient_arrays(indptr, indices, xp=np) -> tuple:
     else:  # one key per edge, (largest bound, CSR position): the same order from any sort
         top = int(bound.max()) if len(bound) else 0
         key = xp.left_shift(xp.subtract(top, bound), 32) | xp.arange(len(bound), dtype=xp.int64)
-        by_size = argsort(key, bits=32 + max(top, 1).bit_length())
+        by_size = argsort(key, pair_bits(top))
     return out_ptr, v.copy(), u[by_size], v[by_size], bound[by_size]
 
 

@@ -1,6 +1,6 @@
 """The GPU bounds' steps without a GPU: the ego pass of cuda/bounds.cu on CPU fibers
 (tests/emulated.py) against a plain-Python statement of the same procedure and against the
-cliques themselves, and ``gpu.bounds.swap_once`` (array code) against the host's compiled swap."""
+cliques themselves, and ``gpu.bounds.swap_once`` (NumPy) against the host's compiled swap."""
 
 import networkx as nx
 import numpy as np

@@ -3,6 +3,7 @@
 import pandas as pd
 
 from mce_kit.experiments import process_floor as pf
+from mce_kit.measure import append_rows
 
 
 def test_each_step_is_timed_in_processes_of_its_own():
@@ -16,6 +17,6 @@ def test_each_step_is_timed_in_processes_of_its_own():
 def test_runs_add_rows(tmp_path):
     path = tmp_path / pf.CSV
     row = pd.DataFrame([{"step": "python", "median_s": 0.02, "host": "a"}])
-    pf.write(row, path)
-    pf.write(row.assign(host="b"), path)
+    append_rows(row, path)
+    append_rows(row.assign(host="b"), path)
     assert list(pd.read_csv(path)["host"]) == ["a", "b"]

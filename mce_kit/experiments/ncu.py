@@ -33,7 +33,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..bench import ALGORITHMS, _parse_value, load
-from ..measure import provenance
+from ..measure import append_rows, provenance
 
 SECTIONS = ["SpeedOfLight", "Occupancy", "LaunchStats", "SchedulerStats", "WarpStateStats"]
 EXTRA_METRICS = ["smsp__inst_executed.sum", "smsp__thread_inst_executed.sum"]
@@ -174,10 +174,7 @@ def main(argv=None) -> int:
         child(a.algorithm, a.graph, params, a.child)
         return 0
     new = profile(a.algorithm, a.graph, params, a.ncu).assign(**provenance())
-    a.out.mkdir(parents=True, exist_ok=True)
-    path = a.out / "ncu_profile.csv"
-    table = pd.concat([pd.read_csv(path), new], ignore_index=True) if path.exists() else new
-    table.to_csv(path, index=False)
+    append_rows(new, a.out / "ncu_profile.csv")
     show = ["kernel", "launches", "duration_ms", "warp_inst_per_result", "lanes_active", "issue_active_pct",
             "occupancy_pct", "registers", "top_stalls"]
     print(f"{a.algorithm} {a.graph} {params}\n{new[show].to_string(index=False)}", flush=True)

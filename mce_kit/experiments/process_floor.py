@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..measure import append_rows
 from ..references import RESULTS
 from .peers import REPO, _env, host_info
 
@@ -62,16 +63,7 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
     table = measure(args.repeats).assign(**host_info())
     print(table[["step", "median_s", "min_s", "max_s"]].to_string(index=False))
-    write(table, args.out / CSV)
-
-
-def write(table: pd.DataFrame, path: Path) -> None:
-    """``table`` added to the rows already in ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists():
-        table = pd.concat([pd.read_csv(path, dtype=str, keep_default_na=False), table.astype(str)],
-                          ignore_index=True)
-    table.to_csv(path, index=False)
+    append_rows(table, args.out / CSV)
 
 
 if __name__ == "__main__":

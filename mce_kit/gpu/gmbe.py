@@ -202,12 +202,12 @@ def _csrs(B: BipartiteGraph, xp):
     """(order of V, U -> V CSR with V as ranks, V (by rank) -> U CSR, V's degrees by rank, 2-paths
     from each V rank) of ``B``, int32 CSRs with sorted rows, on NumPy or CuPy (``xp``)."""
     from ..graph import neighbours_of, rows_of
-    from .sort import argsort, sort
+    from .sort import argsort, pair_bits, sort
 
     u_ptr, u_idx = xp.asarray(B.u_indptr, dtype=xp.int64), xp.asarray(B.u_indices, dtype=xp.int64)
     v_ptr, v_idx = xp.asarray(B.v_indptr, dtype=xp.int64), xp.asarray(B.v_indices, dtype=xp.int64)
     deg_v = xp.diff(v_ptr)
-    wide = 32 + max(B.n_u, B.n_v, 2).bit_length()
+    wide = pair_bits(max(B.n_u, B.n_v))   # degrees of V and rows of U, over ranks of V
     order = argsort(xp.left_shift(deg_v, 32) | xp.arange(B.n_v, dtype=xp.int64), wide)   # by (degree, id)
     rank = xp.empty(B.n_v, dtype=xp.int64)
     rank[order] = xp.arange(B.n_v, dtype=xp.int64)

@@ -88,13 +88,13 @@ def _oriented(indptr, indices, order: str):
     import cupy
 
     from ..order import orient_arrays, relabel_arrays
-    from .sort import argsort
+    from .sort import argsort, pair_bits
 
     ptr, idx = cupy.asarray(indptr), cupy.asarray(indices)
     n = len(ptr) - 1
     if order == "degree":  # order.degree_order: one key per vertex, (degree, id)
         key = cupy.left_shift(cupy.diff(ptr).astype(cupy.int64), 32) | cupy.arange(n, dtype=cupy.int64)
-        vertices = argsort(key, bits=32 + max(n - 1, 1).bit_length())
+        vertices = argsort(key, pair_bits(n - 1))
     else:
         vertices = peel(ptr, idx)[0]
     ptr, idx = relabel_arrays(ptr, idx, vertices, cupy)

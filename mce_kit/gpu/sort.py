@@ -8,7 +8,7 @@ pass per 8 bits): CuPy's own sort runs Thrust, whose first call in a process loa
 for 30-75 ms on an H200 (2026-11-27), a cost every one-call process paid in its preparation.
 Warm, ours is slower: 1.4x Thrust's time on a million keys, 2.7-3.5x on eight million
 (data/results/logs/radix_sort_h200_424ddf0.log, scripts/sort_bench.py).
-NumPy sorts stably itself; ``argsort`` returns int32 positions on the GPU, int64 on the host.
+NumPy sorts stably itself; ``argsort`` returns int32 positions on either.
 """
 
 from __future__ import annotations
@@ -19,6 +19,11 @@ THREADS, ITEMS = 256, 16   # radix_sort.cu's SORT_THREADS, SORT_ITEMS
 TILE = THREADS * ITEMS
 RADIX_BITS = 8
 MAX_KEYS = (1 << 31) - 1   # positions are int32, offsets 32-bit
+
+
+def pair_bits(top: int) -> int:
+    """Bits of the keys ``high << 32 | low`` with ``0 <= high <= top`` and ``low`` under 2**32."""
+    return 32 + max(int(top), 1).bit_length()
 
 
 def sort(keys, bits: int = 64):
