@@ -140,3 +140,17 @@ def test_the_leaf_table_is_exact_at_the_int64_bound(p, c):
     as_dict = {(2, p): c, (3, p // 2): c}
     for k_max in (None, 5, p // 2 + 3, p + 2):
         assert combine_leaf_table(table, 7, 9, k_max) == combine_leaves(as_dict, 7, 9, k_max)
+
+
+def test_a_wide_leaf_table_with_narrow_leaves_combines_as_the_cell_by_cell_sum():
+    # columns past 62 that hold nothing (a deep pivot bound, shallow leaves) and an empty table
+    import numpy as np
+
+    from mce_kit.cpu.pivot import combine_leaf_table, combine_leaves
+
+    table = np.zeros((6, 100), np.int64)
+    table[2, 5], table[3, 40], table[5, 62] = 7, 11, 1
+    as_dict = {(2, 5): 7, (3, 40): 11, (5, 62): 1}
+    for k_max in (None, 3, 8, 70, 120):
+        assert combine_leaf_table(table, 4, 5, k_max) == combine_leaves(as_dict, 4, 5, k_max)
+    assert combine_leaf_table(np.zeros((3, 0), np.int64), 4, 5, 6) == {1: 4, 2: 5, 3: 0, 4: 0, 5: 0, 6: 0}

@@ -1,6 +1,7 @@
 """The process floor experiment: one row per step, times from real processes, rows kept across runs."""
 
 import pandas as pd
+import pytest
 
 from mce_kit.experiments import process_floor as pf
 from mce_kit.measure import append_rows
@@ -20,3 +21,12 @@ def test_runs_add_rows(tmp_path):
     append_rows(row, path)
     append_rows(row.assign(host="b"), path)
     assert list(pd.read_csv(path)["host"]) == ["a", "b"]
+
+
+def test_the_c_step_is_a_program_of_its_own(tmp_path):
+    steps = pf.with_c_driver(tmp_path, {"python": pf.EXIT})
+    if "driver from C" not in steps:
+        pytest.skip("no C compiler here")
+    assert steps["driver from C"] == [str(tmp_path / "start_driver")]
+    t = pf.measure(repeats=1, steps=steps)
+    assert list(t["step"]) == ["python", "driver from C"] and (t["min_s"] > 0).all()

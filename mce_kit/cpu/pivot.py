@@ -59,26 +59,25 @@ def combine_leaf_table(leaves: np.ndarray, n: int, m: int, k_max: int | None) ->
     """``combine_leaves`` of a dense table ``leaves[h, p]`` (non-negative; what the GPU kernel and the
     CPU engine count into), in far fewer steps: count k is the sum over cells of
     leaves[h, p] * C(p, k - h). Where every such sum stays below 2^62 (the bound: the sum of
-    leaves[h, p] * 2^p) it is one int64 product with a binomial table (tens of microseconds);
-    otherwise Horner's rule in (1 + x) on exact Python ints, the coefficients of the polynomial
-    sum over p of B_p(x) (1 + x)^p with B_p(x) = sum over h of leaves[h, p] x^h (ego-Facebook's
-    72 x 70 cells: ~1 ms, where the cell-by-cell sum took ~35 ms)."""
-    h_idx, p_idx = np.nonzero(leaves)
+    leaves[h, p] * 2^p) it is one int64 product of the table with a kept table of C(p, k - h)
+    (``_diagonal_binomials``; about ten NumPy steps, since a warm GPU call waits on them); otherwise
+    Horner's rule in (1 + x) on exact Python ints, the coefficients of the polynomial sum over p of
+    B_p(x) (1 + x)^p with B_p(x) = sum over h of leaves[h, p] x^h (ego-Facebook's 72 x 70 cells:
+    ~1 ms, where the cell-by-cell sum took ~35 ms)."""
+    leaves = np.asarray(leaves)
+    top = 2   # the deepest leaf's h + p, needed only without k_max
+    if k_max is None:
+        h_idx, p_idx = np.nonzero(leaves)
+        top = int((h_idx + p_idx).max()) if len(h_idx) else 2
 
     def add(counts: dict, K: int) -> None:
-        if K < 3 or not len(h_idx):
+        table = leaves[: min(leaves.shape[0], K + 1)]
+        if K < 3 or not table.size:
             return
-        rows = min(leaves.shape[0], K + 1)
-        table = np.asarray(leaves)[:rows, : int(p_idx.max()) + 1]
-        weight = np.ldexp(1.0, np.arange(table.shape[1]))   # 2^p, the most C(p, j) can be
-        if float((table.astype(np.float64) * weight).sum()) < 2.0**62:
-            J = min(K, table.shape[1] - 1)   # C(p, j) = 0 past j = p
-            M = table.astype(np.int64) @ _binomials(table.shape[1], J)   # M[h, j]: cliques of h + j
-            R, W = M.shape   # sum M along its anti-diagonals: row h shifted right by h, then columns
-            pad = np.zeros((R, W + R), np.int64)
-            pad[:, :W] = M
-            poly = pad.ravel()[: R * (W + R - 1)].reshape(R, W + R - 1).sum(axis=0)[: K + 1].tolist()
-            poly += [0] * (K + 1 - len(poly))
+        P = min(table.shape[1], _INT64_P)
+        head = table[:, :P]
+        if not table[:, P:].any() and float(head.sum(axis=0, dtype=np.float64) @ _powers(P)) < 2.0**62:
+            poly = (head.reshape(-1) @ _diagonal_binomials(len(table), P, K)).tolist()
         else:
             poly = [0] * (K + 1)
             for column in reversed(table.T.tolist()):   # exact Python ints
@@ -90,7 +89,28 @@ def combine_leaf_table(leaves: np.ndarray, n: int, m: int, k_max: int | None) ->
         for k in range(3, K + 1):
             counts[k] = poly[k]
 
-    return _counts(int((h_idx + p_idx).max()) if len(h_idx) else 2, n, m, k_max, add)
+    return _counts(top, n, m, k_max, add)
+
+
+_INT64_P = 63   # C(p, j) < 2^63 for p < 63
+
+
+@functools.cache
+def _powers(P: int) -> np.ndarray:
+    return np.ldexp(1.0, np.arange(P))   # 2^p, the most C(p, j) can be
+
+
+@functools.lru_cache(maxsize=64)
+def _diagonal_binomials(H: int, P: int, K: int) -> np.ndarray:
+    """T[h * P + p, k] = C(p, k - h) (0 for k < h), k <= K, p < P <= 63: a table of H rows times T
+    is the count of each k (int64, read-only)."""
+    B = _binomials(P, K)
+    T = np.zeros((H, P, K + 1), np.int64)
+    for h in range(min(H, K + 1)):
+        T[h, :, h:] = B[:, : K + 1 - h]
+    T = T.reshape(H * P, K + 1)
+    T.flags.writeable = False
+    return T
 
 
 @functools.cache

@@ -59,10 +59,14 @@ class Module:
     instances to their mangled names)."""
 
     def __init__(self, raw, lowered: dict[str, str]):
-        self.raw, self.lowered = raw, lowered
+        self.raw, self.lowered, self._functions = raw, lowered, {}
 
     def get_function(self, name: str):
-        return self.raw.get_function(self.lowered.get(name, name))
+        """The kernel ``name``, looked up in the driver once (a warm call asks again each time)."""
+        fn = self._functions.get(name)
+        if fn is None:
+            fn = self._functions[name] = self.raw.get_function(self.lowered.get(name, name))
+        return fn
 
     def get_global(self, name: str):
         return self.raw.get_global(self.lowered.get(name, name))
