@@ -6,14 +6,15 @@ imports Numba (its import and CPU target cost a process about half a second).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
+from .jit import njit
 
-@numba.njit(cache=True, nogil=True)
+
+@njit(nogil=True)
 def peel(indptr, indices):
     """(degeneracy order, core numbers, size of the clique left when peeling reaches one) by
     Batagelj-Zaversnik bucket peeling, O(n + m); ties leave in bucket order."""
@@ -64,7 +65,7 @@ def peel(indptr, indices):
     return vert, core, tail
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def greedy_clique(indptr, indices, order, core, tail, work_cap):
     """Best clique grown greedily from the high-core vertices (see the module doc)."""
     n = len(order)
@@ -120,7 +121,7 @@ def greedy_clique(indptr, indices, order, core, tail, work_cap):
     return best
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def swap_once(indptr, indices, C):
     """C grown by one through a (1,2)-swap or an addition, else C itself."""
     n = len(indptr) - 1
@@ -171,7 +172,7 @@ def popcount(typingctx, x):
     return types.uint64(types.uint64), codegen
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def bitset_rows(S, s, pos, optr, oidx, adj) -> int:
     """Rows 0..s-1 of ``adj``: the bitsets of the graph induced on S[:s], read from the
     later-neighbour CSR (``optr``, ``oidx``; each edge set both ways) with ``pos[S[k]] == k``.
@@ -192,7 +193,7 @@ def bitset_rows(S, s, pos, optr, oidx, adj) -> int:
     return scanned
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def bitset_peel(adj, s, need, A, deg, queue) -> int:
     """Peel the graph of ``bitset_rows`` to its vertices with at least ``need`` neighbours left:
     ``A`` (bitset) holds them and ``deg`` their degrees among them; returns how many there are.
@@ -231,7 +232,7 @@ def bitset_peel(adj, s, need, A, deg, queue) -> int:
     return left
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def orient(indptr, indices, order, core, min_core):
     """Later neighbours (in ``order``) of every vertex with core >= min_core, among those vertices."""
     n = len(order)
@@ -259,7 +260,7 @@ def orient(indptr, indices, order, core, min_core):
     return optr, oidx
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def ego_part(optr, oidx, order, core, best, colour_bound, work_cap, bound, start, stop, step):
     """``bounds._ego_pass`` over the roots order[n - 1 - r] for r in range(start, stop, step): (best clique,
     whether they were all seen); writes their ``bound``."""
@@ -384,7 +385,7 @@ def ego_part(optr, oidx, order, core, best, colour_bound, work_cap, bound, start
     return best, True
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def greedy_colours(indptr, indices, order):
     """Colours used by greedy colouring in reverse ``order`` (each vertex the least free colour)."""
     n = len(order)

@@ -15,15 +15,15 @@ entries; ``two_hop_sizes``: every T-th), and gives the same arrays whatever the 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .jit import njit
 from .threads import strided
 
 ENTRIES_PER_THREAD = 1 << 16  # ~0.4 ms of serial work (GPU host): more than a hand-off (~0.3 ms for 16)
 RELABEL_MIN_THREADS = 4  # relabel's parallel form adds a counting pass (~0.6 of the serial work)
 
 
-@njit(cache=True)
+@njit()
 def _peel(indptr, indices):
     n = len(indptr) - 1
     deg = np.empty(n, np.int64)
@@ -116,7 +116,7 @@ def _by_parts(kernel, T: int, head: tuple, *tail, own=None) -> None:
     strided(kernel, T, head, 0, T, *tail, own=own)
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _later_part(indptr, indices, start, stop, step, cuts, later):
     for k in range(start, stop, step):
         for a in range(cuts[k], cuts[k + 1]):
@@ -133,7 +133,7 @@ def _later_counts(indptr, indices, T: int, cuts) -> np.ndarray:
     return later
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _ranks_and_rows(indptr, order):
     """(rank int32, the new row pointers int64) of the relabelling by ``order``."""
     n = len(order)
@@ -146,7 +146,7 @@ def _ranks_and_rows(indptr, order):
     return rank, ptr
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _relabel_offsets(indptr, indices, order, ptr, part_of, start, stop, step, cuts, fill):
     """fill[t, r]: where new row r receives its first column from part t (after the earlier
     parts'); ``part_of[w]``: the part of old vertex w's new id."""
@@ -164,7 +164,7 @@ def _relabel_offsets(indptr, indices, order, ptr, part_of, start, stop, step, cu
                 count[t] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _relabel_scatter(indptr, indices, order, rank, start, stop, step, cuts, out, fill):
     for k in range(start, stop, step):
         for c in range(cuts[k], cuts[k + 1]):  # new ids ascending: every row receives its columns sorted
@@ -175,7 +175,7 @@ def _relabel_scatter(indptr, indices, order, rank, start, stop, step, cuts, out,
                 fill[r] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _seeds_part(indptr, indices, later, first, edge, start, stop, step, cuts, u, v, p, x):
     for k in range(start, stop, step):
         for a in range(cuts[k], cuts[k + 1]):
@@ -193,7 +193,7 @@ def _seeds_part(indptr, indices, later, first, edge, start, stop, step, cuts, u,
                     j += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _orient_part(indptr, indices, later, out_ptr, start, stop, step, cuts, out_idx, bound, hist):
     top = len(hist) - 1
     for k in range(start, stop, step):
@@ -208,7 +208,7 @@ def _orient_part(indptr, indices, later, out_ptr, start, stop, step, cuts, out_i
                     j += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _orient_scatter(out_ptr, out_idx, bound, start, stop, step, cuts, u, v, by, slot):
     top = len(slot) - 1
     for k in range(start, stop, step):
@@ -219,7 +219,7 @@ def _orient_scatter(out_ptr, out_idx, bound, start, stop, step, cuts, u, v, by, 
                 u[s], v[s], by[s] = a, out_idx[j], bound[j]
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _two_hop_part(a_ptr, a_idx, b_ptr, b_idx, start, stop, step, out, seen):
     for v in range(start, stop, step):
         c = 0

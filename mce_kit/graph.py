@@ -66,6 +66,16 @@ def csr_from_keys(key, n: int, xp=np) -> tuple:
     return sorted_ptr(xp.right_shift(key, 32), n, xp), xp.bitwise_and(key, 0xFFFFFFFF).astype(xp.int32)
 
 
+def is_permutation(a, n: int) -> bool:
+    """Whether the host array ``a`` holds each of 0..n-1 exactly once."""
+    a = np.asarray(a)
+    if len(a) != n or (n and (a.min() < 0 or a.max() >= n)):
+        return False
+    seen = np.zeros(n, dtype=bool)
+    seen[a] = True
+    return bool(seen.all())
+
+
 def rows_of(indptr, xp=np):
     """The row of every CSR entry (int64): ``repeat(arange(n), diff(indptr))`` on NumPy or CuPy."""
     indptr = xp.asarray(indptr).astype(xp.int64)

@@ -30,7 +30,6 @@ bar moves and Ctrl-C stops the search between chunks (KeyboardInterrupt names th
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
@@ -39,6 +38,7 @@ from .bound_steps import popcount as _popcount
 from .bounds import MEMORY_SHARE, CliqueBounds, bytes_per_clique, clique_bounds
 from .config import available_bytes
 from .graph import Graph
+from .jit import njit
 from .vertex_cover import omega_above_bounds, use_complement
 
 NODES_PER_CALL = 1 << 18   # branch nodes searched between two returns to Python (progress, Ctrl-C)
@@ -46,7 +46,7 @@ FIRST_ROWS = 1 << 12       # maximum cliques the first buffer holds
 ONE_PASS_BYTES = 1 << 26   # buffer the one-pass search may fill before it leaves the work to two passes
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@njit(nogil=True, inline="always")
 def _colour(P, adj, W, kmin, U, Q, V, C):
     """Greedy colouring of bitset P by independent classes; (vertex, colour) pairs with colour >= kmin
     go to V, C in ascending colour. Returns how many."""
@@ -76,7 +76,7 @@ def _colour(P, adj, W, kmin, U, Q, V, C):
     return nb
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@njit(nogil=True, inline="always")
 def _emit(out, n_out, v, verts, R, depth):
     """Append the clique root ``v`` + ``verts[R[0..depth]]`` as the next row of ``out``."""
     row = n_out[0]
@@ -86,7 +86,7 @@ def _emit(out, n_out, v, verts, R, depth):
     n_out[0] = row + 1
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def search(optr, oidx, core, roots, start, stop, target, upper, ties, rising, node_budget, out, n_out, best,
            pos, work):
     """Roots roots[start], roots[start + 1], ... up to index ``stop`` (see the module doc); ``roots``

@@ -22,11 +22,11 @@ past ``node_cap`` branch nodes gives up (``None``): the caller then runs its usu
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from .bounds import CliqueBounds, core_subgraph
 from .graph import Graph
+from .jit import njit
 
 DENSITY = 0.98          # the route is taken from this density (maxclique_density.csv: measured rule)
 MAX_N = 1 << 13         # and at most this many vertices (the complement is built as a bitset)
@@ -50,12 +50,12 @@ def complement(G: Graph):
     return indptr, indices, rows
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@njit(nogil=True, inline="always")
 def _adjacent(bits, a, b):
     return (bits[a, b >> 6] >> np.uint64(b & 63)) & np.uint64(1)
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _remove(v, alive, deg, indptr, indices, trail, tl, queue, qn, inq):
     """v leaves the graph (on the trail); its alive neighbours' degrees fall and they are queued."""
     alive[v] = False
@@ -72,7 +72,7 @@ def _remove(v, alive, deg, indptr, indices, trail, tl, queue, qn, inq):
     return tl, qn
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _take(v, alive, deg, indptr, indices, trail, tl, taken, tk, queue, qn, inq):
     taken[tk] = v
     tk += 1
@@ -84,7 +84,7 @@ def _take(v, alive, deg, indptr, indices, trail, tl, taken, tk, queue, qn, inq):
     return tl, tk, qn
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _reduce(alive, deg, indptr, indices, bits, trail, tl, taken, tk, queue, qn, inq):
     """Apply the reductions to the queued vertices until none applies; (trail, taken) lengths."""
     while qn > 0:
@@ -128,7 +128,7 @@ def _reduce(alive, deg, indptr, indices, bits, trail, tl, taken, tk, queue, qn, 
     return tl, tk
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _undo(mark, alive, deg, indptr, indices, trail, tl):
     while tl > mark:
         tl -= 1
@@ -141,7 +141,7 @@ def _undo(mark, alive, deg, indptr, indices, trail, tl):
     return tl
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _clique_cover(alive, indptr, indices, bits, covered, members):
     """Cliques in a greedy cover of the alive vertices (each grown from its lowest uncovered vertex)."""
     n = len(alive)
@@ -171,7 +171,7 @@ def _clique_cover(alive, indptr, indices, bits, covered, members):
     return cliques
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def largest_independent_set(indptr, indices, bits, above, node_cap):
     """(size, set, nodes, finished): an independent set larger than ``above`` of the largest size,
     or (above, empty) when there is none; ``finished`` False when ``node_cap`` nodes ran out."""

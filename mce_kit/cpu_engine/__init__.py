@@ -6,7 +6,7 @@ usable core). Each call walks the roots in chunks from Python (``_run.chunks``),
 ``progress=True`` shows a tqdm bar and Ctrl-C stops it between chunks; listing calls stream
 blocks and refuse, with the memory they would need, a root whose output does not fit.
 
-The kernels compile on first use (``cache=True`` keeps them on disk for the next process).
+The kernels compile on first use (``mce_kit.jit.njit`` keeps them on disk for the next process).
 """
 
 from __future__ import annotations

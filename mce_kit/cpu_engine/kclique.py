@@ -16,12 +16,13 @@ binomials pass 2^63). With ``k_min`` a node that cannot reach k_min vertices is 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..jit import njit
 from ._bits import ONE, ZERO, bit, count_and, first_above, lowest, popcount
 
 
-@njit(cache=True)
+@njit()
 def _later_rows(indptr, indices, v, pos, oriented):
     """(bit rows of v's later neighbourhood S over S, |S|): row i holds S[i]'s neighbours in S
     (only the later ones when ``oriented``)."""
@@ -44,7 +45,7 @@ def _later_rows(indptr, indices, v, pos, oriented):
     return adj, p
 
 
-@njit(cache=True)
+@njit()
 def _count_root(adj, p, k) -> int:
     """k-cliques (k >= 3) made of the root and k-1 vertices of its later neighbourhood."""
     if p < k - 1:
@@ -86,7 +87,7 @@ def _count_root(adj, p, k) -> int:
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def count_range(indptr, indices, first, last, step, k):
     """k-cliques (k >= 3) whose earliest vertex is one of first, first + step, ... < last."""
     n = len(indptr) - 1
@@ -98,7 +99,7 @@ def count_range(indptr, indices, first, last, step, k):
     return total
 
 
-@njit(cache=True, parallel=True)
+@njit(parallel=True)
 def count_threads(indptr, indices, first, last, T, k):
     """``count_range``'s T strides on Numba's threads (``mce_kit.threads.on_threads``)."""
     out = np.zeros(T, np.int64)
@@ -107,7 +108,7 @@ def count_threads(indptr, indices, first, last, T, k):
     return out
 
 
-@njit(cache=True)
+@njit()
 def _sct_root(adj, p, k_min, k_max, leaves):
     """Leaves (h, pivots) of the succinct clique tree below the root (P = all of S, h = 1)."""
     W = adj.shape[1]
@@ -178,7 +179,7 @@ def _sct_root(adj, p, k_min, k_max, leaves):
         fresh = True
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def leaves_range(indptr, indices, first, last, step, k_min, k_max, width):
     """Leaf counts [h, pivots] of the succinct clique trees of roots first, first + step, ... < last
     (width: d + 3)."""
@@ -192,7 +193,7 @@ def leaves_range(indptr, indices, first, last, step, k_min, k_max, width):
     return leaves
 
 
-@njit(cache=True, parallel=True)
+@njit(parallel=True)
 def leaves_threads(indptr, indices, first, last, T, k_min, k_max, width):
     """``leaves_range``'s T strides on Numba's threads (``mce_kit.threads.on_threads``)."""
     out = np.zeros((T, width, width), np.int64)

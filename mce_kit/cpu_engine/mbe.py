@@ -18,8 +18,8 @@ search (({u}, N(u)), v's when v is N(u)'s earliest). Which side is V is the call
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..jit import njit
 from ._bits import ONE, ZERO, bit, lowest, popcount
 
 DOMINANT_CAP = 512  # rows of Q checked for inclusion at a root (beyond: kept as they are)
@@ -51,7 +51,7 @@ def _keep_touching(cand, first, count, L1, vm, aw, naw, c1, at, kept) -> int:
     return kept
 
 
-@njit(cache=True)
+@njit()
 def _grow(a, need):
     """a (int64), or a copy with room for ``need`` entries (doubling). Plain loops: NumPy's slice
     assignment and dtype-generic zeros cost seconds of compile time each."""
@@ -63,7 +63,7 @@ def _grow(a, need):
     return b
 
 
-@njit(cache=True)
+@njit()
 def _emit(L, aw, naw, L0, R, r_len, wlist, out_l, out_loff, out_r, out_roff, cur) -> bool:
     """Write biclique (bits of L as U ids, R[:r_len] as V ids); False when the buffers are full."""
     k, nl, nr = cur[0], cur[1], cur[2]
@@ -91,7 +91,7 @@ def _emit(L, aw, naw, L0, R, r_len, wlist, out_l, out_loff, out_r, out_roff, cur
 NAW, P0, PN, QN, NXT, R0, RL, BLOCKER = range(8)
 
 
-@njit(cache=True, inline="always")  # a call with this many arrays costs more than a small root
+@njit(inline="always")  # a call with this many arrays costs more than a small root
 def _root(u_indptr, u_indices, v_indices, L0, v, pos, wlist, rows, lbits, lwords, level, L1, cand, R, dup,
           hits, meet, tmp, cnt, out_l, out_loff, out_r, out_roff, cur):
     """Maximal bicliques whose earliest V-vertex is v, N(v) = L0 (two or more vertices): (their
@@ -262,7 +262,7 @@ def _by_meet(cand, at, n, meet, most, tmp, cnt):
         cand[at + t] = tmp[t]
 
 
-@njit(cache=True)
+@njit()
 def _push(R, top, x, dup) -> int:
     """Put x (and, when listing, the P vertices with x's row) on R at ``top``; the new top."""
     R[top] = x
@@ -276,7 +276,7 @@ def _push(R, top, x, dup) -> int:
     return top
 
 
-@njit(cache=True)
+@njit()
 def _dedupe(vm, P, dup) -> int:
     """Keep in P (order kept) one vertex per distinct row and return how many. A vertex whose row
     equals an earlier one's enters every R with it and is blocked by it as a branch, so the
@@ -323,7 +323,7 @@ def _dedupe(vm, P, dup) -> int:
     return kept
 
 
-@njit(cache=True)
+@njit()
 def _dominant(vm, Q) -> int:
     """Keep in Q the vertices whose rows are not inside another's (largest first; equal rows
     once) and return how many. A vertex whose row lies inside another's can only block a
@@ -351,7 +351,7 @@ def _dominant(vm, Q) -> int:
     return kept
 
 
-@njit(cache=True)
+@njit()
 def _by_size(vm, P, largest_first):
     """Sort P by the sizes of its rows (a stable counting sort)."""
     n = len(P)
@@ -374,7 +374,7 @@ def _by_size(vm, P, largest_first):
         P[t] = idx[t]
 
 
-@njit(cache=True)
+@njit()
 def _covers(row) -> int:
     c = ZERO
     for i in range(len(row)):
@@ -382,7 +382,7 @@ def _covers(row) -> int:
     return int(c)
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def run_range(u_indptr, u_indices, v_indptr, v_indices, first, last, step, out_l, out_loff, out_r, out_roff):
     """Maximal bicliques of roots first, first + step, ... < last: (next root to run, how many),
     and, when out_loff is not empty, listed into the buffers until full (a root that does not fit
@@ -448,7 +448,7 @@ def run_range(u_indptr, u_indices, v_indptr, v_indices, first, last, step, out_l
     return last, total
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _single(u_indptr, u_indices, u, v, out_l, out_loff, out_r, out_roff, cur) -> int:
     """A root with one neighbour u: 1 when v is the earliest of N(u) (rows sorted by rank), and
     then ({u}, N(u)) listed when listing; 0; or -1 when the buffers are full."""

@@ -13,12 +13,12 @@ buffer that the caller grows.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..jit import njit
 from ._bits import ONE, ZERO, bit, count_and, first_above, lowest, popcount
 
 
-@njit(cache=True)
+@njit()
 def _emit(v, Rs, d, P, ids, size, out_v, out_off, cur) -> bool:
     """Write clique {v} + Rs[1..d] + bits of P (local ids -> ids) to the buffers; False when full."""
     k, nv = cur[0], cur[1]
@@ -40,7 +40,7 @@ def _emit(v, Rs, d, P, ids, size, out_v, out_off, cur) -> bool:
     return True
 
 
-@njit(cache=True)
+@njit()
 def _root(indptr, indices, v, pos, lo, hi, hist, out_v, out_off, cur) -> bool:
     """Maximal cliques whose earliest vertex is v, with size in [lo, hi]: counted into hist and,
     when out_off is not empty, listed (False: the buffer is full; the caller retries v)."""
@@ -187,7 +187,7 @@ def _root(indptr, indices, v, pos, lo, hi, hist, out_v, out_off, cur) -> bool:
         fresh = True
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def run_range(indptr, indices, first, last, step, lo, hi, hist, out_v, out_off):
     """Maximal cliques (size in [lo, hi]) from roots first, first + step, ... < last: counted by
     size into hist and, when out_off is not empty, listed into (out_off, out_v) until full.

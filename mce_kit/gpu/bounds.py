@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..bounds import SWAP_ROUNDS, CliqueBounds, empty_bounds, swaps
-from ..graph import Graph, neighbours_of, rows_of
+from ..graph import Graph, is_permutation, neighbours_of, rows_of
 
 SCRATCH_BYTES = 1 << 30   # device bytes of the ego pass's scratch at most
 WARPS_PER_SM = 8          # ego-pass warps per SM (when the scratch allows)
@@ -90,6 +90,9 @@ def _clique_bounds(G: Graph) -> CliqueBounds:
         upper = min(upper, upper_ego)
     C = np.sort(cupy.asnumpy(C)).astype(np.int32)   # (CuPy's sort would load Thrust: 0.1-0.2 s of a process)
     order, core = to_host(order, core)
+    if not is_permutation(order, n):   # the host's search indexes arrays by it, unchecked
+        raise RuntimeError(f"gpu.bounds: the GPU's degeneracy order of {G.name or 'the graph'} is not a "
+                           "permutation of its vertices (internal error)")
     root_bound = None if root_bound is None else root_bound.get()
     return CliqueBounds(len(C), C, upper, upper_core, upper_core, order, core, upper_ego, root_bound)
 

@@ -1,0 +1,59 @@
+"""mce_kit.jit: every compiled function reads and writes Numba's cache under one file lock."""
+
+import fcntl
+import importlib
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import numba
+
+from mce_kit import jit
+
+MODULES = ["mce_kit.compiled", "mce_kit.bound_steps", "mce_kit.maxclique_engine", "mce_kit.vertex_cover",
+           "mce_kit.cpu_engine.kclique", "mce_kit.cpu_engine.mbe", "mce_kit.cpu_engine.mce"]
+
+
+def test_every_cached_function_of_mce_kit_is_guarded():
+    seen = 0
+    for name in MODULES:
+        for value in vars(importlib.import_module(name)).values():
+            if isinstance(value, numba.core.registry.CPUDispatcher) and value.__module__ == name:
+                cache = getattr(value, "_cache", None)
+                assert getattr(cache, "_cache_path", None), f"{name}.{value.__name__} is not cached"
+                assert getattr(cache, "locked_by_mce_kit", False), f"{name}.{value.__name__} has no lock"
+                seen += 1
+    assert seen >= 40
+
+
+def test_a_process_waits_for_the_lock_before_it_loads_or_compiles(tmp_path):
+    (tmp_path / "jitted.py").write_text(textwrap.dedent("""
+        from mce_kit.jit import njit
+
+        @njit()
+        def twice(x):
+            return 2 * x
+        """))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        folder = importlib.import_module("jitted").twice._cache._cache_path
+    finally:
+        sys.path.remove(str(tmp_path))
+    os.makedirs(folder, exist_ok=True)
+    code = ("import sys, time; sys.path.insert(0, sys.argv[1]); import jitted; "
+            "print('calling', flush=True); x = jitted.twice(21); print('done', time.time(), x, flush=True)")
+    fd = os.open(os.path.join(folder, jit.LOCK_NAME), os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    child = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "calling"
+        time.sleep(1.5)   # the call would compile and return well within this, were there no lock
+        released = time.time()
+        os.close(fd)
+        word, at, answer = child.stdout.readline().split()
+        assert word == "done" and answer == "42" and float(at) >= released
+    finally:
+        child.kill() if child.poll() is None else None
+        child.wait()
