@@ -315,3 +315,11 @@ def test_a_printed_time_under_the_clock_tick_is_never_a_ratio(tmp_path):
     t = exp.comparison(exp.load(tmp_path), "mce", HOST_GPU["host"])
     assert math.isnan(t["cpu_code_vs_ours"].iloc[0]) and t["gpu_code_vs_ours"].iloc[0] > 1
     assert ("mcegpu", "Table 1") in exp.status(tmp_path)  # no log of a zero ratio
+
+
+def test_the_host_is_described_by_a_child_process_as_by_this_one():
+    # peers.run asks a child, so that the process timing the others starts no CUDA context itself
+    child, here = exp.host_info_of_child(), exp.host_info()
+    assert child.keys() == here.keys()
+    same = ("host", "gpu", "cpu", "cores")
+    assert {k: child[k] for k in same} == {k: here[k] for k in same}

@@ -14,6 +14,8 @@ leaves), the steps taken in turn ``--repeats`` times:
   context), built here with ``cc``: what any CUDA process pays, the authors' binaries included.
   Without a C compiler the step is left out, and said so.
 
+This process starts no CUDA context while it times (``peers.csv``'s process rows are taken alike): a
+process started beside one that holds a context starts the driver in about 60% of the time.
 Rows are added to ``OUT/process_floor.csv`` with the host's provenance (``peers.host_info``); the
 rows of earlier runs stay.
 """
