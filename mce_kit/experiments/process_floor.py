@@ -14,8 +14,10 @@ leaves), the steps taken in turn ``--repeats`` times:
   context), built here with ``cc``: what any CUDA process pays, the authors' binaries included.
   Without a C compiler the step is left out, and said so.
 
-This process starts no CUDA context while it times (``peers.csv``'s process rows are taken alike): a
-process started beside one that holds a context starts the driver in about 60% of the time.
+This process starts no CUDA context while it times (``peers.csv``'s process rows are taken alike).
+Then it starts one, and times ``driver`` and ``driver from C`` again as ``... beside a context``: a
+process started while another holds a context starts the driver faster (what a process run from a
+notebook or a benchmark that has used the GPU sees).
 Rows are added to ``OUT/process_floor.csv`` with the host's provenance (``peers.host_info``); the
 rows of earlier runs stay.
 """
@@ -33,6 +35,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..gpu import start_driver
 from ..measure import append_rows
 from ..references import RESULTS
 from .peers import REPO, _env, host_info
@@ -102,13 +105,21 @@ def measure(repeats: int = 5, steps: dict = STEPS) -> pd.DataFrame:
                          for name, t in times.items()])
 
 
+BESIDE = ("driver", "driver from C")   # timed again while this process holds a context
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, default=RESULTS)
     p.add_argument("--repeats", type=int, default=5)
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
-        table = measure(args.repeats, with_c_driver(Path(folder))).assign(**host_info())
+        steps = with_c_driver(Path(folder))
+        table = measure(args.repeats, steps)
+        if start_driver():   # (this process holds a context from here on)
+            again = {f"{name} beside a context": steps[name] for name in BESIDE if name in steps}
+            table = pd.concat([table, measure(args.repeats, again)], ignore_index=True)
+    table = table.assign(**host_info())
     print(table[["step", "median_s", "min_s", "max_s"]].to_string(index=False))
     append_rows(table, args.out / CSV)
 
