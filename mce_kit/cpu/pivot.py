@@ -77,7 +77,11 @@ def combine_leaf_table(leaves: np.ndarray, n: int, m: int, k_max: int | None) ->
         P = min(table.shape[1], _INT64_P)
         head = table[:, :P]
         if not table[:, P:].any() and float(head.sum(axis=0, dtype=np.float64) @ _powers(P)) < 2.0**62:
-            poly = (head.reshape(-1) @ _diagonal_binomials(len(table), P, K)).tolist()
+            held = np.flatnonzero(head.any(axis=1))
+            H = int(held[-1]) + 1 if len(held) else 1
+            J = min(K, H + P - 2)   # no leaf holds a clique past h + p
+            poly = (head[:H].reshape(-1) @ _diagonal_binomials(H, P, J)).tolist()
+            poly += [0] * (K + 1 - len(poly))
         else:
             poly = [0] * (K + 1)
             for column in reversed(table.T.tolist()):   # exact Python ints
@@ -100,7 +104,7 @@ def _powers(P: int) -> np.ndarray:
     return np.ldexp(1.0, np.arange(P))   # 2^p, the most C(p, j) can be
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=8)   # (H x P x (H + P - 1) words: 0.1 MB for 11 x 44, 13 MB for 130 x 63)
 def _diagonal_binomials(H: int, P: int, K: int) -> np.ndarray:
     """T[h * P + p, k] = C(p, k - h) (0 for k < h), k <= K, p < P <= 63: a table of H rows times T
     is the count of each k (int64, read-only)."""
