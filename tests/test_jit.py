@@ -52,7 +52,7 @@ def test_a_process_waits_for_the_lock_before_it_loads_or_compiles(tmp_path):
         time.sleep(1.5)   # the call would compile and return well within this, were there no lock
         released = time.time()
         os.close(fd)
-        word, at, answer = child.stdout.readline().split()
+        word, at, answer = child.communicate(timeout=120)[0].split()
         assert word == "done" and answer == "42" and float(at) >= released
     finally:
         child.kill() if child.poll() is None else None
