@@ -63,8 +63,9 @@ def guard(dispatcher):
 
 @contextmanager
 def _locked(path: str, how: int):
-    """``flock(how)`` on ``path`` while the block runs; no lock where the file cannot be opened (a
-    read-only cache folder: Numba then neither writes there) or where this thread holds it."""
+    """``flock(how)`` on ``path`` while the block runs; no lock where the file cannot be opened or
+    locked (a read-only cache folder, where Numba does not write either; a file system without
+    locks) or where this thread holds it."""
     if getattr(_HELD, "on", False):
         yield
         return
@@ -75,8 +76,11 @@ def _locked(path: str, how: int):
         yield
         return
     try:
-        fcntl.flock(fd, how)
-        _HELD.on = True
+        try:
+            fcntl.flock(fd, how)
+            _HELD.on = True
+        except OSError:
+            pass
         yield
     finally:
         _HELD.on = False

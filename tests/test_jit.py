@@ -57,3 +57,13 @@ def test_a_process_waits_for_the_lock_before_it_loads_or_compiles(tmp_path):
     finally:
         child.kill() if child.poll() is None else None
         child.wait()
+
+
+def test_a_folder_without_locks_still_loads_and_saves(tmp_path, monkeypatch):
+    def no_locks(fd, how):
+        raise OSError(37, "No locks available")
+
+    monkeypatch.setattr(jit.fcntl, "flock", no_locks)
+    with jit._locked(str(tmp_path / jit.LOCK_NAME), jit.fcntl.LOCK_EX):
+        ran = True
+    assert ran and not jit._HELD.on
