@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..graph import positions
+from ..graph import is_permutation, positions
 
 
 def bits(mask: int) -> Iterator[int]:
@@ -47,7 +47,7 @@ def resolve_order(G, order) -> np.ndarray:
             return np.lexsort((np.arange(G.n), G.degrees())).astype(np.int64)
         raise ValueError(f"unknown order {order!r}")
     order = np.asarray(order, dtype=np.int64)
-    if sorted(order.tolist()) != list(range(G.n)):
+    if not is_permutation(order, G.n):
         raise ValueError("order must be a permutation of 0..n-1")
     return order
 
