@@ -26,6 +26,8 @@ clique of size 1 is always such a vertex, so this is the same as ``min_size=2``.
 
 from __future__ import annotations
 
+import functools
+import importlib
 import sys
 import time
 import warnings
@@ -111,13 +113,18 @@ def _labelled_rows(labels, rows: np.ndarray) -> list[list]:
     return np.asarray(labels)[rows].tolist()
 
 
-def _rdmce():
-    """The RDMCE GPU module, or None while it cannot be imported."""
+@functools.cache
+def _gpu_module(name: str):
+    """The GPU module ``mce_kit.gpu.<name>``, or None where it cannot be imported; looked up once
+    (a warm k-clique call asked three times, through the import system, 3 us each)."""
     try:
-        from .gpu import rdmce
+        return importlib.import_module(f"{__package__}.gpu.{name}")
     except ImportError:
         return None
-    return rdmce
+
+
+def _rdmce():
+    return _gpu_module("rdmce")
 
 
 # GPU algorithms for maximal cliques, by name; the first is the default (the fastest).
@@ -125,12 +132,7 @@ MCE_ALGORITHMS = ("rdmce", "mce-gpu")
 
 
 def _mcegpu():
-    """The mce-gpu GPU module, or None while it cannot be imported."""
-    try:
-        from .gpu import mcegpu
-    except ImportError:
-        return None
-    return mcegpu
+    return _gpu_module("mcegpu")
 
 
 def _algorithm(algorithm: str) -> Callable:
@@ -149,12 +151,7 @@ def _listed(G, kernel, min_size, max_size, params, progress=None) -> Iterator[li
 
 
 def _geil():
-    """The Geil maximum-clique GPU module, or None while it cannot be imported."""
-    try:
-        from .gpu import geil
-    except ImportError:
-        return None
-    return geil
+    return _gpu_module("geil")
 
 
 def _device(device: str, problem: str, kernel: Callable | None = None) -> str:
@@ -510,20 +507,11 @@ def node_clique_number(G, nodes=None, *, device="auto", **params) -> int | dict:
 
 
 def _kclique():
-    """The KCMiner GPU module, or None while it cannot be imported."""
-    try:
-        from .gpu import kclique
-    except ImportError:
-        return None
-    return kclique
+    return _gpu_module("kclique")
 
 
 def _cliquecount():
-    try:
-        from .gpu import cliquecount
-    except ImportError:
-        return None
-    return cliquecount
+    return _gpu_module("cliquecount")
 
 
 def k_cliques(G, k: int, *, device="auto", progress=False, **params) -> Iterator[list]:
@@ -660,12 +648,7 @@ def _gmbe_knobs() -> tuple:
 
 
 def _gmbe():
-    """The GMBE+ GPU module, or None while it cannot be imported."""
-    try:
-        from .gpu import gmbe
-    except ImportError:
-        return None
-    return gmbe
+    return _gpu_module("gmbe")
 
 
 def _biclique_filter(min_left, min_right) -> Callable[[tuple], bool]:

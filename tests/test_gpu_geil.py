@@ -172,6 +172,19 @@ def test_public_calls_with_bounds_match_the_reference(name):
     assert labelled == (omega, [[label(v) for v in c] for c in cliques])
 
 
+def test_public_route_on_random_graphs(cases):
+    """The public calls (GPU bounds, then the search from their clique without Geil's heuristic)
+    give the oracle's omega and maximum cliques on every random graph."""
+    from mce_kit.gpu import geil
+
+    bad = []
+    for G, _, (omega, cliques) in cases[:120]:
+        got = geil.max_cliques(G)
+        if got != (omega, cliques) or geil.clique_number(G) != omega:
+            bad.append((G.name, got[0], omega))
+    assert not bad, f"{len(bad)} graphs differ: {bad[:5]}"
+
+
 def test_progress_ticks_and_ctrl_c_frees_the_device():
     import cupy
 

@@ -616,7 +616,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
 
 
 def _plan_key(p: dict, listing, max_buffer_bytes) -> tuple | None:
-    key = ("launch", bool(listing), max_buffer_bytes, *sorted(_DEFINES.items()), *sorted(p.items()))
+    # p is {**DEFAULTS, **given}, no other names: its values in DEFAULTS' order name it
+    key = ("launch", bool(listing), max_buffer_bytes, *sorted(_DEFINES.items()), *p.values())
     try:
         hash(key)
     except TypeError:   # (a parameter given as an unhashable value: not kept)
