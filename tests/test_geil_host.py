@@ -175,13 +175,6 @@ def test_public_calls_start_from_the_bounds(G):
     assert geil.clique_number(G, device="cpu") == cpu.clique_number(G)
 
 
-def test_search_after_gpu_bounds_runs_no_heuristic_unless_asked():
-    assert geil._after_bounds("gpu", {}) == {"heuristic": "none"}
-    assert geil._after_bounds("gpu", {"heuristic": "multi-core", "window": 4}) == {"heuristic": "multi-core",
-                                                                                   "window": 4}
-    assert geil._after_bounds("cpu", {}) == {}   # the host's bounds stop at a work cap: Geil's pass may add
-
-
 def test_no_kernel_when_the_bounds_meet(monkeypatch):
     def no_search(*a, **k):
         raise AssertionError("prepare() called although the bounds meet")

@@ -173,8 +173,8 @@ def test_public_calls_with_bounds_match_the_reference(name):
 
 
 def test_public_route_on_random_graphs(cases):
-    """The public calls (GPU bounds, then the search from their clique without Geil's heuristic)
-    give the oracle's omega and maximum cliques on every random graph."""
+    """The public calls (GPU bounds, then the search from their clique) give the oracle's omega and
+    maximum cliques on every random graph."""
     from mce_kit.gpu import geil
 
     bad = []

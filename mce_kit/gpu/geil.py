@@ -856,14 +856,6 @@ def _prepared(G: Graph, device: str, search: bool = True):
     return b, kept(G, ("geil", device), build), ids, start
 
 
-def _after_bounds(device: str, params: dict) -> dict:
-    """The search's parameters where it starts from the GPU bounds' clique: no greedy heuristic
-    unless asked for. The bounds grew a greedy clique from every root of the core already (no work
-    cap on the GPU), and Geil's pass from every vertex took 0.4 ms of a 3.8 ms warm call on
-    email-Eu-core without raising the bound (one H200, 2026-11-27)."""
-    return {"heuristic": "none", **params} if device == "gpu" else params
-
-
 def _stopped(res: GeilResult, b, params) -> TimeoutError:
     return TimeoutError(f"Geil: bound only: omega >= {res.omega} (clique {res.best_clique}), "
                         f"omega <= {b.upper}; stopped at the time budget of {params.get('time_limit_s')} s")
@@ -886,8 +878,7 @@ def max_clique_rows(G: Graph, device: str = "gpu", progress=None, **params) -> t
     if b.exact and len(ids) == b.lower:  # the reduced core is the bounds' clique itself: the only one
         return b.lower, np.sort(ids).astype(np.int64)[None, :]
     prep = _prepared(G, device)[1]
-    res = prep.run(listing=True, lower_clique=start, upper=b.upper, progress=progress,
-                   **_after_bounds(device, params))
+    res = prep.run(listing=True, lower_clique=start, upper=b.upper, progress=progress, **params)
     if not res.exact:
         res.best_clique = sorted(ids[res.best_clique].tolist())
         raise _stopped(res, b, params)
@@ -921,8 +912,7 @@ def _clique_number(G: Graph, device: str, progress, params: dict):
 
         return omega_and_clique(G, bounds=b)[0], "roots"
     prep = _prepared(G, device)[1]
-    res = prep.run(omega_only=True, lower_clique=start, upper=b.upper, progress=progress,
-                   **_after_bounds(device, params))
+    res = prep.run(omega_only=True, lower_clique=start, upper=b.upper, progress=progress, **params)
     if not res.exact:
         res.best_clique = sorted(ids[res.best_clique].tolist())
         raise _stopped(res, b, params)
