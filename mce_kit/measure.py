@@ -43,6 +43,21 @@ class WrongAnswer(AssertionError):
     """A run's answer differs from the reference or from the other runs."""
 
 
+CLOCK_WARMUP_S = 0.3   # an idle H200 sits at 345 of 1980 MHz: its clocks rise while it works
+
+
+def warm_clocks(run, seconds: float = CLOCK_WARMUP_S) -> list[float]:
+    """Call ``run()`` (at least once) until ``seconds`` have passed, so the GPU's clocks have risen
+    before a timed series: sub-millisecond calls timed from idle moved by up to 2x between rounds
+    (``data/results/logs/warm_split_h200_a77415b.log``). Returns each call's seconds."""
+    spent, seen = time.perf_counter(), []
+    while not seen or time.perf_counter() - spent < seconds:
+        t0 = time.perf_counter()
+        run()
+        seen.append(time.perf_counter() - t0)
+    return seen
+
+
 def measure(prep, problem_name: str, repeats: int = 5, warmup: int = 1, expect=None, **params) -> dict:
     """Median of ``repeats`` timed runs after ``warmup`` untimed ones; every answer must agree.
 
