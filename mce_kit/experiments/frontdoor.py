@@ -45,15 +45,6 @@ def _with_reference(problem: str, **keys) -> list[str]:
     return [n for n in datasets.names() if references.expected(problem, n, **keys) is not None]
 
 
-def _wall(fn, repeats: int) -> tuple[list, list[float]]:
-    answers, times = [], []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        answers.append(fn())
-        times.append((time.perf_counter() - t0) * 1e3)
-    return answers, times
-
-
 def _kernel(result, answer=lambda r: r.answer) -> tuple:
     """(answer, CUDA-event milliseconds) of one launcher run."""
     return answer(result), result.gpu_ms
