@@ -28,7 +28,7 @@ from mce_kit.gpu.launch import kernel_struct_fields
 from mce_kit.gpu.loader import read_source
 
 SETTINGS = [dict(), dict(window=4), dict(level_bytes=64), dict(strategy="dfs"),
-            dict(window=6, level_bytes=200), dict(dense=0.3), dict(dense=0.3, dfs_depth=4),
+            dict(window=6, level_bytes=200), dict(dense=0.3), dict(dense=0.3, dfs_depth=3),
             dict(level_bytes=300, max_tasks=3)]
 
 

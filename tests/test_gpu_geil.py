@@ -83,7 +83,7 @@ def test_random_graphs_match_the_oracle(cases, heuristic, window):
 @pytest.mark.parametrize("params", [
     dict(strategy="dfs", heuristic="none"), dict(strategy="dfs", dfs_depth=2, bitmap_max_n=0, warps_per_sm=1),
     dict(level_bytes=256, window=16, heuristic="none"), dict(bitmap_max_n=0, level_bytes=512, max_tasks=4),
-    dict(seeds=3, dense=0.3, dfs_depth=4),
+    dict(seeds=3, dense=0.3, dfs_depth=3),
 ], ids=str)
 def test_depth_first_fallback_matches_the_oracle(cases, params):
     _check(cases, **params)
