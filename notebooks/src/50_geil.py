@@ -184,8 +184,9 @@ by_variant.round(2)
 # The measured depth-first search ran one warp per source vertex and coloured
 # candidates in ascending degree order, far weaker than the CPU oracle's order.
 # The code now colours in non-increasing degree and splits dense graphs into one
-# sub-problem per edge; that version is tested on the CPU twins but not yet
-# re-measured on a GPU.
+# sub-problem per triangle (`dfs_depth=4`: a level deeper than one per edge, which
+# measured slower on every dense graph of `data/results/logs/geil_dfs_depth_h200_d888736.log`);
+# this table has not been re-measured since.
 
 # %%
 runs = exp.load("exactness")
