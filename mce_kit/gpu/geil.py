@@ -59,9 +59,11 @@ from .launch import free_bytes, params_dtype, plan_passes, set_params, sm_count
 HEURISTICS = ("none", "single-degree", "single-core", "multi-degree", "multi-core")
 STRATEGIES = ("auto", "bfs", "dfs")
 # dfs_depth: on a graph ``dense`` sends depth first, sub-problems from the 4th level. Against the 3rd,
-# warm max_cliques were 1.1-3.3x faster on all 7 such graphs measured (5 G(n, p), p = 0.8-0.95;
-# C125.9 43 against 65 ms, gen200_p0.9_44 166 against 411 ms; one H200, 2026-11-27, log
-# data/results/logs/geil_dfs_depth_h200_d888736.log); the 5th took 0.98-1.19x the 4th's time.
+# warm max_cliques were faster on all 7 such graphs measured (5 G(n, p), p = 0.8-0.95, C125.9 and
+# gen200_p0.9_44): 1.1-3.3x where both finished (C125.9 43 against 65 ms, gen200_p0.9_44 166 against
+# 411 ms), and the 4th finished G(200, 0.85) and G(200, 0.9) in 1.3 and 2.9 s where the 3rd passed
+# 3 s (one H200, 2026-11-27, data/results/logs/geil_dfs_depth_h200_d888736.log); the 5th took
+# 0.98-1.19x the 4th's time.
 DEFAULTS = dict(heuristic="multi-degree", seeds=0, window=0, level_bytes=4 << 30, dense=0.8,
                 strategy="auto", time_limit_s=0.0, warps_per_sm=16, bitmap_max_n=32768, dfs_depth=4,
                 max_tasks=1 << 21)
