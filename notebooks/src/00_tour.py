@@ -204,14 +204,15 @@ assert {frozenset(L + R) for L, R in pairs} == expected
 # %%
 from mce_kit.experiments import frontdoor  # noqa: E402
 
-door = frontdoor.targets(frontdoor.load())
+door_rows = frontdoor.load()
+door = frontdoor.targets(door_rows)
 door["warm / kernel"] = door["warm_ms"] / door["kernel_ms"]
 door_summary = door.groupby("family", sort=False).agg(
     calls=("graph", "size"), warm_within_1_2x_kernel=("warm_ok", "sum"),
     cold_within_2x_warm=("cold_ok", "sum"), median_warm_over_kernel=("warm / kernel", "median"),
     median_cold_ms=("cold_ms", "median"))
-display(mk.measure.provenance_table({"frontdoor.csv, latest run": frontdoor.load().pipe(
-    lambda d: d[d["date"] == d["date"].max()])}))
+latest_run = door_rows[door_rows["date"] == door_rows["date"].max()]
+display(mk.measure.provenance_table({"frontdoor.csv, latest run": latest_run}))
 door_summary.round(2)
 
 # %%
