@@ -20,10 +20,18 @@ GRAPHS = ["CA-GrQc", "email-Eu-core", "c-fat200-1", "hamming6-4", "johnson8-4-4"
 
 
 @pytest.fixture(scope="module")
-def client():
+def _module_client():
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
             Client(cl) as c:
         yield c
+
+
+@pytest.fixture
+def client(_module_client):
+    """The module's 2-worker client, once both workers are up: a worker that died in an earlier test
+    is restarted by its nanny, and a test must not start before it has joined again."""
+    _module_client.wait_for_workers(2, timeout=120)
+    return _module_client
 
 
 def _nx_count(G) -> int:
@@ -117,7 +125,6 @@ def test_sum_over_chunks_is_the_whole_count(client, name):
     res = md.run(G, "mce-cpu", client, chunks_per_worker=6)
     assert res.answer == want
     assert res.chunks["tasks"].sum() == G.m  # every edge seed ran once
-    client.wait_for_workers(2)   # (a worker an earlier test killed may still be restarting)
     assert set(res.busy()["worker"]) <= {str(w["name"]) for w in client.scheduler_info()["workers"].values()}
 
 
@@ -367,6 +374,7 @@ def test_a_shared_queue_gives_every_task_to_one_worker(client, kernel, params):
                     "kcminer-cpu": lambda G: cpu.count_k_cliques(G, 4),
                     "cliquecount-cpu": lambda G: cpu.clique_counts(G, 6)}[kernel](G)
         job = md.prepare(G, kernel, **params)
+        client.wait_for_workers(2, timeout=120)  # (a loaded host may drop a worker for a while)
         shared = md.run(G, job, client, queue="shared")
         assert shared.queue == "shared" and shared.answer == want
         assert len(shared.chunks) == 2 and shared.chunks["launches"].map(tuple).nunique() == 1
