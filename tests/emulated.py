@@ -30,29 +30,37 @@ HAVE_GXX = shutil.which("g++") is not None
 PORTS = {'asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));': "m = (1u << (threadIdx.x & 31)) - 1;",
          'asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));': "t = clock64();",
          'asm volatile("mov.u32 %0, %smid;" : "=r"(s));': "s = 0;"}
+# and per source: mce-gpu's block state in the emulated block's memory, its SM id the block's
+SOURCE_PORTS = {"mcegpu.cu": {
+    "__shared__ Shared sh;": "Shared& sh = *reinterpret_cast<Shared*>(tctx.blk->smem);",
+    'asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));': "sm = (int)blockIdx.x;"}}
 
 
 def build(source: str, kernel: str, out: Path, defines: dict | None = None, main: str = "launch_main.cpp",
-          replace: dict | None = None) -> Path:
+          replace: dict | None = None, with_args: bool | None = None) -> Path:
     """An executable running ``kernel`` of mce_kit/gpu/cuda/``source``, built in ``out`` with the
-    driver ``main`` of tests/cuda_emu; ``replace``: further {text: its stand-in} for the source."""
+    driver ``main`` of tests/cuda_emu; ``replace``: further {text: its stand-in} for the source.
+    ``main="inproc_main.cpp"`` builds a shared library instead (``with_args``: the kernel takes
+    ordinary arguments; tests/fake_cupy.py loads it)."""
     src = read_source(source)
     for ptx, cpu in PORTS.items():
         src = src.replace(ptx, cpu)
-    for old, new in (replace or {}).items():
+    for old, new in {**SOURCE_PORTS.get(source, {}), **(replace or {})}.items():
         if old not in src:
             raise ValueError(f"{source} no longer holds {old!r}")
         src = src.replace(old, new)
     out.mkdir(parents=True, exist_ok=True)
     (out / "kernel.inc").write_text(src)
-    exe = out / f"{kernel}_emu"
-    if main == "args_main.cpp":
+    shared = main == "inproc_main.cpp"
+    exe = out / f"{kernel}_emu{'.so' if shared else ''}"
+    if main == "args_main.cpp" or with_args:
         types = kernel_arguments(src, kernel)
         slots = ", ".join(f"({t})buffer_pointer(a[{i}])" if "*" in t else f"scalar<{t}>(a[{i}])"
                           for i, t in enumerate(types))
         (out / "call.inc").write_text(f"#define CALL(a) {kernel}({slots})\n")
         exe.with_suffix(".args").write_text(json.dumps(types))
     flags = [f"-D{k}={v}" for k, v in {"KERNEL": kernel, **(defines or {})}.items()]
+    flags += (["-shared", "-fPIC"] + ["-DWITH_ARGS"] * bool(with_args)) if shared else []
     subprocess.run(["g++", "-std=c++20", "-O1", "-pthread", "-w", *flags, f"-I{HERE}", f"-I{out}",
                     str(HERE / main), "-o", str(exe)], check=True, capture_output=True)
     return exe

@@ -24,10 +24,7 @@ pytestmark = pytest.mark.skipif(not HAVE_GXX, reason="needs g++ (C++20)")
 
 @pytest.fixture(scope="module")
 def binary(tmp_path_factory):
-    # the block's shared state in the emulated block's memory; the SM id is the block's
-    return build("mcegpu.cu", "mcegpu_kernel", tmp_path_factory.mktemp("emu"), main="mcegpu_main.cpp",
-                 replace={"__shared__ Shared sh;": "Shared& sh = *reinterpret_cast<Shared*>(tctx.blk->smem);",
-                          'asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));': "sm = (int)blockIdx.x;"})
+    return build("mcegpu.cu", "mcegpu_kernel", tmp_path_factory.mktemp("emu"), main="mcegpu_main.cpp")
 
 
 def run_emulated(exe, G, *, subtree="L1", induced="IPX", worker_list=True, donate_min_p=10, blocks=4,
