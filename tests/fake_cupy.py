@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import collections
 import ctypes
+import hashlib
 import json
 import re
 import subprocess
 import sys
+import tempfile
 import types
 from pathlib import Path
 
@@ -272,9 +274,20 @@ class _Module:
 
         key = (self.source, tuple(sorted(self.defines.items())), kernel)
         if key not in _BUILT:
-            out = _workdir / f"{kernel}-{len(_BUILT)}"
             defines = {**self.defines, **({"SYMBOL": symbol} if symbol and symbol != "G" else {})}
-            path = build(self.source, kernel, out, defines, main="inproc_main.cpp", with_args=with_args)
+            # kept on disk by what it is built from: a later process of the same tests loads it
+            drivers = "".join((HERE / "cuda_emu" / f).read_text() for f in ("inproc_main.cpp", "emu.h"))
+            tag = hashlib.sha256(repr((self.text, sorted(defines.items()), kernel, with_args, drivers))
+                                 .encode()).hexdigest()[:16]
+            out = _workdir / f"{kernel}-{tag}"
+            path = out / f"{kernel}_emu.so"
+            if not path.exists():
+                staging = Path(tempfile.mkdtemp(dir=_workdir))
+                build(self.source, kernel, staging, defines, main="inproc_main.cpp", with_args=with_args)
+                try:
+                    staging.rename(out)
+                except OSError:   # another process built it first
+                    pass
             lib = ctypes.CDLL(str(path))
             lib.launch.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
             types_ = json.loads(path.with_suffix(".args").read_text()) if with_args else None
@@ -315,6 +328,7 @@ def install(workdir: Path) -> types.ModuleType:
     """Put the stand-in in ``sys.modules`` as ``cupy`` and route ``load_module`` to the emulator."""
     global _workdir
     _workdir = Path(workdir)
+    _workdir.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(HERE))
     cupy = types.ModuleType("cupy")
     cupy.__version__ = "13.0.0 (fake_cupy)"

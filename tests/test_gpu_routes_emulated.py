@@ -1,0 +1,100 @@
+"""The public calls' GPU route, run without a GPU: tests/fake_cupy.py stands in for CuPy and runs the
+kernels on the CUDA emulator, so the launchers' own host code (kept state, planning, passes,
+streaming, the Watch) is checked here against the CPU route on every CI run, as the GPU tests check
+it on a device. The emulation runs a block's warps in a fixed interleaving: it finds logic errors,
+not races. Each script runs in a fresh interpreter (the stand-in replaces ``cupy`` for good).
+"""
+
+import json
+
+import pytest
+from emulated import HAVE_GXX
+from fake_cupy import run_script
+
+pytestmark = pytest.mark.skipif(not HAVE_GXX, reason="needs g++ (C++20)")
+
+COMPARE = """
+import json
+import numpy as np
+import networkx as nx
+import mce_kit as mk
+from graph_families import from_networkx, random_bipartite, random_nx_graphs
+
+bad = []
+def same(what, gpu, cpu):
+    if gpu != cpu:
+        bad.append(f"{what}: gpu {gpu!r:.200} cpu {cpu!r:.200}")
+
+def cliques(G, **kw):
+    return sorted(sorted(c) for c in mk.find_cliques(G, **kw))
+
+for i, H in enumerate(random_nx_graphs(count=COUNT, seed=SEED)):
+    G = from_networkx(H, f"graph {i}")
+    same(f"{G.name} mce", int(mk.count_maximal_cliques(G, device="gpu")),
+         int(mk.count_maximal_cliques(G, device="cpu")))
+    same(f"{G.name} mce-gpu", int(mk.count_maximal_cliques(G, device="gpu", algorithm="mce-gpu")),
+         int(mk.count_maximal_cliques(G, device="cpu")))
+    same(f"{G.name} find_cliques", cliques(G, device="gpu"), cliques(G, device="cpu"))
+    for k in (3, 4, 5):
+        same(f"{G.name} k={k}", int(mk.count_k_cliques(G, k, device="gpu", algorithm="listing")),
+             int(mk.count_k_cliques(G, k, device="cpu")))
+    for k in (3, 6, 9):
+        same(f"{G.name} k={k} pivot", int(mk.count_k_cliques(G, k, device="gpu", algorithm="pivot")),
+             int(mk.count_k_cliques(G, k, device="cpu")))
+    same(f"{G.name} clique_counts", mk.clique_counts(G, device="gpu"), mk.clique_counts(G, device="cpu"))
+    w, top = mk.max_cliques(G, device="gpu")
+    w_cpu, top_cpu = mk.max_cliques(G, device="cpu")
+    same(f"{G.name} max_cliques", (w, sorted(sorted(c) for c in top)),
+         (w_cpu, sorted(sorted(c) for c in top_cpu)))
+    same(f"{G.name} clique_number", int(mk.clique_number(G, device="gpu")), w_cpu)
+for i in range(COUNT // 2):
+    B = random_bipartite(8 + 5 * i, 6 + 3 * i, 0.15 + 0.05 * (i % 4), seed=SEED + i)
+    same(f"bipartite {i}", int(mk.count_maximal_bicliques(B, device="gpu")),
+         int(mk.count_maximal_bicliques(B, device="cpu")))
+print(json.dumps(bad))
+"""
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_public_gpu_route_matches_the_cpu_route(tmp_path_factory, seed):
+    out = run_script(COMPARE.replace("COUNT", "8").replace("SEED", str(seed)),
+                     tmp_path_factory.getbasetemp() / "fake_cupy")
+    assert json.loads(out.splitlines()[-1]) == []
+
+
+WARM = """
+import json
+import mce_kit as mk
+import fake_cupy
+
+import networkx as nx
+from graph_families import from_networkx
+
+G = from_networkx(nx.powerlaw_cluster_graph(400, 6, 0.6, seed=3), "power-law cluster")
+asked = {}
+for what, call, want in [
+        ("listing", lambda: mk.count_k_cliques(G, 4, device="gpu", algorithm="listing"),
+         mk.count_k_cliques(G, 4, device="cpu")),
+        ("pivot", lambda: mk.count_k_cliques(G, 5, device="gpu", algorithm="pivot"),
+         mk.count_k_cliques(G, 5, device="cpu")),
+        ("mce", lambda: mk.count_maximal_cliques(G, device="gpu"),
+         mk.count_maximal_cliques(G, device="cpu"))]:
+    answers = [int(call()) for _ in range(2)]   # cold, then warm
+    fake_cupy.calls.clear()
+    answers.append(int(call()))
+    asked[what] = {"answers": answers, "want": int(want), "calls": dict(fake_cupy.calls)}
+print(json.dumps(asked))
+"""
+
+
+def test_a_warm_call_copies_no_graph_and_launches_once(tmp_path_factory):
+    """What a warm call asks of CuPy (issue 24: its host work): one launch, no host-to-device copy of
+    the graph or tasks, one read of the result, and the same answer as the cold call."""
+    asked = json.loads(run_script(WARM, tmp_path_factory.getbasetemp() / "fake_cupy").splitlines()[-1])
+    for what, got in asked.items():
+        assert got["answers"] == [got["want"]] * 3 and got["want"] > 0, what
+        calls = got["calls"]
+        launches = {name: n for name, n in calls.items() if name.startswith("launch ")}
+        assert sum(launches.values()) == 1, (what, calls)
+        assert calls.get("asarray", 0) == 0, (what, calls)   # nothing copied to the device
+        assert calls.get("get", 0) <= 1, (what, calls)
