@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import collections
 import ctypes
+import functools
 import hashlib
 import json
 import re
@@ -315,10 +316,13 @@ class _Module:
         lib.launch(blocks, threads, slots.ctypes.data)
 
 
+@functools.cache   # as the loader's own: a module is loaded once per argument set
 def _load(name: str, defines: tuple, name_expressions: tuple, extra: tuple):
+    from mce_kit.gpu.loader import Module
+
     if name_expressions:
         raise NotImplementedError("fake_cupy: template kernels")
-    return _Module(name, defines)
+    return Module(_Module(name, defines), {})
 
 
 # ---- the module ----
