@@ -1,8 +1,9 @@
 """The public calls' GPU route, run without a GPU: tests/fake_cupy.py stands in for CuPy and runs the
 kernels on the CUDA emulator, so the launchers' own host code (kept state, planning, passes,
-streaming, the Watch) is checked here against the CPU route on every CI run, as the GPU tests check
-it on a device. The emulation runs a block's warps in a fixed interleaving: it finds logic errors,
-not races. Each script runs in a fresh interpreter (the stand-in replaces ``cupy`` for good).
+streaming, the Watch, the preparation on the GPU) is checked here against the CPU route on every
+CI run, as the GPU tests check it on a device. The emulation runs a block's warps in a fixed
+interleaving: it finds logic errors, not races. Each script runs in a fresh interpreter (the
+stand-in replaces ``cupy`` for good).
 """
 
 import json
@@ -18,7 +19,11 @@ import json
 import numpy as np
 import networkx as nx
 import mce_kit as mk
+from mce_kit import accel
 from graph_families import from_networkx, random_bipartite, random_nx_graphs
+
+if GPU_PREP:   # the first call's preparation (order, seeds, orientation) on the GPU, as large graphs take it
+    accel.PREP_GPU_MIN_ENTRIES = accel.GPU_MIN_ENTRIES = 0
 
 bad = []
 def same(what, gpu, cpu):
@@ -55,10 +60,10 @@ print(json.dumps(bad))
 """
 
 
-@pytest.mark.parametrize("seed", [11, 12])
-def test_public_gpu_route_matches_the_cpu_route(tmp_path_factory, seed):
-    out = run_script(COMPARE.replace("COUNT", "8").replace("SEED", str(seed)),
-                     tmp_path_factory.getbasetemp() / "fake_cupy")
+@pytest.mark.parametrize("seed,gpu_prep", [(11, False), (12, True)])
+def test_public_gpu_route_matches_the_cpu_route(tmp_path_factory, seed, gpu_prep):
+    script = COMPARE.replace("COUNT", "8").replace("SEED", str(seed)).replace("GPU_PREP", str(gpu_prep))
+    out = run_script(script, tmp_path_factory.getbasetemp() / "fake_cupy")
     assert json.loads(out.splitlines()[-1]) == []
 
 
