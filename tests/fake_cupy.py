@@ -35,6 +35,11 @@ SCALARS = {"int": "i4", "unsigned": "u4", "u32": "u4", "long long": "i8", "u64":
            "const long long": "i8"}
 SMS = 2   # the emulated GPU's SMs: launches size their workers by it
 calls: collections.Counter = collections.Counter()
+# Arrays whose address was taken since the last synchronisation. CuPy's pool may hand freed memory
+# out again only to later work of the same stream, so a kernel may use the address of an array
+# freed after its launch was set up (a temporary in set_params' arguments); here the launch runs
+# later in host order, so such arrays are held until the host next waits for the device.
+_held: list = []
 _workdir: Path | None = None
 
 
@@ -52,10 +57,12 @@ class ndarray(np.ndarray):
 
     @property
     def data(self):
+        _held.append(self)
         return _Pointer(_address(self))
 
     def get(self, stream=None, out=None, blocking=True):
         calls["get"] += 1
+        _held.clear()
         host = np.array(self)
         if out is not None:
             out[...] = host
@@ -131,6 +138,7 @@ class Event:
 
     def synchronize(self):
         calls["synchronize"] += 1
+        _held.clear()
 
 
 def get_elapsed_time(start, stop) -> float:
@@ -145,6 +153,7 @@ class Stream:
 
     def synchronize(self):
         calls["synchronize"] += 1
+        _held.clear()
 
     def wait_event(self, event):
         pass
@@ -163,6 +172,7 @@ class Device:
 
     def synchronize(self):
         calls["synchronize"] += 1
+        _held.clear()
 
     def use(self):
         pass
@@ -209,7 +219,7 @@ def _runtime() -> types.ModuleType:
     rt.cudaDevAttrMultiProcessorCount = 16
     rt.deviceGetAttribute = lambda attr, device: SMS
     rt.memGetInfo = lambda: (8 << 30, 16 << 30)
-    rt.deviceSynchronize = lambda: calls.update(["synchronize"])
+    rt.deviceSynchronize = lambda: (calls.update(["synchronize"]), _held.clear())
     rt.getDeviceProperties = lambda d: {"name": b"emulated GPU", "multiProcessorCount": SMS,
                                         "totalGlobalMem": 16 << 30}
     rt.driverGetVersion = rt.runtimeGetVersion = lambda: 13000
@@ -261,11 +271,23 @@ class _Module:
         self.text = read_source(source)
         self.constants: dict[str, bytes] = {}
 
-    def get_function(self, name: str) -> _Function:
+    def _signature(self, name: str):
         bounds = r"(?:__launch_bounds__\([^)]*\)\s+)?"
-        if not re.search(rf'extern "C" __global__ void\s+{bounds}{name}\s*\(', self.text):
+        return re.search(rf'extern "C" __global__ void\s+{bounds}{name}\s*\(', self.text)
+
+    def get_function(self, name: str) -> _Function:
+        if not self._signature(name):
             raise AttributeError(f"{self.source}: no kernel {name}")
         return _Function(self, name)
+
+    def _symbol(self, kernel: str) -> str:
+        """The ``__constant__`` struct a kernel without arguments reads: the last declared above it."""
+        at = self._signature(kernel).start()
+        declared = re.finditer(r"__constant__\s+\w+\s+(\w+)\s*;", self.text)
+        above = [m.group(1) for m in declared if m.start() < at]
+        if not above or above[-1] not in self.constants:
+            raise RuntimeError(f"fake_cupy: {kernel} launched before its __constant__ struct was set")
+        return above[-1]
 
     def get_global(self, name: str) -> _Global:
         return _Global(self, name)
@@ -299,8 +321,7 @@ class _Module:
         with_args = bool(args)
         symbol = None
         if not with_args:
-            symbols = re.findall(r"__constant__\s+\w+\s+(\w+)\s*;", self.text)
-            symbol = next(s for s in symbols if s in self.constants)
+            symbol = self._symbol(kernel)
         lib, types_ = self._library(kernel, with_args, symbol)
         slots = np.zeros(max(len(args), 1), np.uint64)
         if with_args:

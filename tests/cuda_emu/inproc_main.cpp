@@ -9,6 +9,9 @@ inline void* buffer_pointer(unsigned long long address) { return (void*)address;
 #ifndef SYMBOL
 #define SYMBOL G
 #endif
+#ifndef FIBER_STACK
+#define FIBER_STACK (1 << 18)
+#endif
 
 #ifdef WITH_ARGS
 template <class T> T scalar(unsigned long long slot) {
@@ -18,13 +21,13 @@ template <class T> T scalar(unsigned long long slot) {
 }
 #include "call.inc"
 extern "C" void launch(int blocks, int threads, const unsigned long long* a) {
-    launch_fibers(blocks, threads, [&] { CALL(a); }, true);
+    launch_fibers(blocks, threads, [&] { CALL(a); }, true, FIBER_STACK);
 }
 #else
 extern "C" void set_constant(const void* image, long long bytes) {
     std::memcpy((void*)&SYMBOL, image, bytes < (long long)sizeof(SYMBOL) ? bytes : sizeof(SYMBOL));
 }
 extern "C" void launch(int blocks, int threads, const unsigned long long*) {
-    launch_fibers(blocks, threads, [] { KERNEL(); }, true);
+    launch_fibers(blocks, threads, [] { KERNEL(); }, true, FIBER_STACK);
 }
 #endif
