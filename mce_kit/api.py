@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from . import cpu, engine
-from .graph import BipartiteGraph, Graph, induced_csr
+from .graph import BipartiteGraph, Graph, check_size_bounds, induced_csr
 
 DEVICES = ("auto", "cpu", "gpu")
 
@@ -186,13 +186,15 @@ def _knobs(kernel: Callable | None) -> tuple:
     return tuple(getattr(module, "DEFAULTS", ()))
 
 
-_MCE_OPTIONS = ("max_buffer_bytes", "ring_words", "chunk_words")  # run options besides DEFAULTS
+_STREAM_OPTIONS = ("ring_words", "chunk_words")  # RDMCE's listing (its cliques stream through a ring)
 
 
-def _mce_knobs(algorithm: str = "rdmce") -> tuple:
+def _mce_knobs(algorithm: str = "rdmce", streaming: bool = False) -> tuple:
+    """The parameters a maximal-clique call passes to its GPU kernel: the kernel's ``DEFAULTS`` and
+    ``max_buffer_bytes``, plus the ring's sizes where RDMCE streams the cliques it lists."""
     if algorithm != MCE_ALGORITHMS[0]:
         return (*_knobs(_algorithm(algorithm)), "max_buffer_bytes")
-    return (*_knobs(_rdmce), *_MCE_OPTIONS)
+    return (*_knobs(_rdmce), "max_buffer_bytes", *(_STREAM_OPTIONS if streaming else ()))
 
 
 def _check_params(params: dict, knobs, device: str, where: str) -> dict:
@@ -260,10 +262,11 @@ def find_cliques(
     G = as_graph(G)
     kernel = _algorithm(algorithm)
     dev = _device(device, "maximal cliques", kernel)
-    params = _check_params(params, _mce_knobs(algorithm), dev, "find_cliques")
+    params = _check_params(params, _mce_knobs(algorithm, streaming=True), dev, "find_cliques")
+    check_size_bounds(min_size, max_size)
     min_size = _floor(min_size, isolated)
     if nodes is not None and len(nodes):
-        return _cliques_through(G, list(nodes), min_size, max_size, dev, progress, params)
+        return _cliques_through(G, list(nodes), min_size, max_size, dev, algorithm, progress, params)
     if G.n == 0:
         return iter(())
     label = _labeler(G.labels)
@@ -299,7 +302,7 @@ def subgraph(G: Graph, ids) -> Graph:
     return Graph(*induced_csr(G.indptr, G.indices, ids), labels=labels, name=G.name)
 
 
-def _cliques_through(G, nodes, min_size, max_size, dev, progress, params):
+def _cliques_through(G, nodes, min_size, max_size, dev, algorithm, progress, params):
     """Maximal cliques containing every label in ``nodes``: ``nodes`` + each maximal clique
     of the subgraph on their common neighbours (networkx's order: the given nodes first)."""
     if G.n == 0:
@@ -315,12 +318,12 @@ def _cliques_through(G, nodes, min_size, max_size, dev, progress, params):
     common = set.intersection(*nbrs)
     if not common:
         return iter([list(nodes)] if _in_range(len(nodes), min_size, max_size) else [])
-    lo = None if min_size is None else min_size - len(nodes)
+    lo = None if min_size is None or min_size <= len(nodes) else min_size - len(nodes)
     hi = None if max_size is None else max_size - len(nodes)
     if hi is not None and hi < 1:
         return iter(())
     rest = find_cliques(subgraph(G, sorted(common)), min_size=lo, max_size=hi, device=dev,
-                        progress=progress, **params)
+                        algorithm=algorithm, progress=progress, **params)
     return ([*nodes, *c] for c in rest)
 
 
@@ -348,9 +351,10 @@ def maximal_clique_blocks(
     by root range.
     """
     G = as_graph(G)
+    check_size_bounds(min_size, max_size)
     min_size = _floor(min_size, isolated)
     dev = _device(device, "maximal cliques", _rdmce)
-    params = _check_params(params, _mce_knobs(), dev, "maximal_clique_blocks")
+    params = _check_params(params, _mce_knobs(streaming=True), dev, "maximal_clique_blocks")
     numeric = G.labels is not None and G.labels.dtype.kind in "iu"
     if numeric and np.array_equal(G.labels, np.arange(len(G.labels))):
         numeric = False                         # labels 0..n-1: the ids are the labels, no gather
@@ -407,6 +411,7 @@ def count_maximal_cliques(
     """
     G = as_graph(G)
     kernel = _algorithm(algorithm)
+    check_size_bounds(min_size, max_size)
     if client is not None or gpus is not None:
         if min_size is not None or max_size is not None or not isolated:
             raise NotImplementedError("size filters are not distributed yet; drop client=/gpus=")
@@ -483,7 +488,7 @@ def number_of_cliques(G, nodes=None, *, device="auto", **params) -> int | dict:
     an int for one node, else {label: count} (every node when ``nodes`` is None)."""
     G = as_graph(G)
     dev = _device(device, "maximal cliques", _rdmce)
-    params = _check_params(params, _mce_knobs(), dev, "number_of_cliques")
+    params = _check_params(params, _mce_knobs(streaming=True), dev, "number_of_cliques")
     return _per_node(G, nodes, _membership(G, dev, params)[0])
 
 
@@ -492,7 +497,7 @@ def node_clique_number(G, nodes=None, *, device="auto", **params) -> int | dict:
     an int for one node, else {label: size} (every node when ``nodes`` is None)."""
     G = as_graph(G)
     dev = _device(device, "maximal cliques", _rdmce)
-    params = _check_params(params, _mce_knobs(), dev, "node_clique_number")
+    params = _check_params(params, _mce_knobs(streaming=True), dev, "node_clique_number")
     few = nodes is not None and (not isinstance(nodes, list | tuple | set | frozenset) or len(nodes) <= 32)
     if not few:
         return _per_node(G, nodes, _membership(G, dev, params)[1])
@@ -519,7 +524,10 @@ def k_cliques(G, k: int, *, device="auto", progress=False, **params) -> Iterator
     """Every clique of exactly k vertices, once, as a list of labels (GPU: listing mode, small outputs)."""
     G = as_graph(G)
     label = _labeler(G.labels)
-    if _device(device, "k-cliques", _kclique) == "gpu":
+    dev = _device(device, "k-cliques", _kclique)
+    if dev == "gpu" and device == "auto" and not 3 <= k <= _kclique().KMAX:
+        dev = "cpu"   # the GPU lists 3..KMAX vertices; "auto" answers the rest on the CPU
+    if dev == "gpu":
         return (label(c) for c in _kclique().k_cliques(G, k, **params).tolist())
     _no_params(params, "k_cliques on the CPU")
     return map(label, cpu.k_cliques(G, k, progress=_progress(progress, f"{k}-cliques")))

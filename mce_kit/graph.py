@@ -23,6 +23,14 @@ def check_csr32(entries: int, what: str) -> None:
         raise ValueError(f"{what}: {entries} entries; its int32 CSR holds at most {CSR32_MAX_ENTRIES}")
 
 
+def check_size_bounds(min_size, max_size) -> None:
+    """One-line ValueError unless each clique size bound is None or a non-negative int: every route
+    (CPU, RDMCE, mce-gpu) then reads the same bounds the same way."""
+    for name, v in (("min_size", min_size), ("max_size", max_size)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0):
+            raise ValueError(f"{name} must be a non-negative int or None, got {v!r}")
+
+
 def _unique(x: np.ndarray) -> np.ndarray:
     """Sorted distinct values of non-negative ``x`` (np.unique is ~20x slower in NumPy 2.4); long
     arrays are sorted on the GPU when one is there (the same values)."""

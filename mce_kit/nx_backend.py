@@ -403,7 +403,7 @@ def node_clique_number(G, nodes=None, cliques=None, separate_nodes=False):
 def _maximum_clique(G) -> list:
     from .api import max_cliques
 
-    omega, found = max_cliques(G.G)
+    omega, found = max_cliques(G.G, device=_device())
     return list(found[0]) if found else []
 
 
@@ -424,10 +424,10 @@ def max_clique(G):
 
 def large_clique_size(G):
     """The clique number (exact: a valid 'large clique' size)."""
-    from .api import max_cliques
+    from .api import clique_number
 
     CALLS["large_clique_size"] += 1
-    return int(max_cliques(G.G)[0])
+    return int(clique_number(G.G, device=_device()))
 
 
 def _clique_incidence(cliques: list[list[int]], n: int):

@@ -205,6 +205,7 @@ def test_gpu_path_with_a_stand_in_kernel(monkeypatch, H):
 class FakeKClique:
     calls = []
     DEFAULTS = {"scheduling": True}  # the knobs strict keyword checking accepts
+    KMAX = 32  # the largest k it lists
 
     @classmethod
     def count_k_cliques(cls, G, k, **params):

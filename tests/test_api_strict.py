@@ -162,3 +162,58 @@ def test_engine_is_the_cpu_path_and_the_oracle_agrees():
     assert mk.count_maximal_cliques(G, device="cpu") == cpu.count_maximal_cliques(G)
     assert mk.clique_size_histogram(G, device="cpu") == cpu.clique_size_histogram(G)
     assert mk.max_cliques(G)[0] == cpu.clique_number(G)
+
+
+@pytest.mark.parametrize("bounds", [dict(min_size=2.5), dict(max_size=-1), dict(min_size=True),
+                                    dict(max_size="3")])
+def test_size_bounds_are_checked_the_same_way_on_every_route(bounds):
+    """A bound that is not a non-negative int is refused up front (the GPU kernels and the CPU
+    engine once read 2.5 or -1 each their own way)."""
+    G = erdos_renyi(30, 0.3, seed=3)
+    for call in (lambda: mk.count_maximal_cliques(G, device="cpu", **bounds),
+                 lambda: list(mk.find_cliques(G, device="cpu", **bounds)),
+                 lambda: list(mk.maximal_clique_blocks(G, device="cpu", **bounds))):
+        with pytest.raises(ValueError, match="must be a non-negative int or None"):
+            call()
+
+
+def test_find_cliques_through_nodes_with_a_floor_below_them():
+    """min_size at or below the given nodes' count filters nothing below them (no negative bound is
+    passed on to the subgraph's search)."""
+    H = nx.gnp_random_graph(30, 0.4, seed=5)
+    clique = max(nx.find_cliques(H), key=len)
+    nodes = clique[:2]
+    for floor in (0, 1, 2, 3):
+        got = sorted(map(sorted, mk.find_cliques(H, nodes, min_size=floor, device="cpu")))
+        assert got == [c for c in _nx_cliques(H, nodes) if len(c) >= floor]
+
+
+def test_ring_sizes_are_for_listing_only():
+    """ring_words and chunk_words size RDMCE's listing ring: a count refuses them by name."""
+    G = erdos_renyi(30, 0.3, seed=3)
+    for call in (mk.count_maximal_cliques, mk.clique_size_histogram):
+        with pytest.raises(TypeError, match="ring_words"):
+            call(G, device="cpu", ring_words=4096)
+    with pytest.warns(UserWarning, match="ring_words"):
+        assert len(list(mk.find_cliques(G, device="cpu", ring_words=4096))) == mk.count_maximal_cliques(G)
+
+
+def test_warps_per_sm_is_checked_before_any_launch():
+    from mce_kit.gpu import cliquecount, kclique, launch
+
+    for bad in (0, -2, 1.5, True, "8"):
+        with pytest.raises(ValueError, match="warps_per_sm must be a positive int"):
+            kclique.check_params({"warps_per_sm": bad}, kclique.DEFAULTS, "KCMiner")
+        with pytest.raises(ValueError, match="warps_per_sm must be a positive int"):
+            kclique.check_params({"warps_per_sm": bad}, cliquecount.DEFAULTS, "clique-count")
+    assert launch.check_warps_per_sm(np.int64(3)) == 3
+
+
+def test_memory_in_refusals_is_readable():
+    from mce_kit.gpu import launch
+
+    assert launch.memory_text(4 * 2**20) == "4.0 MiB"
+    assert launch.memory_text(6000) == "0.0057 MiB (6,000 bytes)"
+    with pytest.raises(MemoryError, match=r"task 1 needs 0\.0038 MiB \(4,000 bytes\) of GPU buffers; only "
+                                          r"0\.0038 MiB \(4,000 bytes\) are available"):
+        launch.plan_passes({"work": np.array([10, 1000])}, 1, 4000, "T")

@@ -103,3 +103,47 @@ def test_a_warm_call_copies_no_graph_and_launches_once(tmp_path_factory):
         assert sum(launches.values()) == 1, (what, calls)
         assert calls.get("asarray", 0) == 0, (what, calls)   # nothing copied to the device
         assert calls.get("get", 0) <= 1, (what, calls)
+
+
+EDGES = """
+import json
+import networkx as nx
+import mce_kit as mk
+import fake_cupy
+from graph_families import from_networkx
+
+out = {}
+H = nx.gnp_random_graph(30, 0.4, seed=5)
+clique = max(nx.find_cliques(H), key=len)
+def cliques(**kw):
+    return sorted(map(sorted, mk.find_cliques(H, clique[:2], **kw)))
+out["nodes with a floor below them"] = cliques(min_size=1, device="gpu") == cliques(min_size=1, device="cpu")
+out["nodes through mce-gpu"] = (cliques(device="gpu", algorithm="mce-gpu", subtree="L2")
+                               == cliques(device="cpu"))
+for name, call in [("rdmce", lambda: mk.count_maximal_cliques(H, device="gpu", warps_per_sm=0)),
+                   ("kcminer", lambda: mk.count_k_cliques(H, 4, device="gpu", algorithm="listing",
+                                                          warps_per_sm=0)),
+                   ("pivot", lambda: mk.clique_counts(H, 6, device="gpu", warps_per_sm=0))]:
+    try:
+        call()
+        out[f"{name} warps_per_sm=0"] = "answered"
+    except ValueError as e:
+        out[f"{name} warps_per_sm=0"] = "warps_per_sm must be a positive int" in str(e)
+K = from_networkx(nx.complete_graph(10))
+out["fewer warps than a block"] = all(
+    int(mk.count_k_cliques(K, k, device="gpu", algorithm="listing", warps_per_sm=1, block_min=1)) == want
+    for k, want in ((4, 210), (6, 210)))
+out["k past the GPU's listing, auto"] = len(list(mk.k_cliques(nx.complete_graph(34), 33))) == 34
+nx.config.backends.mce_kit.device = "cpu"
+fake_cupy.calls.clear()
+w = nx.max_weight_clique(H, weight=None, backend="mce_kit")[1]
+out["backend's device for max_weight_clique"] = (w == len(clique)
+                                                 and not any(c.startswith("launch") for c in fake_cupy.calls))
+print(json.dumps(out))
+"""
+
+
+def test_edge_cases_of_the_gpu_route(tmp_path_factory):
+    """Inputs the GPU route once took differently from the CPU route (each found on the emulator)."""
+    out = json.loads(run_script(EDGES, tmp_path_factory.getbasetemp() / "fake_cupy").splitlines()[-1])
+    assert out == {k: True for k in out} and len(out) == 8, out

@@ -47,8 +47,8 @@ def _sorted_plan(needs, n_workers, budget, label, describe=None, align=4):
             if workers == 1:
                 i = int(order[start])
                 what = describe(i) if describe else f"task {i}"
-                raise MemoryError(f"{label}: {what} needs {int(need[i]) * 4 / 2**20:.1f} MiB of GPU buffers; "
-                                  f"only {budget / 2**20:.1f} MiB are available")
+                raise MemoryError(f"{label}: {what} needs {launch.memory_text(int(need[i]) * 4)} of GPU "
+                                  f"buffers; only {launch.memory_text(budget)} are available")
             workers = max(1, min(workers // 4, budget // (4 * (int(need[order[start]]) + slack))))
             continue
         idx = order[start:fits]

@@ -54,7 +54,7 @@ from ..bounds import clique_bounds, core_subgraph
 from ..cpu.maxclique import colour_order
 from ..graph import Graph, check_csr32, positions, sorted_ptr
 from ..prepared import OnDevice
-from .launch import free_bytes, params_dtype, plan_passes, set_params, sm_count
+from .launch import free_bytes, memory_text, params_dtype, plan_passes, set_params, sm_count
 
 HEURISTICS = ("none", "single-degree", "single-core", "multi-degree", "multi-core")
 STRATEGIES = ("auto", "bfs", "dfs")
@@ -638,7 +638,7 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
                 fallback = True
                 break
             if held + 8 * total > budget_levels and gpu and 8 * total > free_bytes():
-                raise MemoryError(f"Geil BFS: level {k + 1} needs {8 * total / 2**20:.1f} MiB "
+                raise MemoryError(f"Geil BFS: level {k + 1} needs {memory_text(8 * total)} "
                                   f"(strategy='bfs' does not fall back)")
             vid, sid = ops.write(vid, sid, counts, offsets, total)
             levels.append((vid, sid))

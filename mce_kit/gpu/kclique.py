@@ -48,6 +48,7 @@ from . import require_gpu
 from .launch import (
     SPLIT_MIN_SIZE,
     SPLIT_SHARE,
+    check_warps_per_sm,
     expand_cut,
     free_bytes,
     in_shared_queue,
@@ -400,6 +401,8 @@ def check_params(params: dict, defaults: dict, what: str) -> dict:
     if unknown:
         raise TypeError(f"unknown {what} parameter(s): {', '.join(sorted(unknown))}")
     p = {**defaults, **params}
+    if "warps_per_sm" in p:
+        check_warps_per_sm(p["warps_per_sm"])
     if p.get("split_of", "tasks") not in SPLIT_OF:
         raise ValueError(f"split_of must be 'all' or 'tasks', got {p['split_of']!r}")
     return p
@@ -651,28 +654,29 @@ def _plan(ori: Oriented, p: dict, k: int, listing, tasks, max_buffer_bytes) -> L
                   # the entries' remembered key, how many last entries are a run of whole tasks)
     for lo, hi, parts, whole in ((0, n_big, WARPS_PER_BLOCK, (0, n_big_all)),
                                  (n_big, n_keep, 1, (n_big_all, n_keep_all))):
+        workers = max(1, n_workers // parts)   # a block phase has at least one block, on a GPU of few warps
         if hi > lo:
-            def entries(part=chosen[lo:hi], parts=parts, whole=whole):
+            def entries(part=chosen[lo:hi], parts=parts, whole=whole, workers=workers):
                 code, tail = None, 0
                 if p["split"] is not False and k >= 5 and not p["stats"]:
                     def cost(c):
                         return listing_cost(c, k)
 
                     def sizing_of(total):
-                        share = p["split_share"] or split_share_for(total / (n_workers // parts))
+                        share = p["split_share"] or split_share_for(total / workers)
                         return share, p["max_pieces"]
 
                     total = split_total(ori, p, tasks, ("split total", k, *whole),
                                         lambda: task_costs(ori, np.arange(*whole), SPLIT_MIN_SIZE, cost)[2])
-                    part, code, tail = split_entries(ori, part, SPLIT_MIN_SIZE, cost, n_workers // parts,
-                                                     p["split"], sizing_of, total)
+                    part, code, tail = split_entries(ori, part, SPLIT_MIN_SIZE, cost, workers, p["split"],
+                                                     sizing_of, total)
                 return part, code, int(work_words(ori.bound[part[0]], k, parts)), tail  # the largest (sorted)
 
             key = ("entries", k, parts, lo, hi, n_workers, p["split"], p["stats"], *sizing, p["split_of"],
                    subset_key(None if tasks is None else chosen))
             part, code, most, tail = ori.remember(key, entries)
             plan = plan_passes(lambda part=part, parts=parts: {"work": work_words(ori.bound[part], k, parts)},
-                               n_workers // parts, budget, "KCMiner",
+                               workers, budget, "KCMiner",
                                lambda i, part=part: f"edge ({ori.order[ori.u[part[i]]]}, "
                                                     f"{ori.order[ori.v[part[i]]]})",
                                largest={"work": most}, n=len(part))
@@ -693,8 +697,10 @@ def _launch(prep: Prepared, ori: Oriented, plan: LaunchPlan, p: dict, k: int, li
     start.record()
     blob, indptr, indices, d_tasks = upload(ori, "out_blob", plan.n_up)
     total = 0
-    wt = np.zeros(n_workers, np.int64)
-    wc = np.zeros(n_workers, np.uint64)
+    most = max((workers * parts for _, _, _, parts, passes, _, _ in phases for _, _, workers in passes),
+               default=n_workers)   # a block phase on a GPU of fewer warps than a block has more
+    wt = np.zeros(max(n_workers, most), np.int64)
+    wc = np.zeros(max(n_workers, most), np.uint64)
     bins = np.zeros(2 * NBINS * 2, np.uint64)
     active = np.zeros(2, np.uint64)
     device_bytes = blob.nbytes

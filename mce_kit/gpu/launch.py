@@ -176,8 +176,8 @@ def plan_passes(needs, n_workers: int, budget: int, label: str, describe=None, a
                 i = int(rest[j])
                 what = describe(i) if describe else f"task {i}"
                 raise MemoryError(
-                    f"{label}: {what} needs {int(need[i]) * 4 / 2**20:.1f} MiB of GPU buffers; "
-                    f"only {budget / 2**20:.1f} MiB are available"
+                    f"{label}: {what} needs {memory_text(int(need[i]) * 4)} of GPU buffers; "
+                    f"only {memory_text(budget)} are available"
                 )
             workers = max(1, min(workers // 4, budget // (4 * (int(left[j]) + slack))))
             continue
@@ -230,6 +230,21 @@ def _kept_range(n: int) -> np.ndarray:
     r = np.arange(n)
     r.flags.writeable = False
     return r
+
+
+def memory_text(nbytes: int) -> str:
+    """Bytes in MiB as a message gives them, with the bytes themselves below 0.1 MiB (which one
+    decimal would show as 0.0)."""
+    if nbytes >= 2**20 // 10:
+        return f"{nbytes / 2**20:.1f} MiB"
+    return f"{nbytes / 2**20:.2g} MiB ({nbytes:,} bytes)"
+
+
+def check_warps_per_sm(value) -> int:
+    """``warps_per_sm`` as an int; a one-line ValueError unless it is a positive int."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"warps_per_sm must be a positive int, got {value!r}")
+    return int(value)
 
 
 def _fits(largest: dict[str, int], n_workers: int, budget: int, align: int) -> bool:

@@ -62,10 +62,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..graph import Graph
+from ..graph import Graph, check_size_bounds
 from ..prepared import OnDevice, ordered_on_device
 from . import require_gpu
-from .launch import free_bytes, params_dtype, plan_passes, set_params, sm_count
+from .launch import check_warps_per_sm, free_bytes, params_dtype, plan_passes, set_params, sm_count
 from .loader import load_module
 from .seeds import ordered_csr, per_seed, seed_sets
 from .watch import Watch, released
@@ -324,9 +324,7 @@ def planned(prep: Prepared, budget: int, n_workers: int, seeding: str = "edge") 
 
 def size_range(min_size=None, max_size=None) -> tuple[bool, int, int]:
     """(filter on?, lo, hi) for the kernel; None means no bound. Bad bounds raise one-line errors."""
-    for name, v in (("min_size", min_size), ("max_size", max_size)):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0):
-            raise ValueError(f"{name} must be a non-negative int or None, got {v!r}")
+    check_size_bounds(min_size, max_size)
     lo = 0 if min_size is None else min(int(min_size), INT32_MAX)
     hi = INT32_MAX if max_size is None else min(int(max_size), INT32_MAX)
     return (min_size is not None or max_size is not None), lo, hi
@@ -542,7 +540,7 @@ class _Device:
         self.flags = (FLAG_EXPOSE * bool(p["exposure"]) | FLAG_AGGRESSIVE * bool(p["aggressive"])
                       | FLAG_LOCAL * bool(p["local"]))
         self.sms = sm_count()
-        self.n_workers = self.sms * int(p["warps_per_sm"])
+        self.n_workers = self.sms * check_warps_per_sm(p["warps_per_sm"])
         budget = int(max_buffer_bytes or 0.4 * max(0, free_bytes() - reserve_bytes))
 
         def describe(i):
