@@ -78,7 +78,8 @@ def kernel_arguments(src: str, kernel: str) -> list[str]:
 
 LAUNCH_TIMEOUT_S = 120  # one emulated launch of these tests takes well under a second
 SCALARS = {"int": "i4", "unsigned": "u4", "u32": "u4", "long long": "i8", "u64": "u8",
-           "unsigned long long": "u8", "float": "f4", "double": "f8"}
+           "unsigned long long": "u8", "float": "f4", "double": "f8", "const int": "i4",
+           "const long long": "i8"}
 
 
 def _pack(buffers: list[np.ndarray]) -> list[bytes]:

@@ -30,9 +30,6 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).parent
-SCALARS = {"int": "i4", "unsigned": "u4", "u32": "u4", "long long": "i8", "u64": "u8",
-           "unsigned long long": "u8", "float": "f4", "double": "f8", "const int": "i4",
-           "const long long": "i8"}
 SMS = 2   # the emulated GPU's SMs: launches size their workers by it
 calls: collections.Counter = collections.Counter()
 # Arrays whose address was taken since the last synchronisation. CuPy's pool may hand freed memory
@@ -318,6 +315,8 @@ class _Module:
         return _BUILT[key]
 
     def launch(self, kernel: str, blocks: int, threads: int, args) -> None:
+        import emulated
+
         with_args = bool(args)
         symbol = None
         if not with_args:
@@ -329,7 +328,7 @@ class _Module:
                 if "*" in t:
                     slots[i] = 0 if a is None else a if isinstance(a, int) else _address(a)
                 else:
-                    value = np.frombuffer(np.array(a, dtype=SCALARS[t]).tobytes(), np.uint8)
+                    value = np.frombuffer(np.array(a, dtype=emulated.SCALARS[t]).tobytes(), np.uint8)
                     slots[i: i + 1].view(np.uint8)[: len(value)] = value
         else:
             image = self.constants[symbol]
