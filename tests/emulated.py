@@ -66,12 +66,18 @@ def build(source: str, kernel: str, out: Path, defines: dict | None = None, main
     return exe
 
 
-def kernel_arguments(src: str, kernel: str) -> list[str]:
-    """The C types of ``kernel``'s arguments, from its ``extern "C" __global__ void`` signature."""
+def kernel_signature(src: str, kernel: str) -> re.Match:
+    """``kernel``'s ``extern "C" __global__ void`` signature in ``src`` (group 1: its arguments)."""
     bounds = r"(?:__launch_bounds__\([^)]*\)\s+)?"
     m = re.search(rf'extern "C" __global__ void\s+{bounds}{kernel}\s*\(([^)]*)\)', src)
     if m is None:
         raise ValueError(f"no extern \"C\" __global__ void {kernel}(...) in the source")
+    return m
+
+
+def kernel_arguments(src: str, kernel: str) -> list[str]:
+    """The C types of ``kernel``'s arguments, from its ``extern "C" __global__ void`` signature."""
+    m = kernel_signature(src, kernel)
     args = [" ".join(a.split()) for a in m.group(1).split(",") if a.strip()]
     return [re.sub(r"\s*\b\w+$", "", a) for a in args]
 

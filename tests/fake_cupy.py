@@ -268,18 +268,20 @@ class _Module:
         self.text = read_source(source)
         self.constants: dict[str, bytes] = {}
 
-    def _signature(self, name: str):
-        bounds = r"(?:__launch_bounds__\([^)]*\)\s+)?"
-        return re.search(rf'extern "C" __global__ void\s+{bounds}{name}\s*\(', self.text)
-
     def get_function(self, name: str) -> _Function:
-        if not self._signature(name):
-            raise AttributeError(f"{self.source}: no kernel {name}")
+        from emulated import kernel_signature
+
+        try:
+            kernel_signature(self.text, name)
+        except ValueError:
+            raise AttributeError(f"{self.source}: no kernel {name}") from None
         return _Function(self, name)
 
     def _symbol(self, kernel: str) -> str:
         """The ``__constant__`` struct a kernel without arguments reads: the last declared above it."""
-        at = self._signature(kernel).start()
+        from emulated import kernel_signature
+
+        at = kernel_signature(self.text, kernel).start()
         declared = re.finditer(r"__constant__\s+\w+\s+(\w+)\s*;", self.text)
         above = [m.group(1) for m in declared if m.start() < at]
         if not above or above[-1] not in self.constants:
