@@ -11,6 +11,7 @@ import pandas as pd
 
 from mce_kit import api, datasets, references
 from mce_kit.gpu import geil
+from mce_kit.measure import provenance
 
 SETTINGS = [("auto", {})] + [(f"dfs@{d}", {"strategy": "dfs", "dfs_depth": d}) for d in (2, 3, 4, 6)]
 graphs = sys.argv[2:] or [n for n in datasets.names() if references.expected("maxclique", n) is not None]
@@ -40,4 +41,4 @@ for name in graphs:
             row = {"graph": name, "setting": label, "error": f"{type(e).__name__}: {e}"[:200]}
         rows.append(row)
         print(row, flush=True)
-pd.DataFrame(rows).to_csv(sys.argv[1], index=False)
+pd.DataFrame(rows).assign(**provenance()).to_csv(sys.argv[1], index=False)
