@@ -193,6 +193,20 @@ def test_known_clique_is_the_starting_bound():
     assert prep.run(omega_only=True, lower_clique=np.array(cliques[0]), upper=omega).method == "heuristic"
 
 
+def test_known_omega_on_a_half_dense_graph_lists_the_ties_depth_first():
+    G = planted_cliques(60, 0.6, [14], seed=3)
+    omega, cliques = cpu.max_cliques(G)
+    prep = geil.prepare(G, device="cpu")
+    assert geil.TIES_DENSITY <= prep.density < geil.DEFAULTS["dense"]
+    known = dict(listing=True, lower_clique=np.array(cliques[0]), upper=omega)
+    res = prep.run(**known)
+    assert (res.method, res.counters["dfs_level"], res.cliques) == ("dfs", 2, cliques)
+    forced = prep.run(**known, strategy="bfs")   # a strategy given is kept
+    assert (forced.method, forced.cliques) == ("bfs", cliques)
+    assert prep.run(**{**known, "upper": omega + 1}).method == "bfs"   # omega not known: breadth first
+    assert prep.run(omega_only=True, lower_clique=np.array(cliques[0]), upper=omega).method == "heuristic"
+
+
 def test_progress_ticks_per_window():
     seen = []
 

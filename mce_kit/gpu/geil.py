@@ -22,7 +22,8 @@ The search, step by step:
 4. Windows: the sources are cut into windows of about ``window`` level-2 entries; each
    window runs step 3 alone and raises ``w`` for the next.
 5. Never wrong, never out of memory: when the next level would pass ``level_bytes``
-   (or the graph is denser than ``dense``: then from level ``dfs_depth``), the remaining work
+   (or the graph is denser than ``dense``: then from level ``dfs_depth``; or omega is known and only
+   its ties are listed on a graph of density ``TIES_DENSITY`` or more: from level 2), the remaining work
    moves to a depth-first branch and bound on the GPU: one warp per sub-problem (a sublist of the last level
    held, or a source of a later window) with a greedy-colouring bound on bitsets, first
    raising the bound, then listing the ties.
@@ -71,6 +72,13 @@ WARPS_PER_BLOCK = 4
 THREADS = 256
 SCAN_BLOCK_MAX = 1 << 16  # levels up to this many entries are scanned by one block (scan_block)
 HOST_ROOTS = 16  # clique_number: at most this many roots left open by the bounds are searched on the CPU
+# max_cliques when the bounds meet (omega known) on a graph at least this dense but below ``dense``:
+# only the ties are left, and breadth first's count of later neighbours hardly prunes them. On one H200
+# (maxclique_strategy.csv, 2026-11-28) san200_0.7_1 (density 0.70, bounds 30 = 30) took 67 ms breadth
+# first (365 million level entries) and 5.7 ms depth first from level 2. Breadth first stays where omega
+# is not known (brock200_4, keller4, hamming8-4: 1.4-15x faster than depth first from level 2) and on
+# sparse graphs (omega known: Email-Enron 6.9 against 8.0 ms, c-fat200-1 2.3 against 3.0).
+TIES_DENSITY = 0.5
 MAX_DFS_CANDIDATES = 32767  # colours and local ids share one 32-bit word in the kernel
 
 # The kernels' launch parameters (same fields, same order as the structs in geil.cu).
@@ -589,6 +597,11 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
     counters["edges_kept"] = int(len(es))
 
     dense = p["strategy"] == "dfs" or (p["strategy"] == "auto" and p["dense"] and prep.density >= p["dense"])
+    # omega known on a graph breadth first would take (half dense, not ``dense``): listing only the ties
+    # goes depth first from level 2, where each root's colouring bound prunes (``TIES_DENSITY``)
+    ties = (p["strategy"] == "auto" and listing and known and not dense and prep.density >= TIES_DENSITY)
+    dense = dense or ties
+    dfs_depth = 2 if ties else int(p["dfs_depth"])
     wins = windows(olen_h, ok_h, int(p["window"]))
     level_sizes: list[int] = []
     best_bfs, count_bfs, found = 0, 0, []   # largest size from finished windows, its count, its cliques
@@ -625,7 +638,7 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
             if limit and elapsed() > limit:
                 stopped = True
                 break
-            if dense and k >= int(p["dfs_depth"]):
+            if dense and k >= dfs_depth:
                 fallback = True  # dense: breadth first only splits the work into sub-problems
                 break
             counts = ops.count(vid, sid, k, w_cur)
