@@ -107,10 +107,12 @@ def test_a_warm_call_copies_no_graph_and_launches_once(tmp_path_factory):
 
 EDGES = """
 import json
+import time
 import networkx as nx
 import mce_kit as mk
 import fake_cupy
-from graph_families import from_networkx
+from graph_families import from_networkx, planted_cliques
+from mce_kit.gpu import geil, loader
 
 out = {}
 H = nx.gnp_random_graph(30, 0.4, seed=5)
@@ -134,6 +136,25 @@ out["fewer warps than a block"] = all(
     int(mk.count_k_cliques(K, k, device="gpu", algorithm="listing", warps_per_sm=1, block_min=1)) == want
     for k, want in ((4, 210), (6, 210)))
 out["k past the GPU's listing, auto"] = len(list(mk.k_cliques(nx.complete_graph(34), 33))) == 34
+P = planted_cliques(40, 0.55, [12], seed=0)   # the bounds meet (12 = 12), density 0.6
+want = mk.max_cliques(P, device="cpu")
+out["omega known, half dense"] = mk.max_cliques(P, device="gpu") == want   # (builds the emulated kernels)
+first_load, loaded = loader._load, set()
+
+def slow_first_load(name, *args):   # a first compile slower than the time limit below
+    if name == "geil.cu" and name not in loaded:
+        loaded.add(name)
+        time.sleep(2.0)
+    return first_load(name, *args)
+
+loader._load = slow_first_load
+try:
+    out["a first compile is not search time"] = mk.max_cliques(P, device="gpu", time_limit_s=1.5) == want
+except TimeoutError:
+    out["a first compile is not search time"] = False
+b, prep, ids, start = geil._prepared(P, "gpu")
+out["omega known, half dense: the ties depth first"] = (
+    prep.run(listing=True, lower_clique=start, upper=b.upper).method == "dfs")
 nx.config.backends.mce_kit.device = "cpu"
 fake_cupy.calls.clear()
 w = nx.max_weight_clique(H, weight=None, backend="mce_kit")[1]
@@ -146,4 +167,4 @@ print(json.dumps(out))
 def test_edge_cases_of_the_gpu_route(tmp_path_factory):
     """Inputs the GPU route once took differently from the CPU route (each found on the emulator)."""
     out = json.loads(run_script(EDGES, tmp_path_factory.getbasetemp() / "fake_cupy").splitlines()[-1])
-    assert out == {k: True for k in out} and len(out) == 8, out
+    assert out == {k: True for k in out} and len(out) == 11, out
