@@ -76,7 +76,7 @@ HOST_ROOTS = 16  # clique_number: at most this many roots left open by the bound
 # only the ties are left, and breadth first's count of later neighbours hardly prunes them. On one H200
 # (maxclique_strategy.csv, 2026-11-28) san200_0.7_1 (density 0.70, bounds 30 = 30) took 67 ms breadth
 # first (365 million level entries) and 5.7 ms depth first from level 2. Breadth first stays where omega
-# is not known (brock200_4, keller4, hamming8-4: 1.4-15x faster than depth first from level 2) and on
+# is not known (brock200_4, keller4, hamming8-4: 5-9x faster than depth first from level 2) and on
 # sparse graphs (omega known: Email-Enron 6.9 against 8.0 ms, c-fat200-1 2.3 against 3.0).
 TIES_DENSITY = 0.5
 MAX_DFS_CANDIDATES = 32767  # colours and local ids share one 32-bit word in the kernel
