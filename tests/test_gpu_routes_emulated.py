@@ -139,6 +139,9 @@ out["k past the GPU's listing, auto"] = len(list(mk.k_cliques(nx.complete_graph(
 P = planted_cliques(40, 0.55, [12], seed=0)   # the bounds meet (12 = 12), density 0.6
 want = mk.max_cliques(P, device="cpu")
 out["omega known, half dense"] = mk.max_cliques(P, device="gpu") == want   # (builds the emulated kernels)
+M = from_networkx(nx.complete_multipartite_graph(5, 5, 5, 5))   # density 0.79, omega 4: 625 ties
+out["omega known, many ties"] = (mk.max_cliques(M, device="gpu") == mk.max_cliques(M, device="cpu")
+                                 and len(mk.max_cliques(M, device="gpu")[1]) == 625)
 first_load, loaded = loader._load, set()
 
 def slow_first_load(name, *args):   # a first compile slower than the time limit below
@@ -167,4 +170,4 @@ print(json.dumps(out))
 def test_edge_cases_of_the_gpu_route(tmp_path_factory):
     """Inputs the GPU route once took differently from the CPU route (each found on the emulator)."""
     out = json.loads(run_script(EDGES, tmp_path_factory.getbasetemp() / "fake_cupy").splitlines()[-1])
-    assert out == {k: True for k in out} and len(out) == 11, out
+    assert out == {k: True for k in out} and len(out) == 12, out
