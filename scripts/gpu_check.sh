@@ -3,7 +3,8 @@
 # or after it, never beside it). From the checkout's root:
 #   MCE_KIT_COMMIT=<short sha> bash scripts/gpu_check.sh OUT_DIR [SECONDS_PER_FILE]
 # Wheels in .whl/ (igraph, dask...; see README "Running on a GPU") are installed under /tmp/site first.
-# Writes OUT_DIR/tests_<file>.log and OUT_DIR/summary.txt (one line a file).
+# Writes OUT_DIR/tests.log (every file's log, one after another: the device returns few files) and
+# OUT_DIR/summary.txt (one line a file).
 set -uo pipefail
 out=${1:?usage: scripts/gpu_check.sh OUT_DIR [SECONDS_PER_FILE]}; limit=${2:-270}
 mkdir -p "$out"
@@ -13,14 +14,17 @@ if ls .whl/*.whl >/dev/null 2>&1; then
     export PYTHONPATH=/tmp/site:$PWD
 fi
 nvidia-smi -L
+logs=$(mktemp -d)
 pids=()
 for f in $(grep -l "mark.gpu\|pytestmark" tests/test_*.py); do
     name=$(basename "$f" .py)
     timeout "$limit" python3 -m pytest -q -m gpu -p no:cacheprovider -rfEs -W ignore "$f" \
-        >"$out/tests_$name.log" 2>&1 &
+        >"$logs/$name.log" 2>&1 &
     pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p"; done
-for log in "$out"/tests_*.log; do
-    printf '%-32s %s\n' "$(basename "$log" .log)" "$(grep -E '(passed|failed|error|no tests ran)' "$log" | tail -1)"
+for log in "$logs"/*.log; do
+    printf '%-32s %s\n' "$(basename "$log" .log)" \
+        "$(grep -E '(passed|failed|error|no tests ran|deselected)' "$log" | tail -1)"
+    { echo "=== $(basename "$log" .log)"; cat "$log"; } >> "$out/tests.log"
 done | tee "$out/summary.txt"
