@@ -147,12 +147,12 @@ first_load, loaded = loader._load, set()
 def slow_first_load(name, *args):   # a first compile slower than the time limit below
     if name == "geil.cu" and name not in loaded:
         loaded.add(name)
-        time.sleep(2.0)
+        time.sleep(3.0)
     return first_load(name, *args)
 
 loader._load = slow_first_load
 try:
-    out["a first compile is not search time"] = mk.max_cliques(P, device="gpu", time_limit_s=1.5) == want
+    out["a first compile is not search time"] = mk.max_cliques(P, device="gpu", time_limit_s=2.5) == want
 except TimeoutError:
     out["a first compile is not search time"] = False
 b, prep, ids, start = geil._prepared(P, "gpu")
@@ -168,6 +168,7 @@ print(json.dumps(out))
 
 
 def test_edge_cases_of_the_gpu_route(tmp_path_factory):
-    """Inputs the GPU route once took differently from the CPU route (each found on the emulator)."""
+    """Inputs the GPU route once took differently from the CPU route (found on the emulator or a device),
+    and the max-clique ties rule."""
     out = json.loads(run_script(EDGES, tmp_path_factory.getbasetemp() / "fake_cupy").splitlines()[-1])
     assert out == {k: True for k in out} and len(out) == 12, out
