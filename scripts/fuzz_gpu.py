@@ -1,11 +1,12 @@
 """Every public GPU call against an oracle on random graphs, each GPU call made twice (a race shows as
 two answers): networkx for small graphs, the CPU engine (itself tested against networkx) for larger
-ones. Families: G(n, p) sparse to dense, Barabasi-Albert hubs, caveman, complete multipartite, stars,
-isolated vertices, disjoint cliques, random bipartite. Some calls force the launchers' other paths
-(tiny buffers: several passes; few warps; the other algorithm). From the checkout on a GPU host:
+ones. Families: G(n, p) sparse to dense, a planted clique, Barabasi-Albert hubs, caveman, complete
+multipartite, stars, isolated vertices, disjoint cliques, random bipartite. Some calls force the
+launchers' other paths (tiny buffers: several passes; few warps; the other algorithm). From the
+checkout on a GPU host:
     python3 scripts/fuzz_gpu.py SECONDS [FIRST_SEED] > fuzz.log
-Each mismatch prints one line starting with BAD (family, seed, call, got, want); the last line
-counts the checks."""
+Each mismatch prints one line starting with BAD (family, seed, call, got, want); each graph a line
+(its checks and seconds); the last line counts the checks."""
 import random
 import sys
 import time
@@ -31,6 +32,9 @@ def families(r: random.Random, seed: int):
     small = r.randint(0, 40)
     yield "gnp", nx.gnp_random_graph(small, r.random(), seed=seed)
     yield "gnp-dense", nx.gnp_random_graph(r.randint(1, 70), 0.6 + 0.4 * r.random(), seed=seed)
+    planted = nx.gnp_random_graph(r.randint(20, 50), 0.5 + 0.3 * r.random(), seed=seed)
+    planted.add_edges_from(nx.complete_graph(r.sample(range(planted.number_of_nodes()), 18)).edges())
+    yield "planted", planted   # omega often known from the bounds: max_cliques' ties rule
     yield "ba-hubs", nx.barabasi_albert_graph(r.randint(50, 600), r.randint(1, 6), seed=seed)
     yield "powerlaw-cluster", nx.powerlaw_cluster_graph(r.randint(50, 600), r.randint(2, 8), r.random(),
                                                         seed=seed)
