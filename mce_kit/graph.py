@@ -23,11 +23,16 @@ def check_csr32(entries: int, what: str) -> None:
         raise ValueError(f"{what}: {entries} entries; its int32 CSR holds at most {CSR32_MAX_ENTRIES}")
 
 
+def is_int_at_least(value, least: int) -> bool:
+    """Whether ``value`` is an int (Python or NumPy, not a bool) of at least ``least``."""
+    return not isinstance(value, bool) and isinstance(value, (int, np.integer)) and value >= least
+
+
 def check_size_bounds(min_size, max_size) -> None:
     """One-line ValueError unless each clique size bound is None or a non-negative int: every route
     (CPU, RDMCE, mce-gpu) then reads the same bounds the same way."""
     for name, v in (("min_size", min_size), ("max_size", max_size)):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0):
+        if v is not None and not is_int_at_least(v, 0):
             raise ValueError(f"{name} must be a non-negative int or None, got {v!r}")
 
 

@@ -23,6 +23,7 @@ import re
 import numpy as np
 
 from ..accel import array_module
+from ..graph import is_int_at_least
 
 
 def params_dtype(pointers=(), i8=(), i4=()) -> np.dtype:
@@ -242,7 +243,7 @@ def memory_text(nbytes: int) -> str:
 
 def check_warps_per_sm(value) -> int:
     """``warps_per_sm`` as an int; a one-line ValueError unless it is a positive int."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+    if not is_int_at_least(value, 1):
         raise ValueError(f"warps_per_sm must be a positive int, got {value!r}")
     return int(value)
 

@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..graph import Graph, check_size_bounds
+from ..graph import Graph, check_size_bounds, is_int_at_least
 from ..prepared import OnDevice, ordered_on_device
 from . import require_gpu
 from .launch import check_warps_per_sm, free_bytes, params_dtype, plan_passes, set_params, sm_count
@@ -507,7 +507,7 @@ def _sizes_first_blocks(found, as_cupy):
 
 
 def _check_block_size(block_size):
-    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
+    if not is_int_at_least(block_size, 1):
         raise ValueError(f"block_size must be a positive int (cliques per block), got {block_size!r}")
 
 
@@ -677,8 +677,7 @@ def _stream(prep, block_size, min_size, max_size, isolated, as_cupy, ring_words,
     # a given ring_words is used as is; by default the ring starts at FIRST_RING_BYTES and doubles
     ring_bytes = 4 * int(ring_words) if ring_words is not None else default_ring_bytes(free_bytes())
     first = ring_bytes if ring_words is not None else min(ring_bytes, FIRST_RING_BYTES)
-    if csr_words is not None and (isinstance(csr_words, bool) or not isinstance(csr_words, (int, np.integer))
-                                  or csr_words < 1):
+    if csr_words is not None and not is_int_at_least(csr_words, 1):
         raise ValueError(f"csr_words must be a positive int (vertices per launch), got {csr_words!r}")
     # device memory besides the workers' buffers: the ring and two launches' CSR (the one handed out,
     # the next one)
