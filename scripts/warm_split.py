@@ -1,6 +1,7 @@
 """Warm k-clique calls split by host timestamps at the launcher's CUDA event records: before the start
-record, between the records, the stop sync, after it (medians of N calls), beside the launcher's gpu_ms
-(python scripts/warm_split.py TAG on a GPU host, once per tree to compare; log
+record, between the records, the stop sync, after it (medians of N calls), beside the launcher's gpu_ms,
+and how many of the N calls copied their launch record (python scripts/warm_split.py TAG on a GPU host,
+once per tree to compare; log
 data/results/logs/warm_split_*.log)."""
 import statistics
 import sys
@@ -9,7 +10,14 @@ import time
 import cupy
 
 from mce_kit import api, datasets
-from mce_kit.gpu import cliquecount, kclique
+from mce_kit.gpu import cliquecount, kclique, launch
+
+WRITTEN = getattr(launch, "_WRITTEN", None)   # (a tree without the kept launch records: None)
+
+
+def records():
+    """The launch records held now, by identity: a record copied anew is a new tuple."""
+    return {} if WRITTEN is None else {(id(m), at): id(w) for m, d in WRITTEN.items() for at, w in d.items()}
 
 CASES = [("CA-GrQc", 6), ("CA-HepTh", 6), ("Email-Enron", 6), ("soc-Slashdot0902", 6), ("CA-GrQc", 8),
          ("CA-HepTh", 8), ("CA-GrQc", 10), ("CA-HepTh", 10), ("email-Eu-core", 10), ("CA-GrQc", 4),
@@ -34,12 +42,14 @@ for name, k in CASES:
     G = datasets.load(name)
     for _ in range(5):
         api.count_k_cliques(G, k, device="gpu")
-    rows = []
+    rows, copies = [], 0
     for _ in range(N):
         marks.clear()
+        held = records()
         t0 = time.perf_counter()
         count = api.count_k_cliques(G, k, device="gpu")
         t1 = time.perf_counter()
+        copies += sum(held.get(at) != w for at, w in records().items())
         records = [t for m, t in marks if m == "record"]
         sync = [t for m, t in marks if m == "sync"][-1]
         rows.append((records[0] - t0, records[-1] - records[0], sync - records[-1], t1 - sync, t1 - t0))
@@ -52,4 +62,5 @@ for name, k in CASES:
     ms = statistics.median(kernel)
     print(f"{tag:4s} {name:17s} k={k:2d} {how:7s} before {part[0]:.3f} between {part[1]:.3f} "
           f"sync {part[2]:.3f} after {part[3]:.3f} call {part[4]:.3f} | kernel {ms:.3f} "
-          f"ratio {part[4] / ms:.2f}", flush=True)
+          f"ratio {part[4] / ms:.2f} | records copied {copies if WRITTEN is not None else '-'} of {N}",
+          flush=True)

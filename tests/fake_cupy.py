@@ -379,6 +379,7 @@ def install(workdir: Path) -> types.ModuleType:
     cuda.runtime = _runtime()
     cuda.driver = types.SimpleNamespace(CUDADriverError=RuntimeError)
     cuda.get_current_stream = lambda: Stream()
+    cuda.get_device_id = lambda: 0
     cupy.cuda = cuda
     sys.modules.update({"cupy": cupy, "cupy.cuda": cuda, "cupy.cuda.runtime": cuda.runtime})
     from mce_kit.gpu import loader

@@ -123,3 +123,39 @@ def test_a_kept_plan_is_reused_and_made_again_when_memory_runs_short(monkeypatch
 
     with pytest.raises(MemoryError):
         launch.with_kept_plan({}, "k", make(1), lambda p: True, launch_short)
+
+
+def test_set_params_copies_a_record_only_when_it_differs(monkeypatch):
+    """A warm call repeats its launch record; the module's constant struct already holds it."""
+    import ctypes
+    import sys
+    import types
+
+    device = [0]
+    monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(
+        ndarray=type("ndarray", (), {}), cuda=types.SimpleNamespace(get_device_id=lambda: device[0])))
+
+    class Module:
+        def __init__(self):
+            self.copies = []
+
+        def get_global(self, symbol):
+            return types.SimpleNamespace(copy_from_host=lambda ptr, n: self.copies.append(
+                (symbol, device[0], ctypes.string_at(ptr, n))))
+
+    dtype = launch.params_dtype(pointers=("a",), i4=("n", "k"))
+    one, two = Module(), Module()
+    launch.set_params(one, dtype, a=8, n=1, k=4)
+    launch.set_params(one, dtype, a=8, n=1, k=4)       # the same record: no copy
+    assert len(one.copies) == 1
+    assert one.copies[0][2] == launch.pack_params(dtype, {"a": 8, "n": 1, "k": 4}).tobytes()
+    launch.set_params(one, dtype, a=8, n=1, k=5)       # one field differs
+    launch.set_params(one, dtype, a=8, n=1, k=4)       # back: copied again
+    launch.set_params(one, dtype, "H", a=8, n=1, k=4)  # another symbol holds its own
+    launch.set_params(two, dtype, a=8, n=1, k=4)       # another module too
+    device[0] = 1
+    launch.set_params(one, dtype, a=8, n=1, k=4)       # and another GPU
+    assert [(s, d) for s, d, _ in one.copies] == [("G", 0)] * 3 + [("H", 0), ("G", 1)]
+    assert len(two.copies) == 1
+    with pytest.raises(TypeError, match="fields differ"):
+        launch.set_params(one, dtype, a=8, n=1)

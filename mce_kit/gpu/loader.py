@@ -59,7 +59,7 @@ class Module:
     instances to their mangled names)."""
 
     def __init__(self, raw, lowered: dict[str, str]):
-        self.raw, self.lowered, self._functions = raw, lowered, {}
+        self.raw, self.lowered, self._functions, self._globals = raw, lowered, {}, {}
 
     def get_function(self, name: str):
         """The kernel ``name``, looked up in the driver once (a warm call asks again each time)."""
@@ -69,7 +69,11 @@ class Module:
         return fn
 
     def get_global(self, name: str):
-        return self.raw.get_global(self.lowered.get(name, name))
+        """The device address of ``__constant__``/``__device__`` ``name``, looked up once."""
+        at = self._globals.get(name)
+        if at is None:
+            at = self._globals[name] = self.raw.get_global(self.lowered.get(name, name))
+        return at
 
 
 @functools.cache
