@@ -15,7 +15,7 @@ from mce_kit.gpu import cliquecount, kclique, launch
 WRITTEN = getattr(launch, "_WRITTEN", None)   # (a tree without the kept launch records: None)
 
 
-def records():
+def held_records():
     """The launch records held now, by identity: a record copied anew is a new tuple."""
     return {} if WRITTEN is None else {(id(m), at): id(w) for m, d in WRITTEN.items() for at, w in d.items()}
 
@@ -45,11 +45,11 @@ for name, k in CASES:
     rows, copies = [], 0
     for _ in range(N):
         marks.clear()
-        held = records()
+        held = held_records()
         t0 = time.perf_counter()
         count = api.count_k_cliques(G, k, device="gpu")
         t1 = time.perf_counter()
-        copies += sum(held.get(at) != w for at, w in records().items())
+        copies += sum(held.get(at) != w for at, w in held_records().items())
         records = [t for m, t in marks if m == "record"]
         sync = [t for m, t in marks if m == "sync"][-1]
         rows.append((records[0] - t0, records[-1] - records[0], sync - records[-1], t1 - sync, t1 - t0))
