@@ -142,6 +142,13 @@ out["omega known, half dense"] = mk.max_cliques(P, device="gpu") == want   # (bu
 M = from_networkx(nx.complete_multipartite_graph(5, 5, 5, 5))   # density 0.79, omega 4: 625 ties
 out["omega known, many ties"] = (mk.max_cliques(M, device="gpu") == mk.max_cliques(M, device="cpu")
                                  and len(mk.max_cliques(M, device="gpu")[1]) == 625)
+S = planted_cliques(200, 0.03, [8, 8], seed=1)   # the bounds meet (8 = 8) on a sparse core
+fake_cupy.calls.clear()
+got = mk.max_cliques(S, device="gpu")
+launched = {c for c in fake_cupy.calls if c.startswith("launch ")}
+out["omega known, sparse: KCMiner lists the ties"] = (
+    got == mk.max_cliques(S, device="cpu") and len(got[1]) == 2 and "launch kclique_kernel" in launched
+    and not launched & {"launch level_count", "launch bnb_kernel", "launch greedy_kernel"})
 first_load, loaded = loader._load, set()
 
 def slow_first_load(name, *args):   # a first compile slower than the time limit below
@@ -171,4 +178,4 @@ def test_edge_cases_of_the_gpu_route(tmp_path_factory):
     """Inputs the GPU route once took differently from the CPU route (found on the emulator or a device),
     and the max-clique ties rule."""
     out = json.loads(run_script(EDGES, tmp_path_factory.getbasetemp() / "fake_cupy").splitlines()[-1])
-    assert out == {k: True for k in out} and len(out) == 12, out
+    assert out == {k: True for k in out} and len(out) == 13, out

@@ -34,11 +34,12 @@ The public calls ``max_cliques(G)`` and ``clique_number(G)`` first take the boun
 ``mce_kit.bounds`` (greedy cliques, core, colouring and per-root bounds): ``clique_number`` launches
 nothing when they meet, when the graph is dense enough for the complement's vertex cover
 (``mce_kit.vertex_cover``), or when at most ``HOST_ROOTS`` roots stay open (the CPU engine searches
-them); its route says which. Otherwise the search runs on the (lower - 1)-core with the bounds' clique as its
-starting ``w`` (``run(lower_clique=, upper=)``). ``run(progress=True)`` ticks a bar per window (the
-level and its entries beside it); Ctrl-C between steps frees the device buffers and raises
-KeyboardInterrupt naming the best clique found and the bounds; a list of maximum cliques that
-would not fit in memory is refused with MemoryError.
+them); its route says which. ``max_cliques`` with the bounds met on a sparse core (``TIES_DENSITY``)
+lists the omega-cliques with KCMiner (``mce_kit.gpu.kclique``), one launch. Otherwise the search runs
+on the (lower - 1)-core with the bounds' clique as its starting ``w`` (``run(lower_clique=, upper=)``).
+``run(progress=True)`` ticks a bar per window (the level and its entries beside it); Ctrl-C between
+steps frees the device buffers and raises KeyboardInterrupt naming the best clique found and the
+bounds; a list of maximum cliques that would not fit in memory is refused with MemoryError.
 
 ``prepare(G, device="cpu")`` runs the same steps with NumPy twins of the kernels (tests
 and machines without a GPU).
@@ -77,7 +78,9 @@ HOST_ROOTS = 16  # clique_number: at most this many roots left open by the bound
 # (maxclique_strategy.csv, 2026-11-28) san200_0.7_1 (density 0.70, bounds 30 = 30) took 67 ms breadth
 # first (365 million level entries) and 5.7 ms depth first from level 2. Breadth first stays where omega
 # is not known (brock200_4, keller4, hamming8-4: 5-9x faster than depth first from level 2) and on
-# sparse graphs (omega known: Email-Enron 6.9 against 8.0 ms, c-fat200-1 2.3 against 3.0).
+# sparse graphs. There, with omega known (and at most kclique.KMAX), the ties are the omega-cliques,
+# which KCMiner lists in one launch (``max_clique_rows``): warm, on one H200 (2026-11-28,
+# maxclique_descent.csv), Email-Enron 0.74 ms against Geil's 2.76, c-fat200-1 0.26 against 2.15.
 TIES_DENSITY = 0.5
 MAX_DFS_CANDIDATES = 32767  # colours and local ids share one 32-bit word in the kernel
 
@@ -861,12 +864,19 @@ def _bounded(G: Graph, device: str):
     return b, H, ids, rank[b.clique]
 
 
+def _bounds(G: Graph, device: str):
+    """``_bounded(G, device)``, kept with ``G`` (``mce_kit.prepared``)."""
+    from ..prepared import kept
+
+    return kept(G, ("geil-bounds", device), lambda: _bounded(G, device))
+
+
 def _prepared(G: Graph, device: str, search: bool = True):
     """(bounds, the prepared reduced core or None, its ids in G, the start clique), kept with ``G``
     (``mce_kit.prepared``): a warm call goes straight to the search, or for omega to the bounds."""
     from ..prepared import kept
 
-    b, H, ids, start = kept(G, ("geil-bounds", device), lambda: _bounded(G, device))
+    b, H, ids, start = _bounds(G, device)
     if not search:
         return b, None, ids, start
 
@@ -897,9 +907,14 @@ def max_clique_rows(G: Graph, device: str = "gpu", progress=None, **params) -> t
     cost about a millisecond each way)."""
     if G.n == 0:
         return 0, np.empty((0, 0), np.int64)
-    b, H, ids, start = _prepared(G, device, search=False)
+    b, H, ids, start = _bounds(G, device)
     if b.exact and len(ids) == b.lower:  # the reduced core is the bounds' clique itself: the only one
         return b.lower, np.sort(ids).astype(np.int64)[None, :]
+    if b.exact and not params and device == "gpu" and _ties_by_kcminer(H, b.lower):
+        from . import kclique
+
+        M = kclique.prepared(H).run(k=b.lower, listing=True, progress=progress).cliques
+        return b.lower, _sorted_rows(ids, M)
     prep = _prepared(G, device)[1]
     res = prep.run(listing=True, lower_clique=start, upper=b.upper, progress=progress, **params)
     if not res.exact:
@@ -908,8 +923,21 @@ def max_clique_rows(G: Graph, device: str = "gpu", progress=None, **params) -> t
     if res.omega == 1:  # no edges: every vertex of G is a maximum clique
         return 1, np.arange(G.n, dtype=np.int64)[:, None]
     M = np.asarray(res.cliques, dtype=np.int64).reshape(len(res.cliques), res.omega)
+    return res.omega, _sorted_rows(ids, M)
+
+
+def _ties_by_kcminer(H: Graph, omega: int) -> bool:
+    """Whether the maximum cliques of the reduced core ``H``, omega known, are listed as its
+    omega-cliques by KCMiner (one launch; ``TIES_DENSITY`` says where and why)."""
+    from .kclique import KMAX
+
+    return 3 <= omega <= KMAX and 2 * H.m < TIES_DENSITY * H.n * (H.n - 1)
+
+
+def _sorted_rows(ids: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """Rows of ``M`` (ids of the reduced core) as ascending ids of G, the rows in ascending order."""
     rows = np.sort(np.asarray(ids, dtype=np.int64)[M], axis=1)
-    return res.omega, rows[np.lexsort(rows.T[::-1])]
+    return rows[np.lexsort(rows.T[::-1])]
 
 
 def clique_number(G: Graph, device: str = "gpu", progress=None, with_route: bool = False, **params):
