@@ -34,7 +34,10 @@ for name in graphs:
                     times.append((time.perf_counter() - t0) * 1e3)
             b, prep, ids, start = geil._prepared(G, "gpu")
             info = {}
-            if prep is not None:
+            H = geil._bounds(G, "gpu")[1]
+            if not params and b.exact and len(ids) != b.lower and geil._ties_by_kcminer(H, b.lower):
+                info = {"method": "kcminer"}   # (the call listed the omega-cliques: no search ran)
+            elif prep is not None:
                 res = prep.run(listing=True, lower_clique=start, upper=b.upper, **params)
                 info = {"method": res.method, "levels": len(res.levels), "entries": int(sum(res.levels)),
                         "gpu_ms": res.gpu_ms, "dfs_nodes": res.counters.get("dfs_nodes")}
