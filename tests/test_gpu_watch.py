@@ -41,13 +41,16 @@ def _launcher(algorithm):
 
 
 class Recorder:
-    """A tqdm-like bar that keeps every update."""
+    """A tqdm-like bar that keeps every update, and the tasks in flight each read saw."""
 
     def __init__(self):
-        self.steps = []
+        self.steps, self.in_flight = [], []
 
     def update(self, n):
         self.steps.append(n)
+
+    def set_postfix(self, in_flight=None, refresh=False):
+        self.in_flight.append(in_flight)
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
@@ -82,7 +85,10 @@ def test_the_bar_reaches_every_seed_on_a_long_run(algorithm, monkeypatch):
     n_seeds = len(prep.seed_arrays("edge" if algorithm == "rdmce" else "L2")[0])
     assert res.count == _reference(LONG)
     assert all(s > 0 for s in bar.steps) and sum(bar.steps) == n_seeds
-    assert len(bar.steps) >= 2  # read while the kernel ran, then the end
+    # read while the kernel ran, then the end: two steps, or (on a GPU shared with other processes, whose
+    # time slices may let every seed be taken between two reads) a read that saw seeds still in flight
+    seen_running = max((f or 0 for f in bar.in_flight), default=0) > 0
+    assert len(bar.steps) >= 2 or seen_running, (bar.steps, bar.in_flight)
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)

@@ -79,8 +79,10 @@ HOST_ROOTS = 16  # clique_number: at most this many roots left open by the bound
 # first (365 million level entries) and 5.7 ms depth first from level 2. Breadth first stays where omega
 # is not known (brock200_4, keller4, hamming8-4: 5-9x faster than depth first from level 2) and on
 # sparse graphs. There, with omega known (and at most kclique.KMAX), the ties are the omega-cliques,
-# which KCMiner lists in one launch (``max_clique_rows``): warm, on one H200 (2026-11-28,
-# maxclique_descent.csv), Email-Enron 0.74 ms against Geil's 2.76, c-fat200-1 0.26 against 2.15.
+# which KCMiner lists in one launch (``max_clique_rows``). Warm public calls on one H200 (2026-11-28,
+# maxclique_strategy.csv, "auto" against "search"): Email-Enron 3.95 against 8.40 ms, c-fat200-1
+# 0.65 against 4.10 ms; on another H200 host the same day the two routes alone took 0.74 against
+# 2.76 ms and 0.26 against 2.15 ms (maxclique_descent.csv).
 TIES_DENSITY = 0.5
 MAX_DFS_CANDIDATES = 32767  # colours and local ids share one 32-bit word in the kernel
 
