@@ -149,6 +149,9 @@ launched = {c for c in fake_cupy.calls if c.startswith("launch ")}
 out["omega known, sparse: KCMiner lists the ties"] = (
     got == mk.max_cliques(S, device="cpu") and len(got[1]) == 2 and "launch kclique_kernel" in launched
     and not launched & {"launch level_count", "launch bnb_kernel", "launch greedy_kernel"})
+S = planted_cliques(150, 0.02, [32, 32, 32], seed=4)   # omega 32 = kclique.KMAX, core density 0.46
+out["omega known, sparse: KCMiner's largest k"] = (mk.max_cliques(S, device="gpu")
+                                                  == mk.max_cliques(S, device="cpu"))
 first_load, loaded = loader._load, set()
 
 def slow_first_load(name, *args):   # a first compile slower than the time limit below
@@ -178,4 +181,4 @@ def test_edge_cases_of_the_gpu_route(tmp_path_factory):
     """Inputs the GPU route once took differently from the CPU route (found on the emulator or a device),
     and the max-clique ties rule."""
     out = json.loads(run_script(EDGES, tmp_path_factory.getbasetemp() / "fake_cupy").splitlines()[-1])
-    assert out == {k: True for k in out} and len(out) == 13, out
+    assert out == {k: True for k in out} and len(out) == 14, out
