@@ -614,7 +614,8 @@ def _no_params(params: dict, what: str) -> None:
 def max_cliques(G, *, device="auto", progress=False, **params) -> tuple[int, list[list]]:
     """(omega, every maximum clique as a list of labels).
 
-    On the GPU (Geil et al.'s breadth-first search with a branch-and-bound fallback)
+    On the GPU (Geil et al.'s breadth-first search with a branch-and-bound fallback; where the
+    bounds give omega on a sparse core and no parameter is given, KCMiner lists the omega-cliques)
     ``params`` go to ``mce_kit.gpu.geil`` (heuristic, window, time_limit_s, ...); past
     ``time_limit_s`` it raises TimeoutError naming the bounds found. Both devices start from
     ``mce_kit.bounds`` (greedy clique, core and colouring bounds); on the CPU the Numba branch
