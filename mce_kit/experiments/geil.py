@@ -224,6 +224,20 @@ def load(name: str, results: Path = RESULTS) -> pd.DataFrame:
     return load_results("geil", name, results)
 
 
+def routes(results: Path = RESULTS) -> pd.DataFrame:
+    """Which route should list every maximum clique, per graph of the latest run of
+    ``scripts/maxclique_descent.py`` (``maxclique_descent.csv``): the bounds, the reduced core's
+    density, and warm ms of Geil's search, of KCMiner listing k-cliques from the upper bound down
+    (the first k with any is omega; ``launches`` of them), and of the pivot counter's counts (omega
+    and its count, no cliques). ``same``: both other routes gave Geil's answer."""
+    df = pd.read_csv(results / "maxclique_descent.csv")
+    df = df[df["date"] == df["date"].max()]
+    out = df[["graph", "lower", "upper", "core_density", "omega", "n_maximum", "geil_ms", "descent_ms",
+              "descent_launches", "pivot_ms"]].rename(columns={"descent_launches": "launches"})
+    out["same"] = df["descent_same"].fillna(True).astype(bool) & df["pivot_same"].fillna(True).astype(bool)
+    return out.reset_index(drop=True)
+
+
 def table1(df: pd.DataFrame) -> pd.DataFrame:
     """Per heuristic: mean relative error of the bound, graphs solved breadth first, paper beside."""
     omega = df["ref_omega"].fillna(df["omega"])  # a "bound only" row's omega is not the true one
