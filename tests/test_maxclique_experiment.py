@@ -36,3 +36,17 @@ def test_rows_are_checked_and_tabled(monkeypatch):
     monkeypatch.setattr(exp, "reference", lambda: {"CA-GrQc": (45, 1)})
     with pytest.raises(AssertionError, match="reference"):
         next(exp.ours(["CA-GrQc"], "cpu", 1))
+
+
+def test_routes_reads_the_latest_descent_run_and_flags_a_differing_answer(tmp_path):
+    from mce_kit.experiments import geil
+
+    cols = dict(lower=3, upper=4, core_density=0.1, omega=3, n_maximum=2, geil_ms=1.0, descent_ms=0.5,
+                descent_launches=2, pivot_ms=0.2, pivot_same=True)
+    rows = [dict(graph="a", date="2026-11-27", descent_same=False, **cols),
+            dict(graph="a", date="2026-11-28", descent_same=True, **cols),
+            dict(graph="b", date="2026-11-28", descent_same=False, **cols)]
+    pd.DataFrame(rows).to_csv(tmp_path / "maxclique_descent.csv", index=False)
+    got = geil.routes(tmp_path)
+    assert got["graph"].tolist() == ["a", "b"] and got["same"].tolist() == [True, False]
+    assert got["launches"].tolist() == [2, 2]
