@@ -1,7 +1,8 @@
 """Every public GPU call against an oracle on random graphs, each GPU call made twice (a race shows as
 two answers): networkx for small graphs, the CPU engine (itself tested against networkx) for larger
-ones. Families: G(n, p) sparse to dense, a planted clique, Barabasi-Albert hubs, caveman, complete
-multipartite, stars, isolated vertices, disjoint cliques, random bipartite. Some calls force the
+ones. Families: G(n, p) sparse to dense, a planted clique, tied cliques planted in a sparse graph,
+Barabasi-Albert hubs, caveman, complete multipartite, stars, isolated vertices, disjoint cliques,
+random bipartite. Some calls force the
 launchers' other paths (tiny buffers: several passes; few warps; the other algorithm). From the
 checkout on a GPU host:
     python3 scripts/fuzz_gpu.py SECONDS [FIRST_SEED] > fuzz.log
@@ -35,6 +36,11 @@ def families(r: random.Random, seed: int):
     planted = nx.gnp_random_graph(r.randint(20, 50), 0.5 + 0.3 * r.random(), seed=seed)
     planted.add_edges_from(nx.complete_graph(r.sample(range(planted.number_of_nodes()), 18)).edges())
     yield "planted", planted   # omega often known from the bounds: max_cliques' ties rule
+    sparse = nx.gnp_random_graph(r.randint(60, 300), 0.01 + 0.07 * r.random(), seed=seed)
+    size = r.randint(5, KMAX)
+    for _ in range(r.randint(2, 3)):   # tied cliques, maybe overlapping: KCMiner lists them (omega known)
+        sparse.add_edges_from(nx.complete_graph(r.sample(range(sparse.number_of_nodes()), size)).edges())
+    yield "planted-sparse", sparse
     yield "ba-hubs", nx.barabasi_albert_graph(r.randint(50, 600), r.randint(1, 6), seed=seed)
     yield "powerlaw-cluster", nx.powerlaw_cluster_graph(r.randint(50, 600), r.randint(2, 8), r.random(),
                                                         seed=seed)
