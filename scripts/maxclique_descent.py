@@ -15,7 +15,6 @@ import pandas as pd
 from mce_kit import datasets, references
 from mce_kit.gpu import cliquecount, geil, kclique
 from mce_kit.measure import provenance
-from mce_kit.prepared import kept
 
 
 def timed(fn, reps=9, skip=2):
@@ -30,7 +29,7 @@ def timed(fn, reps=9, skip=2):
 
 def descent(G):
     """(omega, rows of G's ids, launches) by KCMiner listing from the upper bound down."""
-    b, H, ids, _ = kept(G, ("geil-bounds", "gpu"), lambda: geil._bounded(G, "gpu"))
+    b, H, ids, _ = geil._bounds(G, "gpu")
     for k in range(min(b.upper, kclique.KMAX), max(b.lower, 3) - 1, -1):
         rows = kclique.prepared(H).run(k=k, listing=True).cliques
         if len(rows):
@@ -40,7 +39,7 @@ def descent(G):
 
 
 def pivot(G):
-    b, H, _, _ = kept(G, ("geil-bounds", "gpu"), lambda: geil._bounded(G, "gpu"))
+    b, H, _, _ = geil._bounds(G, "gpu")
     counts = cliquecount.clique_counts(H, b.upper)
     omega = max(k for k, c in counts.items() if c)
     return omega, counts[omega]
@@ -53,7 +52,7 @@ def measure(name: str) -> dict:
     t0 = time.perf_counter()
     omega_g, rows_g = geil.max_clique_rows(G)
     row["geil_first_ms"] = (time.perf_counter() - t0) * 1e3
-    b, H, ids, _ = kept(G, ("geil-bounds", "gpu"), lambda: geil._bounded(G, "gpu"))
+    b, H, ids, _ = geil._bounds(G, "gpu")
     row.update(lower=b.lower, upper=b.upper, core_n=H.n, core_m=H.m,
                core_density=2 * H.m / max(1, H.n * (H.n - 1)), omega=omega_g, n_maximum=len(rows_g),
                ok=want is None or (omega_g, len(rows_g)) == tuple(want))

@@ -873,14 +873,12 @@ def _bounds(G: Graph, device: str):
     return kept(G, ("geil-bounds", device), lambda: _bounded(G, device))
 
 
-def _prepared(G: Graph, device: str, search: bool = True):
-    """(bounds, the prepared reduced core or None, its ids in G, the start clique), kept with ``G``
-    (``mce_kit.prepared``): a warm call goes straight to the search, or for omega to the bounds."""
+def _prepared(G: Graph, device: str):
+    """(bounds, the prepared reduced core, its ids in G, the start clique), kept with ``G``
+    (``mce_kit.prepared``): a warm call goes straight to the search."""
     from ..prepared import kept
 
     b, H, ids, start = _bounds(G, device)
-    if not search:
-        return b, None, ids, start
 
     def build():   # a vertex's core number in the (lower - 1)-core H is its core number in G
         prep = prepare(H, device, core=b.core[ids])
@@ -952,7 +950,7 @@ def clique_number(G: Graph, device: str = "gpu", progress=None, with_route: bool
 
 
 def _clique_number(G: Graph, device: str, progress, params: dict):
-    b, _, ids, start = _prepared(G, device, search=False)
+    b, _, ids, start = _bounds(G, device)
     if b.exact:
         return b.lower, "bounds"
     from ..vertex_cover import omega_above_bounds
