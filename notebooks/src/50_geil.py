@@ -190,6 +190,7 @@ by_variant.round(2)
 # %%
 route = exp.routes()
 assert route["same"].all()
+display(mk.measure.provenance_table(["maxclique_descent"]))
 route.round(3)
 
 # %%
