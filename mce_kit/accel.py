@@ -13,10 +13,15 @@ from __future__ import annotations
 import sys
 
 GPU_MIN_ENTRIES = 1 << 22  # below this many adjacency entries the host is as fast
-# a first call's preparation (order, relabelling, seeds, orientation): the GPU from here; on one
-# H100 (16 cores) it took Email-Enron's 367k entries 10.7 ms against the compiled host's 17.5,
-# wiki-Vote's 202k 7.7 against 8.6, CA-GrQc's 29k 4.9 against 2.0 (cold_prep.csv, path "cupy")
-PREP_GPU_MIN_ENTRIES = 1 << 18
+# a first call's preparation on the GPU from this many adjacency entries on: a k-clique call's
+# orientation from PREP_GPU_MIN_ENTRIES, a maximal-clique call's degeneracy order, relabelling and seeds
+# (``order=True``) from a quarter of it (ORDER_GPU_FACTOR): the host peels in many NumPy rounds. Cold calls on
+# one H200 (data/results/logs/prep_threshold_h200_9f0b231.log): maximal cliques of CA-GrQc (29k entries)
+# 2.8 ms with the GPU's order against 7.0 with NumPy's (email-Eu-core 3.2 against 9.3, the compiled host
+# 2.9; CA-HepTh 3.0 against 4.0); k = 6 cliques of wiki-Vote (202k) 7.6 against 9.1 ms, where below
+# 2^16 the host oriented faster (CA-GrQc k = 4: 2.6 against 4.4 ms)
+PREP_GPU_MIN_ENTRIES = 1 << 16
+ORDER_GPU_FACTOR = 4
 DEVICES = ("auto", "cpu", "gpu")
 POOL_PEAK = 0  # the most bytes CuPy's pool held at the end of a step here (an experiment resets it)
 
@@ -35,13 +40,14 @@ def use_gpu(entries: int, device: str = "auto", least: int | None = None) -> boo
     return device == "auto" and entries >= least and has_gpu()
 
 
-def use_gpu_for_prep(entries: int, device: str = "auto") -> bool:
-    """``use_gpu`` for a first call's preparation (a maximal-clique call's order, relabelling and
-    seeds, a k-clique call's orientation): from PREP_GPU_MIN_ENTRIES entries on, in a fresh process
-    too. (A process used to prepare graphs under 2^19 entries on the host first, while loading
-    CuPy's sort cost it more; with our own sort the GPU won every such one-call process measured:
-    data/results/logs/ab_rent_buy_h200_f9defe5.log.)"""
-    return use_gpu(entries, device, PREP_GPU_MIN_ENTRIES)
+def use_gpu_for_prep(entries: int, device: str = "auto", order: bool = False) -> bool:
+    """``use_gpu`` for a first call's preparation: a k-clique call's orientation from
+    PREP_GPU_MIN_ENTRIES entries on, a maximal-clique call's order, relabelling and seeds (``order``)
+    from PREP_GPU_MIN_ENTRIES // ORDER_GPU_FACTOR, in a fresh process too. (A process used to prepare
+    graphs under 2^19 entries on the host first, while loading CuPy's sort cost it more; with our own
+    sort the GPU won every such one-call process measured: data/results/logs/ab_rent_buy_h200_f9defe5.log.)"""
+    least = PREP_GPU_MIN_ENTRIES // ORDER_GPU_FACTOR if order else PREP_GPU_MIN_ENTRIES
+    return use_gpu(entries, device, least)
 
 
 def array_module(a):

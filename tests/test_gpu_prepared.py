@@ -6,7 +6,7 @@ import pytest
 from graph_families import from_networkx, random_nx_graphs
 
 import mce_kit as mk
-from mce_kit import cpu, datasets, prepared
+from mce_kit import accel, cpu, datasets, prepared
 from mce_kit.gpu import has_gpu
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not has_gpu(), reason="needs a CUDA GPU")]
@@ -71,8 +71,11 @@ def test_device_copies_are_uploaded_once_counted_and_released():
     P, ori = rdmce.prepared(G), kclique.orient(G, "degree")
     on_gpu = {k: a.data.ptr for k, a in (*P.device.items(), *ori.device.items())}
     names = {k[0] for k in on_gpu}
-    # the CSR, the later-neighbour blob, and the exact candidates the first call's split plan counted
-    assert {n for n in names if isinstance(n, str)} == {"indptr", "indices", "out_blob", "common"}
+    # the CSR, the later-neighbour blob, and the exact candidates the first call's split plan counted;
+    # an orientation built on the GPU keeps its full blob there too, as built
+    built_there = {"all_blob"} if accel.use_gpu_for_prep(len(G.indices)) else set()
+    want = {"indptr", "indices", "out_blob", "common", *built_there}
+    assert {n for n in names if isinstance(n, str)} == want
     assert {n for n in names if n in {("seed u", "edge"), ("seed v", "edge")}} == {("seed u", "edge"),
                                                                                  ("seed v", "edge")}
     others = {n[1] for n in names if not isinstance(n, str) and n[0] not in ("seed u", "seed v")}

@@ -185,6 +185,9 @@ def test_gpu_preparation_from_its_threshold(monkeypatch):
     assert not prep.use_gpu_for_prep(small - 1)  # short graphs: the host
     assert prep.use_gpu_for_prep(small)          # from it: the GPU, a fresh process's first call too
     assert not prep.use_gpu_for_prep(small, "cpu")
+    quarter = small // accel.ORDER_GPU_FACTOR   # a maximal-clique call's order: earlier
+    assert not prep.use_gpu_for_prep(quarter - 1, order=True) and prep.use_gpu_for_prep(quarter, order=True)
+    assert not prep.use_gpu_for_prep(quarter)
 
 
 @pytest.mark.parametrize("xp", XP)

@@ -1,7 +1,7 @@
 """Host preparation of large graphs done on the GPU: the same steps, the same arrays.
 
     order, core, indptr, indices = degeneracy_csr(G)   # peeling (one block, cuda/peel.cu) + relabelling
-    u, v, p, x = seeds.seed_sets(indptr, indices, "edge")   # on the GPU past PREP_GPU_MIN_ENTRIES
+    u, v, p, x = seeds.seed_sets(indptr, indices, "edge")   # on the GPU past PREP_GPU_MIN_ENTRIES // 4
     o, indptr, indices, out_ptr, out_idx, u, v, bound = oriented_csr(G.indptr, G.indices, "degree")
     o, bound, (d_out, d_all) = oriented_blobs(G.indptr, G.indices, "degree")
     u, v, rows, stack = seed_needs(indptr, indices, "edge", rows_words, stack_words)  # a launcher's
@@ -12,9 +12,9 @@ as the array module, so the results equal the host's array for array (the
 peeling takes the same batches in the same order; CSR rows are sorted and
 unique either way). Only NumPy arrays go in and come out. ``use_gpu`` decides:
 ``device="auto"`` takes the GPU when one answers and the graph has at least
-``GPU_MIN_ENTRIES`` adjacency entries (2m), below which the host is as fast; a
-maximal-clique call's order, relabelling and seeds, and a k-clique call's orientation, take it
-from ``PREP_GPU_MIN_ENTRIES`` on (``use_gpu_for_prep``).
+``GPU_MIN_ENTRIES`` adjacency entries (2m), below which the host is as fast; a k-clique call's
+orientation takes it from ``PREP_GPU_MIN_ENTRIES`` on, a maximal-clique call's order, relabelling and
+seeds from a quarter of that (``use_gpu_for_prep``).
 """
 
 from __future__ import annotations

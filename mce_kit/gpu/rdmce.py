@@ -273,7 +273,7 @@ def _make_seeds(indptr, indices, seeding, device=None):
     (CuPy arrays; ``Prepared.seed_arrays`` copies them to the host when asked)."""
     from . import prep
 
-    if prep.use_gpu_for_prep(len(indices)):
+    if prep.use_gpu_for_prep(len(indices), order=True):
         keep = None
         if device is not None:
             indptr, indices = device.array("indptr", indptr), device.array("indices", indices)

@@ -33,7 +33,7 @@ def seed_sets(indptr, indices, seeding: str, device: str = "auto"):
 
     if seeding not in ("edge", "vertex"):
         raise ValueError(f"seeding must be 'edge' or 'vertex', got {seeding!r}")
-    if prep.use_gpu_for_prep(len(indices), device):
+    if prep.use_gpu_for_prep(len(indices), device, order=True):
         return prep.seed_sets(indptr, indices, seeding)
     from ..order import compiled_twin
 

@@ -1,0 +1,52 @@
+"""Cold public calls (``prepared.release()``: kept state and CuPy's cached blocks dropped) at several
+``accel.PREP_GPU_MIN_ENTRIES``, in a process that starts without Numba (the host steps load it once
+they pass ``accel.COMPILED_MIN_ENTRIES``). Medians of 7, each threshold twice (ascending, then
+descending: drift cancels in the mean). From the checkout on a GPU host:
+
+    python3 scripts/prep_threshold.py > prep_threshold.log
+"""
+import statistics
+import sys
+import time
+
+import cupy
+
+from mce_kit import accel, api, datasets, prepared
+
+CALLS = {"mce": lambda G: api.count_maximal_cliques(G, device="gpu"),
+         "k4": lambda G: api.count_k_cliques(G, 4, device="gpu"),
+         "k6": lambda G: api.count_k_cliques(G, 6, device="gpu"),
+         "k8": lambda G: api.count_k_cliques(G, 8, device="gpu")}
+GRAPHS = ["CA-GrQc", "email-Eu-core", "CA-HepTh", "ego-Facebook", "wiki-Vote", "Email-Enron"]
+THRESHOLDS = (1 << 18, 1 << 16, 1 << 14)
+
+
+def cold(call, name: str, n: int = 7) -> float:
+    ms = []
+    for _ in range(n):
+        prepared.release()
+        G = datasets.load(name)
+        cupy.cuda.Device().synchronize()
+        t0 = time.perf_counter()
+        call(G)
+        cupy.cuda.Device().synchronize()
+        ms.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(ms)
+
+
+print("numba loaded at the start:", "numba" in sys.modules)
+for tag, call in CALLS.items():
+    for name in GRAPHS:
+        if name == "ego-Facebook" and tag in ("k6", "k8"):
+            continue
+        res = []
+        for least in (*THRESHOLDS, *THRESHOLDS[::-1]):
+            accel.PREP_GPU_MIN_ENTRIES = least
+            if len(res) < len(THRESHOLDS):
+                call(datasets.load(name))   # this route's host code compiled
+            res.append(cold(call, name))
+        means = [(res[i] + res[-1 - i]) / 2 for i in range(len(THRESHOLDS))]
+        print(f"{tag:4s} {name:16s} entries {len(datasets.load(name).indices):8d}  cold ms at "
+              + "  ".join(f"2^{t.bit_length() - 1} {m:7.2f}" for t, m in zip(THRESHOLDS, means, strict=True))
+              + f"   {[round(x, 2) for x in res]}", flush=True)
+print("numba loaded at the end:", "numba" in sys.modules)
