@@ -20,7 +20,7 @@ from mce_kit.gpu.launch import plan_passes
 
 pytestmark = pytest.mark.skipif(not HAVE_GXX, reason="needs g++ (C++20)")
 WARPS = geil.WARPS_PER_BLOCK
-ARGS_KERNELS = ("build_adj", "level_count", "level_write", "stamp_clock", "scan_block")
+ARGS_KERNELS = ("build_adj", "level_count", "level_write", "stamp_clock")
 NUMPY_OPS = geil._CpuOps  # the kernels' NumPy twins (the fixture routes device="cpu" to EmuOps)
 
 
@@ -45,11 +45,6 @@ class EmuOps:
 
     def kept(self, name, host):
         return host
-
-    def scan(self, counts):
-        n = len(counts)
-        return launch_args(self.exe["scan_block"], 1, 1024, counts.astype(np.int32), np.int64(n),
-                           np.zeros(n, np.int64))[-1] if n <= geil.SCAN_BLOCK_MAX else np.cumsum(counts)
 
     def cliques(self, levels, parents):
         return geil._parent_cliques(levels, parents, np)
@@ -76,14 +71,20 @@ class EmuOps:
 
     def count(self, vid, sid, k, w):
         n = len(vid)
-        return launch_args(self.exe["level_count"], -(-n // geil.THREADS), geil.THREADS, vid, sid,
-                           np.int64(n), np.int32(k), np.int32(w), *self._graph(), np.zeros(n, np.int32))[-1]
+        blocks = -(-n // geil.THREADS)
+        counts, local, block_sum, total = launch_args(
+            self.exe["level_count"], blocks, geil.THREADS, vid, sid, np.int64(n), np.int32(k), np.int32(w),
+            *self._graph(), np.zeros(n, np.int32), np.zeros(n, np.int64), np.zeros(blocks, np.int64),
+            np.zeros(1, np.uint64))[-4:]
+        base = np.cumsum(block_sum) - block_sum if blocks > geil.BASE_SUM_MAX_BLOCKS else None
+        return counts, (local, block_sum, base), int(total[0])
 
     def write(self, vid, sid, counts, offsets, total):
         n = len(vid)
+        local, block_sum, base = offsets
         return launch_args(self.exe["level_write"], -(-n // geil.THREADS), geil.THREADS, vid, sid,
-                           np.int64(n), counts, offsets, *self._graph(), np.zeros(total, np.int32),
-                           np.zeros(total, np.int32))[-2:]
+                           np.int64(n), counts, local, block_sum, base,
+                           *self._graph(), np.zeros(total, np.int32), np.zeros(total, np.int32))[-2:]
 
     def bnb(self, R, r_len, cand, cand_ptr, best, mode, budget_ns, out_cap, warps_per_sm, budget_bytes):
         """As _GpuOps.bnb; ``best`` (a NumPy array) is updated in place as the device array is."""
@@ -218,13 +219,13 @@ def test_levels_match_numpy_twins(emu, bitmap):
     vid, sid = prep.o_dst.astype(np.int32), prep.o_src.astype(np.int32)
     k, w, sizes = 2, 6, []
     while len(vid):
-        counts = ops.count(vid, sid, k, w)
-        assert (counts == twin.count(vid, sid, k, w)).all()
-        offsets = np.cumsum(counts, dtype=np.int64)
-        if offsets[-1] == 0:
+        counts, offsets, total = ops.count(vid, sid, k, w)
+        want, want_offsets, want_total = twin.count(vid, sid, k, w)
+        assert (counts == want).all() and total == want_total
+        if total == 0:
             break
-        nv, ns = ops.write(vid, sid, counts, offsets, int(offsets[-1]))
-        tv, ts = twin.write(vid, sid, counts, offsets, int(offsets[-1]))
+        nv, ns = ops.write(vid, sid, counts, offsets, total)
+        tv, ts = twin.write(vid, sid, want, want_offsets, want_total)
         assert (nv == tv).all() and (ns == ts).all()
         vid, sid, k = nv, ns, k + 1
         sizes.append(len(vid))
@@ -306,10 +307,27 @@ def test_branch_and_bound_direct(emu):
             assert n_rec == 3 ** k and rec.shape == (0, k)
 
 
-@pytest.mark.parametrize("n", [1, 7, 1024, 1025, 5000])
-def test_one_block_scan_equals_cumsum(emu, n):
-    counts = np.random.default_rng(n).integers(0, 1 << 20, n).astype(np.int32)
-    assert np.array_equal(EmuOps.scan(EmuOps, counts), np.cumsum(counts, dtype=np.int64))
+@pytest.mark.parametrize("blocks_summed", [0, 1 << 20])
+def test_a_levels_children_land_where_the_scan_of_their_counts_puts_them(emu, blocks_summed, monkeypatch):
+    """Long sublists over several blocks: level_count's per-block scan and level_write's block bases,
+    summed by each block or (BASE_SUM_MAX_BLOCKS exceeded) scanned by the host, give every entry's
+    children at the offsets NumPy's cumsum gives."""
+    monkeypatch.setattr(geil, "BASE_SUM_MAX_BLOCKS", blocks_summed)
+    H = nx.gnp_random_graph(90, 0.5, seed=3)
+    prep = geil.prepare(from_networkx(H), device="cpu")
+    p = {**geil.DEFAULTS, "bitmap_max_n": 1 << 15}
+    ops, twin = EmuOps(prep, p), NUMPY_OPS(prep, p)
+    vid, sid = prep.o_dst.astype(np.int32), prep.o_src.astype(np.int32)
+    vid, sid = twin.write(vid, sid, *twin.count(vid, sid, 2, 0))   # level 3: over 1,000 entries
+    assert len(vid) > 4 * geil.THREADS
+    counts, offsets, total = ops.count(vid, sid, 3, 0)
+    want, want_offsets, want_total = twin.count(vid, sid, 3, 0)
+    local, block_sum, base = offsets
+    assert (counts == want).all() and total == want_total == block_sum.sum()
+    assert (base is None) == (blocks_summed > 0)
+    nv, ns = ops.write(vid, sid, counts, offsets, total)
+    tv, ts = twin.write(vid, sid, want, want_offsets, want_total)
+    assert (nv == tv).all() and (ns == ts).all()
 
 
 def test_launch_args_checks_the_signature(emu):

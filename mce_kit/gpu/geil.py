@@ -71,7 +71,9 @@ DEFAULTS = dict(heuristic="multi-degree", seeds=0, window=0, level_bytes=4 << 30
                 max_tasks=1 << 21)
 WARPS_PER_BLOCK = 4
 THREADS = 256
-SCAN_BLOCK_MAX = 1 << 16  # levels up to this many entries are scanned by one block (scan_block)
+# a level's children are placed by one count and one write launch: up to this many blocks, each
+# write block adds up the sums of the blocks before its own; past it the host scans them (CuPy)
+BASE_SUM_MAX_BLOCKS = 1024
 HOST_ROOTS = 16  # clique_number: at most this many roots left open by the bounds are searched on the CPU
 # max_cliques when the bounds meet (omega known) on a graph at least this dense but below ``dense``:
 # only the ties are left, and breadth first's count of later neighbours hardly prunes them. On one H200
@@ -211,7 +213,7 @@ class _GpuOps:
         self.xp = cupy
         self.module = load_module("geil.cu")
         self.k = {name: self.module.get_function(name) for name in
-                  ("stamp_clock", "build_adj", "greedy_kernel", "level_count", "level_write", "scan_block",
+                  ("stamp_clock", "build_adj", "greedy_kernel", "level_count", "level_write",
                    "parent_cliques", "bnb_kernel")}
         self.sms = sm_count()
         self.prep = prep
@@ -221,6 +223,7 @@ class _GpuOps:
         self.nw = (n + 31) // 32 if 0 < n <= int(p["bitmap_max_n"]) else 0
         self.adj = self.kept(("adj", self.nw), self._adjacency)
         self.base_bytes = self.indptr.nbytes * 2 + self.indices.nbytes + self.adj.nbytes
+        self.slots_left = 0
 
     def _adjacency(self):
         """The bitmap adjacency rows (nw words a vertex), or one zero word without them."""
@@ -258,33 +261,39 @@ class _GpuOps:
         return sizes
 
     def count(self, vid, sid, k, w):
+        """(counts, offsets, total) of a level's children: one launch counts and scans them per block
+        (a separate scan launch took half the level loop's event time on email-Eu-core, one H200)."""
         cp = self.xp
         n = len(vid)
-        counts = cp.empty(n, dtype=cp.int32)
-        self.k["level_count"](((n + THREADS - 1) // THREADS,), (THREADS,),
+        blocks = (n + THREADS - 1) // THREADS
+        counts, local = cp.empty(n, dtype=cp.int32), cp.empty(n, dtype=cp.int64)
+        block_sum = cp.empty(max(blocks, 1), dtype=cp.int64)
+        total = self._zeroed_slot()
+        self.k["level_count"]((blocks,), (THREADS,),
                               (vid, sid, np.int64(n), np.int32(k), np.int32(w), self.adj, np.int32(self.nw),
-                               self.indptr, self.indices, self.outptr, counts))
-        return counts
+                               self.indptr, self.indices, self.outptr, counts, local, block_sum, total))
+        base = None
+        if blocks > BASE_SUM_MAX_BLOCKS:   # exclusive scan of the block sums
+            base = cp.subtract(cp.cumsum(block_sum), block_sum)
+        return counts, (local, block_sum, base), int(total[0])
+
+    def _zeroed_slot(self):
+        """A zeroed u64 on the GPU (a level's total), from a block zeroed once per search."""
+        if not self.slots_left:
+            self.slots = self.xp.zeros(64, dtype=self.xp.uint64)
+            self.slots_left = len(self.slots)
+        self.slots_left -= 1
+        return self.slots[self.slots_left: self.slots_left + 1]
 
     def write(self, vid, sid, counts, offsets, total):
         cp = self.xp
         n = len(vid)
+        local, block_sum, base = offsets
         nv, ns = cp.empty(total, dtype=cp.int32), cp.empty(total, dtype=cp.int32)
         self.k["level_write"](((n + THREADS - 1) // THREADS,), (THREADS,),
-                              (vid, sid, np.int64(n), counts, offsets, self.adj, np.int32(self.nw),
-                               self.indptr, self.indices, self.outptr, nv, ns))
+                              (vid, sid, np.int64(n), counts, local, block_sum, 0 if base is None else base,
+                               self.adj, np.int32(self.nw), self.indptr, self.indices, self.outptr, nv, ns))
         return nv, ns
-
-    def scan(self, counts):
-        """Inclusive scan of a level's counts (int64): one launch of one block up to SCAN_BLOCK_MAX
-        entries (CuPy's cumsum takes several launches and allocations)."""
-        cp = self.xp
-        n = len(counts)
-        if n > SCAN_BLOCK_MAX:
-            return cp.cumsum(counts, dtype=cp.int64)
-        offsets = cp.empty(n, dtype=cp.int64)
-        self.k["scan_block"]((1,), (1024,), (counts, np.int64(n), offsets))
-        return offsets
 
     def cliques(self, levels, parents):
         """The cliques of the last level's entries ``parents`` (int32), a row each: one thread per
@@ -380,9 +389,6 @@ class _CpuOps:
     def get(self, a):
         return np.asarray(a)
 
-    def scan(self, counts):
-        return np.cumsum(counts, dtype=np.int64)
-
     def cliques(self, levels, parents):
         return _parent_cliques(levels, parents, np)
 
@@ -410,7 +416,8 @@ class _CpuOps:
         for j in range(len(vid)):
             c = sum(1 for x in self._siblings(vid, sid, j) if vid[x] in self.nbr[vid[j]])
             out[j] = 0 if k + c < w else c
-        return out
+        offsets = np.cumsum(out, dtype=np.int64)
+        return out, offsets, int(offsets[-1]) if len(out) else 0
 
     def write(self, vid, sid, counts, offsets, total):
         nv, ns = np.empty(total, np.int32), np.empty(total, np.int32)
@@ -478,6 +485,11 @@ def _check(params: dict) -> dict:
     if int(p["dfs_depth"]) < 2:
         raise ValueError("dfs_depth must be >= 2")
     return p
+
+
+def _nbytes(*arrays) -> int:
+    """Bytes of the arrays given, or in tuples given (None counts nothing)."""
+    return sum(_nbytes(*a) if isinstance(a, tuple) else 0 if a is None else int(a.nbytes) for a in arrays)
 
 
 def windows(olen: np.ndarray, ok: np.ndarray, window: int) -> list[tuple[int, int]]:
@@ -650,10 +662,8 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
             if dense and k >= dfs_depth:
                 fallback = True  # dense: breadth first only splits the work into sub-problems
                 break
-            counts = ops.count(vid, sid, k, w_cur)
-            offsets = ops.scan(counts)
-            total = int(offsets[-1])
-            peak = max(peak, ops.base_bytes + es.nbytes * 2 + held + counts.nbytes + offsets.nbytes)
+            counts, offsets, total = ops.count(vid, sid, k, w_cur)
+            peak = max(peak, ops.base_bytes + es.nbytes * 2 + held + _nbytes(counts, offsets))
             if total == 0:
                 break
             if p["strategy"] != "bfs" and (held + 8 * total > budget_levels or total >= 2**31 - 1):

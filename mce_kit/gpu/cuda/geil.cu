@@ -97,24 +97,46 @@ extern "C" __global__ void greedy_kernel() {
 // Entry j of level k is a k-clique: its vertex vid[j] plus the clique of its parent
 // sid[j]. Its candidates are the later entries of its sublist (same sid) adjacent to it.
 
+// level_count also scans the counts within each block (``local``, inclusive) and adds the block's
+// sum to ``block_sum`` and to the level's ``total``; level_write places entry j's children at
+// (the sums of the blocks before its own) + local[j] - counts[j]. Those sums are ``block_base``
+// when given (the host's scan of ``block_sum``), else each block adds them up itself.
 extern "C" __global__ void level_count(const int* vid, const int* sid, long long n, int k, int w,
                                        const u32* adj, int nw, const int* indptr, const int* indices,
-                                       const int* outptr, int* counts) {
-    long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= n) return;
-    int u = vid[j], s = sid[j], c = 0;
-    for (long long x = j + 1; x < n && sid[x] == s; ++x)
-        c += adjacent(adj, nw, indptr, indices, outptr, u, vid[x]);
-    counts[j] = (k + c < w) ? 0 : c;  // cannot reach the bound: pruned (ties kept)
+                                       const int* outptr, int* counts, long long* local, long long* block_sum,
+                                       u64* total) {
+    const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long c = 0, sum;
+    if (j < n) {
+        const int u = vid[j], s = sid[j];
+        for (long long x = j + 1; x < n && sid[x] == s; ++x)
+            c += adjacent(adj, nw, indptr, indices, outptr, u, vid[x]);
+        if (k + c < w) c = 0;  // cannot reach the bound: pruned (ties kept)
+        counts[j] = (int)c;
+    }
+    const long long incl = block_inclusive_sum(c, &sum);
+    if (j < n) local[j] = incl;
+    if (threadIdx.x == 0) {
+        block_sum[blockIdx.x] = sum;
+        if (sum) atomicAdd(total, (u64)sum);
+    }
 }
 
 extern "C" __global__ void level_write(const int* vid, const int* sid, long long n, const int* counts,
-                                       const long long* offsets, const u32* adj, int nw, const int* indptr,
+                                       const long long* local, const long long* block_sum,
+                                       const long long* block_base, const u32* adj, int nw, const int* indptr,
                                        const int* indices, const int* outptr, int* new_vid, int* new_sid) {
-    long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long before = 0, base;
+    if (block_base != nullptr) {
+        before = threadIdx.x == 0 ? block_base[blockIdx.x] : 0;
+    } else {
+        for (long long b = threadIdx.x; b < blockIdx.x; b += blockDim.x) before += block_sum[b];
+    }
+    block_inclusive_sum(before, &base);
     if (j >= n || counts[j] == 0) return;
-    int u = vid[j], s = sid[j];
-    long long pos = offsets[j] - counts[j];  // offsets is the inclusive scan
+    const int u = vid[j], s = sid[j];
+    long long pos = base + local[j] - counts[j];
     for (long long x = j + 1; x < n && sid[x] == s; ++x) {
         int v = vid[x];
         if (adjacent(adj, nw, indptr, indices, outptr, u, v)) {
@@ -123,27 +145,6 @@ extern "C" __global__ void level_write(const int* vid, const int* sid, long long
             ++pos;
         }
     }
-}
-
-// Inclusive scan of a level's counts by one block (blockDim.x a power of two, at most 1024):
-// each thread sums a run of consecutive entries, the block scans the run sums, and each
-// thread writes its run's offsets. One launch where a short level needs no more.
-extern "C" __global__ void scan_block(const int* counts, long long n, long long* offsets) {
-    __shared__ long long part[1024];
-    const int t = threadIdx.x;
-    const long long per = (n + blockDim.x - 1) / blockDim.x, lo = t * per, hi = lo + per < n ? lo + per : n;
-    long long s = 0;
-    for (long long j = lo; j < hi; ++j) s += counts[j];
-    part[t] = s;
-    __syncthreads();
-    for (int d = 1; d < blockDim.x; d <<= 1) {  // Hillis-Steele over the run sums
-        long long x = t >= d ? part[t - d] : 0;
-        __syncthreads();
-        part[t] += x;
-        __syncthreads();
-    }
-    s = t ? part[t - 1] : 0;
-    for (long long j = lo; j < hi; ++j) offsets[j] = s += counts[j];
 }
 
 // The cliques of entries ``parents`` of the last of ``depth`` levels, one thread each: row i

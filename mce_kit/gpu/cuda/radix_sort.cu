@@ -33,23 +33,13 @@ radix_histogram(const unsigned long long* keys, long long n, int shift, unsigned
 // Exclusive prefix sums of a[0..m) in place by the whole block, blockDim.x entries a round
 // (blockDim.x a multiple of 32, at most 1024); *total (if given) gets their sum. Ends synchronised.
 __device__ void block_exclusive_scan(unsigned* a, long long m, unsigned* total) {
-    __shared__ unsigned warp_total[32];
-    __shared__ unsigned carry;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    if (threadIdx.x == 0) carry = 0;
+    unsigned carry = 0, sum;
     for (long long base = 0; base < m; base += blockDim.x) {
         const long long i = base + threadIdx.x;
         const unsigned v = i < m ? a[i] : 0u;
-        const unsigned incl = warp_inclusive_sum(v, lane);
-        if (lane == 31) warp_total[warp] = incl;
-        __syncthreads();
-        if (warp == 0) warp_total[lane] = warp_inclusive_sum(lane < warps ? warp_total[lane] : 0u, lane);
-        __syncthreads();
-        const unsigned before = carry + (warp ? warp_total[warp - 1] : 0u);
-        if (i < m) a[i] = before + incl - v;
-        __syncthreads();   // every thread has read carry
-        if (threadIdx.x == blockDim.x - 1) carry = before + incl;
-        __syncthreads();
+        const unsigned incl = block_inclusive_sum(v, &sum);
+        if (i < m) a[i] = carry + incl - v;
+        carry += sum;
     }
     if (total != nullptr && threadIdx.x == 0) *total = carry;
     __syncthreads();
