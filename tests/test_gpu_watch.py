@@ -116,13 +116,18 @@ def test_a_stopped_launch_counts_exactly_the_seeds_it_took(algorithm):
     res = prep.run(**edge)
     assert res.count == want and res.passes == 1  # one pass: seeds in index order
     done = []
-    for delay_s in (0.0, 0.005, 0.02, 0.1):
-        with watch.interrupt_after(delay_s), pytest.raises(watch.Stopped) as info:
-            prep.run(**edge)
-        s = info.value
-        first = prep.run(seeds=np.arange(s.done), **edge).count if s.done else 0
-        assert s.found == first + len(prep.isolated), f"stopped after {delay_s} s, {s.done} seeds done"
-        done.append(s.done)
+    # a host starved of CPU (the GPU tests of every file at once) can see each stop only after the
+    # launch ended: up to three rounds, until one stop lands mid-run; every stop is checked exactly
+    for _ in range(3):
+        for delay_s in (0.0, 0.005, 0.02, 0.1):
+            with watch.interrupt_after(delay_s), pytest.raises(watch.Stopped) as info:
+                prep.run(**edge)
+            s = info.value
+            first = prep.run(seeds=np.arange(s.done), **edge).count if s.done else 0
+            assert s.found == first + len(prep.isolated), f"stopped after {delay_s} s, {s.done} seeds done"
+            done.append(s.done)
+        if any(0 < d < s.total for d in done):
+            break
     assert any(0 < d < s.total for d in done), done  # at least one stop landed mid-run
     assert prep.run(**edge).count == want
 
