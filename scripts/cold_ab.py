@@ -1,0 +1,36 @@
+"""Cold public calls of one tree, for an A/B of two trees in alternating processes: each case's call
+once (kernels and host code compiled), then 7 cold calls (``prepared.release()``, a fresh copy of the
+graph), the median printed. The process starts without Numba, as a user's does. From the checkout on
+a GPU host (the other tree from ``git archive REV mce_kit | tar -x -C base``):
+
+    PYTHONPATH=base MCE_KIT_DATA=$PWD/data python3 scripts/cold_ab.py base
+    PYTHONPATH=$PWD python3 scripts/cold_ab.py new
+"""
+import statistics
+import sys
+import time
+
+import cupy
+
+from mce_kit import api, datasets, prepared
+
+CASES = [("mce", "CA-GrQc"), ("mce", "email-Eu-core"), ("mce", "wiki-Vote"), ("k4", "CA-GrQc"),
+         ("k4", "wiki-Vote"), ("k4", "Email-Enron"), ("k6", "CA-HepTh"), ("k4", "soc-Slashdot0902")]
+CALL = {"mce": lambda G: api.count_maximal_cliques(G, device="gpu"),
+        "k4": lambda G: api.count_k_cliques(G, 4, device="gpu"),
+        "k6": lambda G: api.count_k_cliques(G, 6, device="gpu")}
+
+for tag, name in CASES:
+    call = CALL[tag]
+    call(datasets.load(name))
+    ms = []
+    for _ in range(7):
+        prepared.release()
+        G = datasets.load(name)
+        cupy.cuda.Device().synchronize()
+        t0 = time.perf_counter()
+        call(G)
+        cupy.cuda.Device().synchronize()
+        ms.append((time.perf_counter() - t0) * 1e3)
+    print(f"{sys.argv[1]:4s} {tag:4s} {name:18s} cold {statistics.median(ms):7.2f} ms", flush=True)
+print(sys.argv[1], "numba loaded:", "numba" in sys.modules)
