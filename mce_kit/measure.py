@@ -58,6 +58,27 @@ def warm_clocks(run, seconds: float = CLOCK_WARMUP_S) -> list[float]:
     return seen
 
 
+def cold_calls(call, load, repeats: int, sync=None) -> tuple[list, list[float], object]:
+    """(answers, milliseconds, the last graph) of ``repeats`` cold calls: ``call`` on a fresh ``load()``
+    each time, with nothing kept before it (``prepared.release()``: kept state and CuPy's cached
+    blocks); ``sync()`` (a GPU's) before the clock starts and before it stops. The last graph keeps
+    what its call prepared."""
+    from . import prepared
+
+    answers, ms = [], []
+    for _ in range(repeats):
+        prepared.release()
+        G = load()
+        if sync:
+            sync()
+        t0 = time.perf_counter()
+        answers.append(call(G))
+        if sync:
+            sync()
+        ms.append((time.perf_counter() - t0) * 1e3)
+    return answers, ms, G
+
+
 def measure(prep, problem_name: str, repeats: int = 5, warmup: int = 1, expect=None, **params) -> dict:
     """Median of ``repeats`` timed runs after ``warmup`` untimed ones; every answer must agree.
 

@@ -8,11 +8,11 @@ a GPU host (the other tree from ``git archive REV mce_kit | tar -x -C base``):
 """
 import statistics
 import sys
-import time
 
 import cupy
 
-from mce_kit import api, datasets, prepared
+from mce_kit import api, datasets
+from mce_kit.measure import cold_calls
 
 CASES = [("mce", "CA-GrQc"), ("mce", "email-Eu-core"), ("mce", "wiki-Vote"), ("k4", "CA-GrQc"),
          ("k4", "wiki-Vote"), ("k4", "Email-Enron"), ("k6", "CA-HepTh"), ("k4", "soc-Slashdot0902")]
@@ -23,14 +23,6 @@ CALL = {"mce": lambda G: api.count_maximal_cliques(G, device="gpu"),
 for tag, name in CASES:
     call = CALL[tag]
     call(datasets.load(name))
-    ms = []
-    for _ in range(7):
-        prepared.release()
-        G = datasets.load(name)
-        cupy.cuda.Device().synchronize()
-        t0 = time.perf_counter()
-        call(G)
-        cupy.cuda.Device().synchronize()
-        ms.append((time.perf_counter() - t0) * 1e3)
+    ms = cold_calls(call, lambda name=name: datasets.load(name), 7, cupy.cuda.Device().synchronize)[1]
     print(f"{sys.argv[1]:4s} {tag:4s} {name:18s} cold {statistics.median(ms):7.2f} ms", flush=True)
 print(sys.argv[1], "numba loaded:", "numba" in sys.modules)

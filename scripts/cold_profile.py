@@ -12,6 +12,7 @@ import sys
 import time
 
 from mce_kit import api, datasets, prepared
+from mce_kit.measure import cold_calls
 
 CASES = [
     ("mce", "soc-Slashdot0902", lambda G: api.count_maximal_cliques(G, device="gpu")),
@@ -63,15 +64,7 @@ def synced(only: list[str]) -> None:
             continue
         call(datasets.load(name))   # kernels compiled or loaded
         spent.clear()
-        colds = []
-        for _ in range(5):
-            prepared.release()
-            G = datasets.load(name)
-            cupy.cuda.Device().synchronize()
-            t0 = time.perf_counter()
-            call(G)
-            cupy.cuda.Device().synchronize()
-            colds.append((time.perf_counter() - t0) * 1e3)
+        colds = cold_calls(call, lambda name=name: datasets.load(name), 5, cupy.cuda.Device().synchronize)[1]
         print(f"===== {tag} {name}: cold (synced) {statistics.median(colds):.2f} ms")
         for label, ms in sorted(spent.items(), key=lambda kv: -sum(kv[1])):
             print(f"   {label:28s} calls a cold call {len(ms) / 5:4.1f}  "

@@ -7,11 +7,11 @@ descending: drift cancels in the mean). From the checkout on a GPU host:
 """
 import statistics
 import sys
-import time
 
 import cupy
 
-from mce_kit import accel, api, datasets, prepared
+from mce_kit import accel, api, datasets
+from mce_kit.measure import cold_calls
 
 CALLS = {"mce": lambda G: api.count_maximal_cliques(G, device="gpu"),
          "k4": lambda G: api.count_k_cliques(G, 4, device="gpu"),
@@ -22,16 +22,8 @@ THRESHOLDS = (1 << 18, 1 << 16, 1 << 14)
 
 
 def cold(call, name: str, n: int = 7) -> float:
-    ms = []
-    for _ in range(n):
-        prepared.release()
-        G = datasets.load(name)
-        cupy.cuda.Device().synchronize()
-        t0 = time.perf_counter()
-        call(G)
-        cupy.cuda.Device().synchronize()
-        ms.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(ms)
+    sync = cupy.cuda.Device().synchronize
+    return statistics.median(cold_calls(call, lambda: datasets.load(name), n, sync)[1])
 
 
 print("numba loaded at the start:", "numba" in sys.modules)

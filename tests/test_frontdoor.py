@@ -77,3 +77,25 @@ def test_targets_read_the_latest_run():
     assert list(t["problem"]) == ["mce", "kclique k=4"]
     assert list(t["warm_ok"]) == [True, False] and list(t["cold_ok"]) == [True, True]
     assert list(t["family"]) == ["mce", "kclique"]
+
+
+def test_cold_calls_time_each_call_on_a_fresh_copy_with_nothing_kept(fake_clock, monkeypatch):
+    from mce_kit import prepared
+
+    events = []
+    monkeypatch.setattr(prepared, "release", lambda G=None: events.append("release"))
+    copies = iter(range(100))
+
+    def load():
+        events.append("load")
+        return next(copies)
+
+    def call(G):
+        events.append(("call", G))
+        fake_clock[0] += 0.002 * (G + 1)
+        return G * 10
+
+    answers, ms, last = measure.cold_calls(call, load, 3, sync=lambda: events.append("sync"))
+    assert events == ["release", "load", "sync", ("call", 0), "sync"] + \
+        ["release", "load", "sync", ("call", 1), "sync", "release", "load", "sync", ("call", 2), "sync"]
+    assert answers == [0, 10, 20] and last == 2 and ms == pytest.approx([2.0, 4.0, 6.0])

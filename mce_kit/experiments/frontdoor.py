@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import api, datasets, prepared, references
-from ..measure import provenance, warm_clocks, write_rows
+from .. import api, datasets, references
+from ..measure import cold_calls, provenance, warm_clocks, write_rows
 from ..references import RESULTS
 
 KS = (4, 6, 8, 10)
@@ -91,13 +91,9 @@ def measure_all(repeats: int = 5, quick: bool = False, only=None):
             colds, firsts = [], []
             if call is not None:
                 call(datasets.load(name))  # compiles this route's host code (clique_number: bounds, roots)
-                for _ in range(repeats):   # each on a fresh copy, nothing kept
-                    prepared.release()
-                    fresh = datasets.load(name)
-                    t0 = time.perf_counter()
-                    firsts.append(call(fresh))
-                    colds.append((time.perf_counter() - t0) * 1e3)
-                G = fresh   # the kernel runs on the graph the warm calls ask (its kept state is theirs)
+                # each on a fresh copy, nothing kept; the kernel then runs on the graph the warm calls
+                # ask (the last copy: its kept state is theirs)
+                firsts, colds, G = cold_calls(call, lambda name=name: datasets.load(name), repeats)
             runs, times = _alternated(kernel, call, G, repeats)
             row["pairs"] = max(len(runs), len(times))
             if kernel is not None:
