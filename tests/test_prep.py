@@ -116,7 +116,9 @@ def test_all_paths_peel_alike():
 @pytest.mark.parametrize("xp", XP)
 def test_relabel_arrays_equal_graph_relabel(xp):
     rng = np.random.default_rng(8)
-    for G in [*GRAPHS[:60], generators.rmat(11, 8, seed=1)]:
+    # 2^16 vertices (NumPy's two 16-bit passes at their limit) and 2^17 (NumPy's key sort)
+    for G in [*GRAPHS[:60], generators.rmat(11, 8, seed=1), generators.rmat(16, 2, seed=3),
+              generators.rmat(17, 2, seed=3)]:
         order = rng.permutation(G.n).astype(np.int32)
         H = G.relabel(order)
         indptr, indices = relabel_arrays(G.indptr, G.indices, order, xp)
