@@ -33,6 +33,7 @@ DEFAULT_BUDGET = 2 << 30
 _ATTR = "_kept"
 _lock = threading.RLock()
 _lru: OrderedDict = OrderedDict()  # (id(graph), key) -> (weakref to graph, bytes), oldest first
+_dead: list[int] = []   # ids of graphs collected, whose entries the next step under _lock drops
 _budget = [int(os.environ.get("MCE_KIT_KEEP_BYTES", DEFAULT_BUDGET))]
 
 
@@ -46,6 +47,7 @@ def set_budget(nbytes: int) -> None:
     if int(nbytes) < 0:
         raise ValueError(f"the budget must be >= 0 bytes, got {nbytes}")
     with _lock:
+        _purge()
         _budget[0] = int(nbytes)
         _evict(keep=None)
 
@@ -79,6 +81,7 @@ def kept(G, key: tuple[Hashable, ...], build: Callable[[], object]):
     """``G``'s kept value for ``key``, built by ``build()`` on first use (and after eviction)."""
     store = _store(G)
     with _lock:
+        _purge()
         if key in store:
             if (id(G), key) in _lru:
                 _lru.move_to_end((id(G), key))
@@ -91,6 +94,7 @@ def kept(G, key: tuple[Hashable, ...], build: Callable[[], object]):
             return store[key]
     value = build()  # outside the lock: building can take long and may itself ask for kept state
     with _lock:
+        _purge()
         if key in store:  # another thread built it meanwhile
             return store[key]
         store[key] = value
@@ -102,6 +106,7 @@ def kept(G, key: tuple[Hashable, ...], build: Callable[[], object]):
 def refresh(G, key: tuple) -> None:
     """Re-count the bytes of ``G``'s entry ``key`` (after it grew, e.g. lazily built seeds)."""
     with _lock:
+        _purge()
         store = G.__dict__.get(_ATTR) or {}
         if key in store and (id(G), key) in _lru:
             ref, _ = _lru[(id(G), key)]
@@ -113,6 +118,7 @@ def _grow(G, key: tuple, delta: int) -> None:
     """Add ``delta`` bytes to ``G``'s entry ``key`` (an upload to, or a drop from, its ``OnDevice``):
     counting the whole entry again on every upload took 0.2-0.6 ms of a cold call (one H200, 2026-11-28)."""
     with _lock:
+        _purge()
         if (id(G), key) in _lru:
             ref, b = _lru[(id(G), key)]
             _lru[(id(G), key)] = (ref, max(0, b + delta))
@@ -121,11 +127,18 @@ def _grow(G, key: tuple, delta: int) -> None:
 
 
 def _forget(gid: int):
-    def drop(_ref):
-        with _lock:
-            for k in [k for k in _lru if k[0] == gid]:
-                del _lru[k]
+    def drop(_ref):   # only noted: the collector can run between any two bytecodes, so inside a
+        _dead.append(gid)   # loop over _lru ("OrderedDict mutated during iteration", one H200 run)
     return drop
+
+
+def _purge() -> None:
+    """Drop the entries of the graphs collected since the last step (``_forget``); under ``_lock``.
+    An entry whose graph lives (a new graph given a dead one's id) stays."""
+    while _dead:
+        gid = _dead.pop()
+        for k in [k for k, (ref, _) in _lru.items() if k[0] == gid and ref() is None]:
+            del _lru[k]
 
 
 def _evict(keep) -> None:
@@ -147,6 +160,7 @@ def release(G=None) -> int:
     cached blocks go back to the driver."""
     dropped = 0
     with _lock:
+        _purge()
         for k in [k for k in _lru if G is None or k[0] == id(G)]:
             if k not in _lru:  # gone already: dropping a value freed a graph kept in it (a swapped copy)
                 continue
@@ -168,6 +182,7 @@ def release(G=None) -> int:
 def kept_state(G=None) -> list[dict]:
     """One row per kept entry (of ``G``, or of every graph): graph, key, bytes; oldest first."""
     with _lock:
+        _purge()
         rows = []
         for (gid, key), (ref, b) in _lru.items():
             g = ref()
@@ -178,6 +193,7 @@ def kept_state(G=None) -> list[dict]:
 
 def kept_bytes() -> int:
     with _lock:
+        _purge()
         return sum(b for _, b in _lru.values())
 
 

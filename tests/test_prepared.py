@@ -155,3 +155,22 @@ def test_a_graph_past_the_int32_csr_is_refused_not_wrapped(monkeypatch):
             call()
     monkeypatch.setattr(graph, "CSR32_MAX_ENTRIES", 12)
     assert api.count_maximal_cliques(G, device="cpu") == 1   # at the limit: answered
+
+
+def test_a_graph_collected_during_a_loop_over_the_kept_entries_goes_at_the_next_step():
+    """The collector can run between any two bytecodes, so inside a loop over the kept entries (the
+    budget's sum, kept_state): a graph collected there is only noted, and its entries are dropped at
+    the next step; with the entries dropped at once the loop raised "OrderedDict mutated"."""
+    graphs = {name: datasets.load(name) for name in ("johnson8-4-4", "keller4", "hamming6-4")}
+    for G in graphs.values():
+        prepared.kept(G, ("x",), lambda: np.arange(10))
+    gone = id(graphs["keller4"])
+    seen = 0
+    for _ in prepared._lru:   # as kept_bytes and _evict iterate it
+        seen += 1
+        if seen == 1:
+            del graphs["keller4"]   # collected here: its weakref callback runs inside the loop
+            gc.collect()
+    assert seen == 3
+    assert sorted(row["graph"] for row in prepared.kept_state()) == ["hamming6-4", "johnson8-4-4"]
+    assert all(gid != gone for gid, _ in prepared._lru)
