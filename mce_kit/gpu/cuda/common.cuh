@@ -29,23 +29,6 @@ __device__ __forceinline__ T warp_inclusive_sum(T v, int lane) {
     return v;
 }
 
-// Sum of v over threads 0..threadIdx.x of the block (blockDim.x a multiple of 32, at most 1024);
-// *total gets the block's sum. Every thread of the block calls it; it ends synchronised.
-template <typename T>
-__device__ __forceinline__ T block_inclusive_sum(T v, T* total) {
-    __shared__ T warp_total[32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    v = warp_inclusive_sum(v, lane);
-    if (lane == 31) warp_total[warp] = v;
-    __syncthreads();
-    if (warp == 0) warp_total[lane] = warp_inclusive_sum(lane < warps ? warp_total[lane] : T(0), lane);
-    __syncthreads();
-    if (warp) v += warp_total[warp - 1];
-    *total = warp_total[warps - 1];
-    __syncthreads();   // every thread has read warp_total
-    return v;
-}
-
 // First index in the sorted a[0..n) whose value is >= x.
 __device__ __forceinline__ int lower_bound(const int* a, int n, int x) {
     int lo = 0, hi = n;

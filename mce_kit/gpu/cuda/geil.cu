@@ -5,7 +5,7 @@
 // higher one, and every sorted neighbour list splits at ``outptr[v]`` into earlier and
 // later neighbours. ``adj`` is an optional n x nw bit matrix of the whole graph
 // (nw == 0: adjacency is a binary search in the later neighbours).
-#include "common.cuh"
+#include "block.cuh"
 
 __device__ __forceinline__ bool adjacent(const u32* adj, int nw, const int* indptr, const int* indices,
                                          const int* outptr, int u, int v) {

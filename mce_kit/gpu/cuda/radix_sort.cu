@@ -10,7 +10,7 @@
 // group + same-digit keys of earlier lanes of its warp (__match_any_sync). Offsets are 32-bit:
 // n < 2^32 (the launcher checks).
 
-#include "common.cuh"
+#include "block.cuh"
 
 #define SORT_THREADS 256                 // one thread per digit where the digits are walked
 #define SORT_ITEMS 16
