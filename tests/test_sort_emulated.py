@@ -60,3 +60,11 @@ def test_host_route_and_pass_count():
     order = gsort.argsort(keys)
     assert np.array_equal(order, [3, 1, 0, 2]) and order.dtype == np.int32   # as on the GPU
     assert [gsort.passes(b) for b in (0, 1, 8, 9, 34, 64)] == [1, 1, 1, 2, 5, 8]
+
+
+@pytest.mark.parametrize("bits", [1, 9, 16, 17])
+def test_host_argsort_of_short_keys_is_stable(bits):
+    """Keys of at most 16 bits take NumPy's 16-bit (radix) sort: the same stable order."""
+    keys = np.random.default_rng(bits).integers(0, 1 << bits, 5000).astype(np.int64)
+    order = gsort.argsort(keys, bits)
+    assert np.array_equal(order, np.argsort(keys, kind="stable")) and order.dtype == np.int32

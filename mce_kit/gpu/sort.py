@@ -35,7 +35,8 @@ def sort(keys, bits: int = 64):
 
 
 def argsort(keys, bits: int = 64):
-    """Positions (int32 on either module) that sort ``keys`` stably (each key in [0, 2**bits) on the GPU)."""
+    """Positions (int32 on either module) that sort ``keys`` stably; each key in [0, 2**bits) (the GPU's
+    passes and NumPy's 16-bit sort rely on it)."""
     if isinstance(keys, np.ndarray):
         if keys.size > MAX_KEYS:
             raise ValueError(f"argsort: {keys.size:,} keys; at most {MAX_KEYS:,}")
