@@ -9,7 +9,8 @@ the host to the answer back, what ``mce_kit.bench`` reports), ``warm_ms`` the pu
 already asked once (wall clock), ``cold_ms`` the first public call on a freshly loaded graph with
 the kernels and the call's compiled host code already compiled (median of ``--repeats``, each on a
 fresh copy with nothing kept; a public call on another copy of the same graph, whose kept state is
-then released, first compiles what its route needs: a fresh host compiles Numba code on first use).
+then released, first compiles what its route needs: a fresh host compiles Numba code on first use;
+``numba_loaded``: whether the process had Numba by then, so host steps ran compiled, not NumPy).
 Kernel runs and warm calls alternate, after ``measure.warm_clocks`` of warm calls, so both meet the
 GPU at the same clock.
 Medians of ``--repeats`` pairs, at least ``SHORT_PAIRS`` where a call takes under ``SHORT_MS``.
@@ -37,7 +38,7 @@ KS = (4, 6, 8, 10)
 SHORT_MS = 2.0         # calls shorter than this get at least SHORT_PAIRS timed pairs
 SHORT_PAIRS = 25
 COLUMNS = ["problem", "graph", "repeats", "kernel_ms", "kernel_ok", "cold_ms", "cold_min_ms", "warm_ms",
-           "warm_min_ms", "warm_max_ms", "call_ok", "answer", "pairs"]
+           "warm_min_ms", "warm_max_ms", "call_ok", "answer", "pairs", "numba_loaded"]
 
 
 def _with_reference(problem: str, **keys) -> list[str]:
@@ -94,6 +95,10 @@ def measure_all(repeats: int = 5, quick: bool = False, only=None):
                 # each on a fresh copy, nothing kept; the kernel then runs on the graph the warm calls
                 # ask (the last copy: its kept state is theirs)
                 firsts, colds, G = cold_calls(call, lambda name=name: datasets.load(name), repeats)
+                # the host steps of a cold call run compiled once Numba is loaded (accel.use_compiled), as
+                # earlier rows of the run may have done: cold k-cliques of CA-GrQc took 1.8-1.9 ms with it
+                # and 2.9-3.9 ms without (logs/cold_ab_h200_89201e7.log)
+                row["numba_loaded"] = "numba" in sys.modules
             runs, times = _alternated(kernel, call, G, repeats)
             row["pairs"] = max(len(runs), len(times))
             if kernel is not None:
