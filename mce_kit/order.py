@@ -87,11 +87,10 @@ def orient_arrays(indptr, indices, xp=np) -> tuple:
     out_deg = xp.diff(out_ptr)
     out_ptr = out_ptr.astype(xp.int32)
     bound = xp.minimum(out_deg[u], out_deg[v])
+    top = int(bound.max()) if len(bound) else 0
     if xp is np:
-        top = int(bound.max()) if len(bound) else 0
         by_size = argsort(top - bound, top.bit_length())
     else:  # one key per edge, (largest bound, CSR position): the same order from any sort
-        top = int(bound.max()) if len(bound) else 0
         key = xp.left_shift(xp.subtract(top, bound), 32) | xp.arange(len(bound), dtype=xp.int64)
         by_size = argsort(key, pair_bits(top))
     return out_ptr, v.copy(), u[by_size], v[by_size], bound[by_size]

@@ -78,13 +78,7 @@ def main(only: list[str]) -> None:
         if only and tag not in only:
             continue
         call(datasets.load(name))   # kernels compiled or loaded
-        colds = []
-        for _ in range(3):
-            prepared.release()
-            G = datasets.load(name)
-            t0 = time.perf_counter()
-            call(G)
-            colds.append((time.perf_counter() - t0) * 1e3)
+        _, colds, G = cold_calls(call, lambda name=name: datasets.load(name), 3)
         t0 = time.perf_counter()
         call(G)
         warm = (time.perf_counter() - t0) * 1e3

@@ -55,7 +55,7 @@ import numpy as np
 from ..bounds import clique_bounds, core_subgraph
 from ..cpu.maxclique import colour_order
 from ..graph import Graph, check_csr32, positions, sorted_ptr
-from ..prepared import OnDevice
+from ..prepared import OnDevice, nbytes
 from .launch import free_bytes, memory_text, params_dtype, plan_passes, set_params, sm_count
 
 HEURISTICS = ("none", "single-degree", "single-core", "multi-degree", "multi-core")
@@ -223,7 +223,6 @@ class _GpuOps:
         self.nw = (n + 31) // 32 if 0 < n <= int(p["bitmap_max_n"]) else 0
         self.adj = self.kept(("adj", self.nw), self._adjacency)
         self.base_bytes = self.indptr.nbytes * 2 + self.indices.nbytes + self.adj.nbytes
-        self.slots_left = 0
 
     def _adjacency(self):
         """The bitmap adjacency rows (nw words a vertex), or one zero word without them."""
@@ -270,7 +269,7 @@ class _GpuOps:
         blocks = (n + THREADS - 1) // THREADS
         counts, local = cp.empty(n, dtype=cp.int32), cp.empty(n, dtype=cp.int64)
         block_sum = cp.empty(max(blocks, 1), dtype=cp.int64)
-        total = self._zeroed_slot()
+        total = cp.zeros(1, dtype=cp.uint64)
         self.k["level_count"]((blocks,), (THREADS,),
                               (vid, sid, np.int64(n), np.int32(k), np.int32(w), self.adj, np.int32(self.nw),
                                self.indptr, self.indices, self.outptr, counts, local, block_sum, total))
@@ -278,14 +277,6 @@ class _GpuOps:
         if blocks > BASE_SUM_MAX_BLOCKS:   # exclusive scan of the block sums
             base = cp.subtract(cp.cumsum(block_sum), block_sum)
         return counts, (local, block_sum, base), int(total[0])
-
-    def _zeroed_slot(self):
-        """A zeroed u64 on the GPU (a level's total), from a block zeroed once per search."""
-        if not self.slots_left:
-            self.slots = self.xp.zeros(64, dtype=self.xp.uint64)
-            self.slots_left = len(self.slots)
-        self.slots_left -= 1
-        return self.slots[self.slots_left: self.slots_left + 1]
 
     def write(self, vid, sid, counts, offsets, total):
         cp = self.xp
@@ -489,11 +480,6 @@ def _check(params: dict) -> dict:
     return p
 
 
-def _nbytes(*arrays) -> int:
-    """Bytes of the arrays given, or in tuples given (None counts nothing)."""
-    return sum(_nbytes(*a) if isinstance(a, tuple) else 0 if a is None else int(a.nbytes) for a in arrays)
-
-
 def windows(olen: np.ndarray, ok: np.ndarray, window: int) -> list[tuple[int, int]]:
     """Source ranges [a, b) holding about ``window`` level-2 entries each (whole sublists)."""
     n = len(olen)
@@ -665,7 +651,7 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
                 fallback = True  # dense: breadth first only splits the work into sub-problems
                 break
             counts, offsets, total = ops.count(vid, sid, k, w_cur)
-            peak = max(peak, ops.base_bytes + es.nbytes * 2 + held + _nbytes(counts, offsets))
+            peak = max(peak, ops.base_bytes + es.nbytes * 2 + held + nbytes((counts, offsets)))
             if total == 0:
                 break
             if p["strategy"] != "bfs" and (held + 8 * total > budget_levels or total >= 2**31 - 1):
