@@ -58,11 +58,11 @@ def warm_clocks(run, seconds: float = CLOCK_WARMUP_S) -> list[float]:
     return seen
 
 
-def cold_calls(call, load, repeats: int, sync=None) -> tuple[list, list[float], object]:
+def cold_calls(call, load, repeats: int, sync=None, expect=None) -> tuple[list, list[float], object]:
     """(answers, milliseconds, the last graph) of ``repeats`` cold calls: ``call`` on a fresh ``load()``
     each time, with nothing kept before it (``prepared.release()``: kept state and CuPy's cached
     blocks); ``sync()`` (a GPU's) before the clock starts and before it stops. The last graph keeps
-    what its call prepared."""
+    what its call prepared. ``expect``: every answer must equal it (else ``WrongAnswer``)."""
     from . import prepared
 
     answers, ms = [], []
@@ -76,6 +76,8 @@ def cold_calls(call, load, repeats: int, sync=None) -> tuple[list, list[float], 
         if sync:
             sync()
         ms.append((time.perf_counter() - t0) * 1e3)
+    if expect is not None and any(a != expect for a in answers):
+        raise WrongAnswer(f"cold calls: answers {answers} (expected {expect})")
     return answers, ms, G
 
 

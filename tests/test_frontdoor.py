@@ -99,3 +99,13 @@ def test_cold_calls_time_each_call_on_a_fresh_copy_with_nothing_kept(fake_clock,
     assert events == ["release", "load", "sync", ("call", 0), "sync"] + \
         ["release", "load", "sync", ("call", 1), "sync", "release", "load", "sync", ("call", 2), "sync"]
     assert answers == [0, 10, 20] and last == 2 and ms == pytest.approx([2.0, 4.0, 6.0])
+
+
+def test_cold_calls_refuse_an_answer_other_than_the_expected(fake_clock, monkeypatch):
+    from mce_kit import prepared
+
+    monkeypatch.setattr(prepared, "release", lambda G=None: None)
+    answers = iter([7, 7, 8])
+    assert measure.cold_calls(lambda G: 7, lambda: 0, 3, expect=7)[0] == [7, 7, 7]
+    with pytest.raises(measure.WrongAnswer, match="expected 7"):
+        measure.cold_calls(lambda G: next(answers), lambda: 0, 3, expect=7)
