@@ -16,7 +16,10 @@ import networkx as nx
 import numpy as np
 
 import mce_kit as mk
+from mce_kit.gpu import geil
 from mce_kit.gpu.kclique import KMAX
+
+geil.ARENA_MIN_ENTRIES = 64   # Geil's levels pass their first arena: the growth moves to larger ones
 
 seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 60
 seed0 = int(sys.argv[2]) if len(sys.argv) > 2 else 0
@@ -94,6 +97,12 @@ def general(fam: str, seed: int, r: random.Random, H: nx.Graph) -> None:
     check(fam, seed, "max_cliques",
           lambda: (lambda o, cs: (o, sorted_cliques(cs)))(*mk.max_cliques(G, device="gpu")),
           (omega, [c for c in maximal if len(c) == omega]))
+    ties = (omega, [c for c in maximal if len(c) == omega])
+    for kw in ({"window": r.choice([4, 64])}, {"level_bytes": r.choice([1 << 10, 1 << 14])},
+               {"heuristic": "none"}):
+        run = geil.prepare(G).run
+        check(fam, seed, f"geil run {kw}", lambda kw=kw, run=run: (lambda res: (res.omega, sorted_cliques(
+              res.cliques)))(run(listing=True, **kw)), ties)
     counts = mk.clique_counts(G, device="cpu")
     check(fam, seed, "clique_counts", lambda: mk.clique_counts(G, device="gpu"), counts)
     for k in sorted({3, 4, r.randint(3, max(3, omega + 1)), r.randint(5, 12)}):

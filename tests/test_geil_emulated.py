@@ -39,6 +39,7 @@ class EmuOps:
             self.adj = launch_args(self.exe["build_adj"], (n + 127) // 128, 128, prep.indptr, prep.indices,
                                    np.int32(n), np.int32(self.nw), self.adj)[-1]
         self.base_bytes = prep.indptr.nbytes * 2 + prep.indices.nbytes + self.adj.nbytes
+        self.indptr, self.indices, self.outptr = prep.indptr, prep.indices, prep.outptr
 
     def asarray(self, a):
         return np.asarray(a)
@@ -69,22 +70,14 @@ class EmuOps:
             return size, out["record"][:size]
         return out["sizes"]
 
-    def count(self, vid, sid, k, w):
-        n = len(vid)
-        blocks = -(-n // geil.THREADS)
-        counts, local, block_sum, total = launch_args(
-            self.exe["level_count"], blocks, geil.THREADS, vid, sid, np.int64(n), np.int32(k), np.int32(w),
-            *self._graph(), np.zeros(n, np.int32), np.zeros(n, np.int64), np.zeros(blocks, np.int64),
-            np.zeros(1, np.uint64))[-4:]
-        base = np.cumsum(block_sum) - block_sum if blocks > geil.BASE_SUM_MAX_BLOCKS else None
-        return counts, (local, block_sum, base), int(total[0])
+    def launch(self, name, grid, args):
+        """As _GpuOps.launch: the arrays passed come back as the kernel left them, in place."""
+        for a, back in zip(args, launch_args(self.exe[name], grid, geil.THREADS, *args), strict=True):
+            if isinstance(a, np.ndarray) and a.flags.writeable:   # the graph's arrays are frozen
+                a[...] = back
 
-    def write(self, vid, sid, counts, offsets, total):
-        n = len(vid)
-        local, block_sum, base = offsets
-        return launch_args(self.exe["level_write"], -(-n // geil.THREADS), geil.THREADS, vid, sid,
-                           np.int64(n), counts, local, block_sum, base,
-                           *self._graph(), np.zeros(total, np.int32), np.zeros(total, np.int32))[-2:]
+    def extend(self, vid, sid, k, w, max_new, room):
+        return geil._extend_levels(self, vid, sid, k, w, max_new, room)
 
     def bnb(self, R, r_len, cand, cand_ptr, best, mode, budget_ns, out_cap, warps_per_sm, budget_bytes):
         """As _GpuOps.bnb; ``best`` (a NumPy array) is updated in place as the device array is."""
@@ -207,29 +200,56 @@ def _planted_graph(n, p, k, seed):
     return H
 
 
+def _grow(ops, vid, sid, k, w, max_new=64, room=1 << 40):
+    """Every level ``ops.extend`` yields, as NumPy arrays, and its last (need, done)."""
+    levels, step = [], ([], 0, False)
+    for step in ops.extend(vid, sid, k, w, max_new, room):
+        levels += [(np.array(v), np.array(s)) for v, s in step[0]]
+    return levels, step[1], step[2]
+
+
+def _level2(prep):
+    return prep.o_dst.astype(np.int32), prep.o_src.astype(np.int32)
+
+
 @pytest.mark.parametrize("bitmap", [True, False])
 def test_levels_match_numpy_twins(emu, bitmap):
-    """level_count / level_write level by level against the NumPy twins, with a bound that prunes."""
+    """The level kernels, a batch of levels a sync, against the NumPy twins, with a bound that prunes."""
     H = _planted_graph(45, 0.3, 8, seed=5)
     prep = geil.prepare(from_networkx(H), device="cpu")
     p = {**geil.DEFAULTS, "bitmap_max_n": 1 << 15 if bitmap else 0}
     ops, twin = EmuOps(prep, p), NUMPY_OPS(prep, p)
     assert (ops.nw > 0) == bitmap
-    starts = np.searchsorted(prep.o_src, np.arange(len(prep.degree)))
-    vid, sid = prep.o_dst.astype(np.int32), prep.o_src.astype(np.int32)
-    k, w, sizes = 2, 6, []
-    while len(vid):
-        counts, offsets, total = ops.count(vid, sid, k, w)
-        want, want_offsets, want_total = twin.count(vid, sid, k, w)
-        assert (counts == want).all() and total == want_total
-        if total == 0:
-            break
-        nv, ns = ops.write(vid, sid, counts, offsets, total)
-        tv, ts = twin.write(vid, sid, want, want_offsets, want_total)
-        assert (nv == tv).all() and (ns == ts).all()
-        vid, sid, k = nv, ns, k + 1
-        sizes.append(len(vid))
-    assert k >= 8 and len(starts)  # the planted 8-clique survives the bound to the last level
+    got, need, done = _grow(ops, *_level2(prep), 2, 6)
+    want, want_need, want_done = _grow(twin, *_level2(prep), 2, 6)
+    assert done and want_done and need == want_need == 0
+    assert len(got) == len(want) >= 6  # the planted 8-clique survives the bound to the last level
+    for (v, s), (tv, ts) in zip(got, want, strict=True):
+        assert (v == tv).all() and (s == ts).all()
+
+
+def test_levels_go_on_in_a_larger_arena_and_stop_at_the_room_given(emu, monkeypatch):
+    """Long levels over several tiles of each block's chunk, an arena far too small (every level
+    passes it: the growth moves on to a larger one) and batches of one level; then a room that ends
+    the growth: both back ends name the entries of the first level past it. Blocks of 32 threads:
+    level 4 has over 10 tiles a thread for the last block's scan of the tiles' sums."""
+    monkeypatch.setattr(geil, "ARENA_MIN_ENTRIES", 16)
+    monkeypatch.setattr(geil, "LEVEL_BATCH", 1)
+    monkeypatch.setattr(geil, "THREADS", 32)
+    H = nx.gnp_random_graph(70, 0.5, seed=3)
+    prep = geil.prepare(from_networkx(H), device="cpu")
+    p = {**geil.DEFAULTS, "bitmap_max_n": 1 << 15}
+    ops, twin = EmuOps(prep, p), NUMPY_OPS(prep, p)
+    want, _, _ = _grow(twin, *_level2(prep), 2, 0, max_new=3)
+    assert len(want[1][0]) > 32 * 32 * 10
+    got, need, done = _grow(ops, *_level2(prep), 2, 0, max_new=3)
+    assert need == 0 and not done and len(got) == 3
+    for (v, s), (tv, ts) in zip(got, want, strict=True):
+        assert (v == tv).all() and (s == ts).all()
+    room = 8 * (len(want[0][0]) + len(want[1][0]) + 1)
+    for o in (ops, twin):
+        levels, need, done = _grow(o, *_level2(prep), 2, 0, max_new=3, room=room)
+        assert len(levels) == 2 and need == len(want[2][0]) and not done
 
 
 FAMILIES = [H for H in random_nx_graphs(16, seed=11) if H.number_of_edges() <= 1500]
@@ -305,29 +325,6 @@ def test_branch_and_bound_direct(emu):
         assert stop == stopped and best[0] == k
         if not stopped:
             assert n_rec == 3 ** k and rec.shape == (0, k)
-
-
-@pytest.mark.parametrize("blocks_summed", [0, 1 << 20])
-def test_a_levels_children_land_where_the_scan_of_their_counts_puts_them(emu, blocks_summed, monkeypatch):
-    """Long sublists over several blocks: level_count's per-block scan and level_write's block bases,
-    summed by each block or (BASE_SUM_MAX_BLOCKS exceeded) scanned by the host, give every entry's
-    children at the offsets NumPy's cumsum gives."""
-    monkeypatch.setattr(geil, "BASE_SUM_MAX_BLOCKS", blocks_summed)
-    H = nx.gnp_random_graph(90, 0.5, seed=3)
-    prep = geil.prepare(from_networkx(H), device="cpu")
-    p = {**geil.DEFAULTS, "bitmap_max_n": 1 << 15}
-    ops, twin = EmuOps(prep, p), NUMPY_OPS(prep, p)
-    vid, sid = prep.o_dst.astype(np.int32), prep.o_src.astype(np.int32)
-    vid, sid = twin.write(vid, sid, *twin.count(vid, sid, 2, 0))   # level 3: over 1,000 entries
-    assert len(vid) > 4 * geil.THREADS
-    counts, offsets, total = ops.count(vid, sid, 3, 0)
-    want, want_offsets, want_total = twin.count(vid, sid, 3, 0)
-    local, block_sum, base = offsets
-    assert (counts == want).all() and total == want_total == block_sum.sum()
-    assert (base is None) == (blocks_summed > 0)
-    nv, ns = ops.write(vid, sid, counts, offsets, total)
-    tv, ts = twin.write(vid, sid, want, want_offsets, want_total)
-    assert (nv == tv).all() and (ns == ts).all()
 
 
 def test_launch_args_checks_the_signature(emu):

@@ -18,7 +18,8 @@ The search, step by step:
    one thread per entry counts the later entries of its sublist adjacent to it, the
    count is zeroed when k + count < w (only *strictly* smaller: every clique of size w
    survives, so ties are all found), a scan sizes the next level exactly, and a second
-   pass writes it. The last non-empty level holds every largest clique once.
+   pass writes it. The host enqueues a batch of levels and syncs once a batch
+   (``_extend_levels``). The last non-empty level holds every largest clique once.
 4. Windows: the sources are cut into windows of about ``window`` level-2 entries; each
    window runs step 3 alone and raises ``w`` for the next.
 5. Never wrong, never out of memory: when the next level would pass ``level_bytes``
@@ -55,7 +56,7 @@ import numpy as np
 from ..bounds import clique_bounds, core_subgraph
 from ..cpu.maxclique import colour_order
 from ..graph import Graph, check_csr32, positions, sorted_ptr
-from ..prepared import OnDevice, nbytes
+from ..prepared import OnDevice
 from .launch import free_bytes, memory_text, params_dtype, plan_passes, set_params, sm_count
 
 HEURISTICS = ("none", "single-degree", "single-core", "multi-degree", "multi-core")
@@ -71,9 +72,17 @@ DEFAULTS = dict(heuristic="multi-degree", seeds=0, window=0, level_bytes=4 << 30
                 max_tasks=1 << 21)
 WARPS_PER_BLOCK = 4
 THREADS = 256
-# a level's children are placed by one count and one write launch: up to this many blocks, each
-# write block adds up the sums of the blocks before its own; past it the host scans them (CuPy)
-BASE_SUM_MAX_BLOCKS = 1024
+# Breadth-first levels grow on the device a batch at a time: a count and a write launch a level, then
+# one sync reads the batch's level sizes. The first batch has LEVEL_BATCH levels, each next one twice as
+# many. A level a sync spent 1.55 of a warm email-Eu-core call's 3.7 ms waiting (17 levels; one H200,
+# data/results/logs/geil_levels_h200_9f0b231.log). Batched, warm max_cliques took 0.80-0.93x the time on
+# the sparse graphs (email-Eu-core 2.82 against 3.33 ms, socfb-MIT 4.42 against 5.53) and 1.05-1.14x on
+# the DIMACS graphs with wide levels (hamming8-4 18.8 against 16.5 ms): one H200, both trees in one
+# process (data/results/logs/geil_batched_levels_h200.log).
+LEVEL_BATCH = 8
+LEVEL_BLOCKS_PER_SM = 8   # the level kernels' grid; each block takes the next tile of a level left
+ARENA_MIN_ENTRIES = 1 << 18  # a run's arena holds at least this many entries (8 bytes each)
+LEVEL_MAX_ENTRIES = 2**31 - 2  # entries index their parents with int32
 HOST_ROOTS = 16  # clique_number: at most this many roots left open by the bounds are searched on the CPU
 # max_cliques when the bounds meet (omega known) on a graph at least this dense but below ``dense``:
 # only the ties are left, and breadth first's count of later neighbours hardly prunes them. On one H200
@@ -259,34 +268,13 @@ class _GpuOps:
             return size, rec[:size].get()
         return sizes
 
-    def count(self, vid, sid, k, w):
-        """(counts, offsets, total) of a level's children: one launch counts and scans them per block
-        (a scan launch of its own took half the level loop's event time on email-Eu-core, one H200:
-        data/results/logs/geil_levels_h200_9f0b231.log; warm calls did not measurably change,
-        maxclique_ab_h200_fdd3182.log)."""
-        cp = self.xp
-        n = len(vid)
-        blocks = (n + THREADS - 1) // THREADS
-        counts, local = cp.empty(n, dtype=cp.int32), cp.empty(n, dtype=cp.int64)
-        block_sum = cp.empty(max(blocks, 1), dtype=cp.int64)
-        total = cp.zeros(1, dtype=cp.uint64)
-        self.k["level_count"]((blocks,), (THREADS,),
-                              (vid, sid, np.int64(n), np.int32(k), np.int32(w), self.adj, np.int32(self.nw),
-                               self.indptr, self.indices, self.outptr, counts, local, block_sum, total))
-        base = None
-        if blocks > BASE_SUM_MAX_BLOCKS:   # exclusive scan of the block sums
-            base = cp.subtract(cp.cumsum(block_sum), block_sum)
-        return counts, (local, block_sum, base), int(total[0])
+    def launch(self, name, grid, args):
+        self.k[name]((grid,), (THREADS,), args)
 
-    def write(self, vid, sid, counts, offsets, total):
-        cp = self.xp
-        n = len(vid)
-        local, block_sum, base = offsets
-        nv, ns = cp.empty(total, dtype=cp.int32), cp.empty(total, dtype=cp.int32)
-        self.k["level_write"](((n + THREADS - 1) // THREADS,), (THREADS,),
-                              (vid, sid, np.int64(n), counts, local, block_sum, 0 if base is None else base,
-                               self.adj, np.int32(self.nw), self.indptr, self.indices, self.outptr, nv, ns))
-        return nv, ns
+    def extend(self, vid, sid, k, w, max_new, room):
+        """Levels k + 1, k + 2, ... (at most ``max_new``) grown from (vid, sid), the level of k-cliques,
+        in arenas of at most ``room`` bytes in all: see ``_extend_levels``."""
+        return _extend_levels(self, vid, sid, k, w, max_new, room)
 
     def cliques(self, levels, parents):
         """The cliques of the last level's entries ``parents`` (int32), a row each: one thread per
@@ -423,6 +411,21 @@ class _CpuOps:
                         pos += 1
         return nv, ns
 
+    def extend(self, vid, sid, k, w, max_new, room):
+        """As _GpuOps.extend, a level a step."""
+        used = 0
+        for _ in range(max_new):
+            counts, offsets, total = self.count(vid, sid, k, w)
+            if total == 0:
+                yield [], 0, True
+                return
+            if 8 * (used + total) > room or total > LEVEL_MAX_ENTRIES:
+                yield [], total, False
+                return
+            vid, sid = self.write(vid, sid, counts, offsets, total)
+            used, k = used + total, k + 1
+            yield [(vid, sid)], 0, False
+
     def bnb(self, R, r_len, cand, cand_ptr, best, mode, budget_ns, out_cap, warps_per_sm, budget_bytes):
         slack = 1 if mode == 0 else 0
         best_slot, records, n_rec, nodes = None, [], 0, 0
@@ -456,6 +459,64 @@ class _CpuOps:
                     before |= 1 << v
         rec = np.array(records[:out_cap], dtype=np.int32).reshape(-1, int(best[0])) if mode == 1 else None
         return best_slot, rec, n_rec, False, 0, nodes
+
+
+def _extend_levels(ops, vid, sid, k, w, max_new, room):
+    """Grow levels k + 1, ... from (vid, sid) with geil.cu's level kernels (``ops.launch``): yields
+    (new levels, need, done) once a batch, after its one sync. ``done``: a level came out empty (not
+    yielded). ``need`` > 0 ends the growth: the next level has ``need`` entries, more than ``room`` bytes
+    (8 an entry, all levels of this call) allow. Without either, the generator ends after ``max_new``.
+    A level passing its arena's capacity is not written; a larger arena takes it, from its counts."""
+    xp = ops.xp
+    graph = (ops.adj, np.int32(ops.nw), ops.indptr, ops.indices, ops.outptr)
+    grid, used, cap, counted = ops.sms * LEVEL_BLOCKS_PER_SM, 0, 0, None
+    while max_new > 0:   # one run: one arena, one table
+        n0, rows = len(vid), min(max_new, 4096)
+        cap = min(max(ARENA_MIN_ENTRIES, 4 * n0, 2 * cap), room // 8 - used, LEVEL_MAX_ENTRIES)
+        arena_v, arena_s = xp.empty(max(cap, 1), xp.int32), xp.empty(max(cap, 1), xp.int32)
+        scratch = (xp.empty(max(cap, n0, 1), xp.int32), xp.empty(max(cap, n0, 1), xp.int64),
+                   xp.empty(-(-max(cap, n0, 1) // THREADS), xp.int64))   # counts, local sums, tile sums
+        table = np.zeros(2 * (rows + 1) + 5, np.uint64)   # (start, size) a level; (row, need); counters
+        table[1] = n0
+        if counted is not None:   # row 1: the level that passed the last arena, counted there
+            table[3] = counted[1]
+        table = ops.asarray(table)
+        last, lev, batch = (vid, sid), 0, LEVEL_BATCH
+        while True:
+            end = min(rows, lev + batch)
+            for r in range(lev, end):
+                src = (vid, sid) if r == 0 else (arena_v, arena_s)
+                at = (table, np.int32(r), np.int32(rows))
+                if r == 0 and counted is not None:
+                    ops.launch("level_write", grid, (*src, *at, *counted[0], *graph, arena_v, arena_s))
+                    continue
+                ops.launch("level_count", grid, (*src, *at, np.int32(k + r), np.int32(w), np.int64(cap),
+                                                 *graph, *scratch))
+                ops.launch("level_write", grid, (*src, *at, *scratch, *graph, arena_v, arena_s))
+            t = ops.get(table)   # the batch's one sync
+            new = []
+            for r in range(lev + 1, end + 1):
+                if t[2 * r + 1] == 0:
+                    break
+                a, b = int(t[2 * r]), int(t[2 * r] + t[2 * r + 1])
+                new.append((arena_v[a:b], arena_s[a:b]))
+            used += sum(len(v) for v, _ in new)
+            last = new[-1] if new else last
+            over, need = int(t[2 * rows + 2]), int(t[2 * rows + 3])
+            if over:   # row ``over`` did not fit this arena
+                if need > LEVEL_MAX_ENTRIES or 8 * (used + need) > room:
+                    yield new, need, False
+                    return
+                yield new, 0, False
+                vid, sid = last
+                k, max_new, cap = k + over - 1, max_new - (over - 1), max(cap, 4 * need)
+                counted = (scratch, need)   # the later rows were empty: the scratch holds its counts
+                break
+            done = len(new) < end - lev
+            yield new, 0, done
+            if done or end == rows:
+                return
+            lev, batch = end, 2 * batch
 
 
 # ---- the search ----
@@ -640,32 +701,34 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
         vid1 = xp.add(xp.flatnonzero(src_ok), a).astype(xp.int32)
         vid, sid = e_d[keep_e].astype(xp.int32), pos1[xp.subtract(e_s[keep_e], a)].astype(xp.int32)
         levels = [(vid1, None), (vid, sid)]
-        held = vid1.nbytes + vid.nbytes * 2
-        k = 2
-        fallback = False
-        while len(vid):
-            if limit and elapsed() > limit:
-                stopped = True
-                break
+        held, widest = vid1.nbytes + vid.nbytes * 2, len(vid)
+        k, fallback, done = 2, False, len(vid) == 0
+        while not (done or fallback or stopped):
             if dense and k >= dfs_depth:
                 fallback = True  # dense: breadth first only splits the work into sub-problems
                 break
-            counts, offsets, total = ops.count(vid, sid, k, w_cur)
-            peak = max(peak, ops.base_bytes + es.nbytes * 2 + held + nbytes((counts, offsets)))
-            if total == 0:
-                break
-            if p["strategy"] != "bfs" and (held + 8 * total > budget_levels or total >= 2**31 - 1):
-                fallback = True
-                break
-            if held + 8 * total > budget_levels and gpu and 8 * total > free_bytes():
-                raise MemoryError(f"Geil BFS: level {k + 1} needs {memory_text(8 * total)} "
-                                  f"(strategy='bfs' does not fall back)")
-            vid, sid = ops.write(vid, sid, counts, offsets, total)
-            levels.append((vid, sid))
-            held += 8 * total
-            k += 1
-            if bar is not None:
-                bar.postfix(window=wi + 1, level=k, entries=total)
+            if k >= state["upper"]:
+                break            # no clique is larger: the next level is empty
+            top = dfs_depth if dense else state["upper"]
+            room = budget_levels - held
+            if p["strategy"] == "bfs":   # no fallback: as far as memory goes
+                room = max(room, int(0.9 * free_bytes())) if gpu else 1 << 62
+            for step in ops.extend(*levels[-1], k, w_cur, top - k, room):
+                new, need, done = step
+                levels += new
+                k += len(new)
+                held += sum(8 * len(v) for v, _ in new)
+                widest = max([widest] + [len(v) for v, _ in new])
+                peak = max(peak, ops.base_bytes + es.nbytes * 2 + held + 12 * widest)
+                if need and p["strategy"] == "bfs":
+                    raise MemoryError(f"Geil BFS: level {k + 1} needs {memory_text(8 * need)} "
+                                      f"(strategy='bfs' does not fall back)")
+                fallback = bool(need)
+                if bar is not None:
+                    bar.postfix(window=wi + 1, level=k, entries=len(levels[-1][0]))
+                if limit and elapsed() > limit:
+                    stopped = True
+                    break
         if stopped:
             break
         while len(level_sizes) < len(levels):

@@ -62,10 +62,11 @@ struct BlockX {
 };
 struct ThreadCtx { dim3e tid, bid; BlockX* blk; };
 inline thread_local ThreadCtx tctx;
-inline dim3e blockDim_g;
+inline dim3e blockDim_g, gridDim_g;
 #define threadIdx (tctx.tid)
 #define blockIdx (tctx.bid)
 #define blockDim (blockDim_g)
+#define gridDim (gridDim_g)
 
 inline void __syncthreads() { tctx.blk->wait(); }
 // A barrier that also combines one int of every thread (add: what a thread with p != 0 does to it).
@@ -218,6 +219,7 @@ inline std::unique_ptr<BlockX> new_block(int threads) {
 // Run `kernel` with `blocks` x `threads`, every thread an OS thread, every block at once.
 inline void launch(int blocks, int threads, const std::function<void()>& kernel) {
     blockDim_g.x = threads;
+    gridDim_g.x = blocks;
     std::vector<std::unique_ptr<BlockX>> bx;
     for (int b = 0; b < blocks; ++b) bx.push_back(new_block(threads));
     std::vector<std::thread> ts;
@@ -309,6 +311,7 @@ inline void fiber_resume(Fiber& f) { swapcontext(&g_scheduler, &f.ctx); }
 inline void launch_fibers(int blocks, int threads, const std::function<void()>& kernel, bool serial,
                           size_t stack = 1 << 18) {
     blockDim_g.x = threads;
+    gridDim_g.x = blocks;
     g_fibers = true;
     g_kernel = &kernel;
     const int rounds = serial ? blocks : 1, at_once = serial ? 1 : blocks;

@@ -93,56 +93,123 @@ extern "C" __global__ void greedy_kernel() {
     }
 }
 
-// ---- breadth-first levels: one thread per clique-list entry ----
+// ---- breadth-first levels: many levels a launch pair each, one host sync a batch ----
 // Entry j of level k is a k-clique: its vertex vid[j] plus the clique of its parent
-// sid[j]. Its candidates are the later entries of its sublist (same sid) adjacent to it.
+// sid[j]. Its children are the later entries of its sublist (same sid) adjacent to it.
+//
+// A run of levels grows into one arena (``dst_vid``, ``dst_sid``: ``cap`` entries). ``table`` holds
+// (start, size) a level: row 0 the level the run starts from (its own arrays, ``src``), row l > 0 the
+// l-th level grown, in the arena; then (row, need) of the first level that did not fit, and three
+// counters. level_count(lev) counts the children of row lev's entries a tile (blockDim.x entries) at a
+// time, each block taking the next tile left (levels of millions of entries are uneven); its last block
+// scans the tiles' sums and sets row lev + 1 (size 0 when the level would pass ``cap``: it is not
+// written, and the levels after it are empty). level_write(lev) writes them. The host enqueues a batch
+// of levels and reads ``table`` once.
 
-// level_count also scans the counts within each block (``local``, inclusive) and adds the block's
-// sum to ``block_sum`` and to the level's ``total``; level_write places entry j's children at
-// (the sums of the blocks before its own) + local[j] - counts[j]. Those sums are ``block_base``
-// when given (the host's scan of ``block_sum``), else each block adds them up itself.
-extern "C" __global__ void level_count(const int* vid, const int* sid, long long n, int k, int w,
-                                       const u32* adj, int nw, const int* indptr, const int* indices,
-                                       const int* outptr, int* counts, long long* local, long long* block_sum,
-                                       u64* total) {
-    const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    long long c = 0, sum;
-    if (j < n) {
-        const int u = vid[j], s = sid[j];
-        for (long long x = j + 1; x < n && sid[x] == s; ++x)
-            c += adjacent(adj, nw, indptr, indices, outptr, u, vid[x]);
-        if (k + c < w) c = 0;  // cannot reach the bound: pruned (ties kept)
-        counts[j] = (int)c;
+// The next tile for this block (every thread gets it), from the ticket ``*next``.
+__device__ __forceinline__ long long next_tile(u64* next) {
+    __shared__ long long tile;
+    if (threadIdx.x == 0) tile = (long long)atomicAdd(next, 1ull);
+    __syncthreads();
+    const long long t = tile;
+    __syncthreads();   // every thread has read it before the next call writes it
+    return t;
+}
+
+__device__ __forceinline__ long long later_neighbours(const int* vid, const int* sid, long long n, long long j,
+                                                      const u32* adj, int nw, const int* indptr,
+                                                      const int* indices, const int* outptr) {
+    const int u = vid[j], s = sid[j];
+    long long c = 0;
+    for (long long x = j + 1; x < n && sid[x] == s; ++x) c += adjacent(adj, nw, indptr, indices, outptr, u, vid[x]);
+    return c;
+}
+
+extern "C" __global__ void level_count(const int* src_vid, const int* src_sid, u64* table, int lev, int rows,
+                                       int k, int w, long long cap, const u32* adj, int nw, const int* indptr,
+                                       const int* indices, const int* outptr, int* counts, long long* local,
+                                       long long* tile_sum) {
+    const long long start = table[2 * lev], n = table[2 * lev + 1];
+    u64* over = table + 2 * (rows + 1);   // (row, need), blocks done, count's and write's tickets
+    if (n == 0) {   // an empty level (the batch went past the last): so is the next
+        if (blockIdx.x == 0 && threadIdx.x == 0) {
+            table[2 * lev + 2] = lev ? start : 0;
+            table[2 * lev + 3] = 0;
+        }
+        return;
     }
-    const long long incl = block_inclusive_sum(c, &sum);
-    if (j < n) local[j] = incl;
+    const int* vid = (lev ? src_vid + start : src_vid);
+    const int* sid = (lev ? src_sid + start : src_sid);
+    const long long tiles = (n + blockDim.x - 1) / blockDim.x;
+    long long sum;
+    for (long long t = next_tile(over + 3); t < tiles; t = next_tile(over + 3)) {
+        const long long j = t * blockDim.x + threadIdx.x;
+        long long c = 0;
+        if (j < n) {
+            c = later_neighbours(vid, sid, n, j, adj, nw, indptr, indices, outptr);
+            if (k + c < w) c = 0;  // cannot reach the bound: pruned (ties kept)
+            counts[j] = (int)c;
+        }
+        const long long incl = block_inclusive_sum(c, &sum);
+        if (j < n) local[j] = incl;   // inclusive, within the tile
+        if (threadIdx.x == 0) tile_sum[t] = sum;
+    }
+    __shared__ bool last;
     if (threadIdx.x == 0) {
-        block_sum[blockIdx.x] = sum;
-        if (sum) atomicAdd(total, (u64)sum);
+        __threadfence();
+        last = atomicAdd(over + 2, 1ull) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    // the last block: exclusive scan of the tiles' sums, a run of tiles a thread
+    volatile long long* sums = tile_sum;
+    const long long per = (tiles + blockDim.x - 1) / blockDim.x;
+    const long long t0 = threadIdx.x * per, t1 = min(tiles, t0 + per);
+    long long seg = 0, total;
+    for (long long t = t0; t < t1; ++t) seg += sums[t];
+    long long before = block_inclusive_sum(seg, &total) - seg;
+    for (long long t = t0; t < t1; ++t) {
+        const long long v = sums[t];
+        sums[t] = before;
+        before += v;
+    }
+    if (threadIdx.x == 0) {
+        over[2] = over[3] = over[4] = 0;
+        const long long next = lev ? start + n : 0;   // the arena's first free entry
+        const bool fits = next + total <= cap;
+        table[2 * lev + 2] = next;
+        table[2 * lev + 3] = fits ? total : 0;
+        if (!fits && over[0] == 0) {
+            over[0] = lev + 1;
+            over[1] = total;
+        }
     }
 }
 
-extern "C" __global__ void level_write(const int* vid, const int* sid, long long n, const int* counts,
-                                       const long long* local, const long long* block_sum,
-                                       const long long* block_base, const u32* adj, int nw, const int* indptr,
-                                       const int* indices, const int* outptr, int* new_vid, int* new_sid) {
-    const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    long long before = 0, base;
-    if (block_base != nullptr) {
-        before = threadIdx.x == 0 ? block_base[blockIdx.x] : 0;
-    } else {
-        for (long long b = threadIdx.x; b < blockIdx.x; b += blockDim.x) before += block_sum[b];
-    }
-    block_inclusive_sum(before, &base);
-    if (j >= n || counts[j] == 0) return;
-    const int u = vid[j], s = sid[j];
-    long long pos = base + local[j] - counts[j];
-    for (long long x = j + 1; x < n && sid[x] == s; ++x) {
-        int v = vid[x];
-        if (adjacent(adj, nw, indptr, indices, outptr, u, v)) {
-            new_vid[pos] = v;
-            new_sid[pos] = (int)j;
-            ++pos;
+extern "C" __global__ void level_write(const int* src_vid, const int* src_sid, u64* table, int lev, int rows,
+                                       const int* counts, const long long* local, const long long* tile_base,
+                                       const u32* adj, int nw, const int* indptr, const int* indices,
+                                       const int* outptr, int* dst_vid, int* dst_sid) {
+    const long long start = table[2 * lev], n = table[2 * lev + 1], next = table[2 * lev + 2];
+    if (table[2 * lev + 3] == 0) return;   // no children, or they did not fit
+    const int* vid = (lev ? src_vid + start : src_vid);
+    const int* sid = (lev ? src_sid + start : src_sid);
+    const long long tiles = (n + blockDim.x - 1) / blockDim.x;
+    u64* ticket = table + 2 * (rows + 1) + 4;
+    for (long long t = next_tile(ticket); t < tiles; t = next_tile(ticket)) {
+        const long long j = t * blockDim.x + threadIdx.x;
+        const int c = j < n ? counts[j] : 0;
+        if (c == 0) continue;
+        const int u = vid[j], s = sid[j];
+        long long pos = next + tile_base[t] + local[j] - c;
+        for (long long x = j + 1; x < n && sid[x] == s; ++x) {
+            const int v = vid[x];
+            if (adjacent(adj, nw, indptr, indices, outptr, u, v)) {
+                dst_vid[pos] = v;
+                dst_sid[pos] = (int)j;
+                ++pos;
+            }
         }
     }
 }
