@@ -168,6 +168,15 @@ except TimeoutError:
 b, prep, ids, start = geil._prepared(P, "gpu")
 out["omega known, half dense: the ties depth first"] = (
     prep.run(listing=True, lower_clique=start, upper=b.upper).method == "dfs")
+R = from_networkx(nx.gnp_random_graph(60, 0.4, seed=2))   # bounds 6 < 7: Geil searches
+answers, launched = [], []
+for _ in range(2):   # cold, then warm
+    fake_cupy.calls.clear()
+    answers.append(mk.max_cliques(R, device="gpu"))
+    launched.append({c for c in fake_cupy.calls if c.startswith("launch ")})
+out["a warm search keeps its greedy start"] = (
+    answers == [mk.max_cliques(R, device="cpu")] * 2 and "launch level_count" in launched[1]
+    and "launch greedy_kernel" in launched[0] and "launch greedy_kernel" not in launched[1])
 nx.config.backends.mce_kit.device = "cpu"
 fake_cupy.calls.clear()
 w = nx.max_weight_clique(H, weight=None, backend="mce_kit")[1]
@@ -181,4 +190,4 @@ def test_edge_cases_of_the_gpu_route(tmp_path_factory):
     """Inputs the GPU route once took differently from the CPU route (found on the emulator or a device),
     and the max-clique ties rule."""
     out = json.loads(run_script(EDGES, tmp_path_factory.getbasetemp() / "fake_cupy").splitlines()[-1])
-    assert out == {k: True for k in out} and len(out) == 14, out
+    assert out == {k: True for k in out} and len(out) == 15, out
