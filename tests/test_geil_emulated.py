@@ -262,6 +262,16 @@ def test_random_families(emu, i):
           level_bytes=1 << 16)
 
 
+@pytest.mark.parametrize("i", range(0, len(FAMILIES), 3))
+def test_random_families_in_tiny_arenas(emu, i, monkeypatch):
+    """The whole search when every level passes its arena (the growth moves on from its counts) and
+    batches are of two levels, windows and fallbacks as above."""
+    monkeypatch.setattr(geil, "ARENA_MIN_ENTRIES", 8)
+    monkeypatch.setattr(geil, "LEVEL_BATCH", 2)
+    check(FAMILIES[i], heuristic=geil.HEURISTICS[i % len(geil.HEURISTICS)], window=(0, 20)[i % 2],
+          level_bytes=1 << 16)
+
+
 @pytest.mark.parametrize("name", sorted(boundary_nx_graphs()))
 def test_boundary_graphs(emu, name):
     check(boundary_nx_graphs()[name])
