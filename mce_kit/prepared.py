@@ -197,10 +197,6 @@ def kept_bytes() -> int:
         return sum(b for _, b in _lru.values())
 
 
-def _array_bytes(a) -> int:
-    return int(getattr(a, "nbytes", 0))
-
-
 class OnDevice(dict):
     """Device copies of a prepared value's host arrays, by (name, GPU): each uploaded once, then used
     by every later launch there. ``OnDevice(G, key)`` belongs to ``G``'s kept entry ``key``, which
@@ -237,12 +233,12 @@ class OnDevice(dict):
         at = (name, cupy.cuda.Device().id)
         old = self.get(at)
         self[at] = device_array
-        self._counted(_array_bytes(device_array) - _array_bytes(old))
+        self._counted(nbytes(device_array) - nbytes(old))
 
     def __delitem__(self, at) -> None:
         old = self[at]
         super().__delitem__(at)
-        self._counted(-_array_bytes(old))
+        self._counted(-nbytes(old))
 
     def _counted(self, delta: int) -> None:
         G = self.owner[0]() if self.owner else None

@@ -479,8 +479,9 @@ def _extend_levels(ops, vid, sid, k, w, max_new, room):
         n0, rows = len(vid), min(max_new, 4096)
         cap = min(max(ARENA_MIN_ENTRIES, 4 * n0, 2 * cap), room // 8 - used, LEVEL_MAX_ENTRIES)
         arena_v, arena_s = xp.empty(max(cap, 1), xp.int32), xp.empty(max(cap, 1), xp.int32)
-        scratch = (xp.empty(max(cap, n0, 1), xp.int32), xp.empty(max(cap, n0, 1), xp.int64),
-                   xp.empty(-(-max(cap, n0, 1) // THREADS), xp.int64))   # counts, local sums, tile sums
+        widest = max(cap, n0, 1)   # a level this run counts: the first, or one in the arena
+        scratch = (xp.empty(widest, xp.int32), xp.empty(widest, xp.int64),
+                   xp.empty(-(-widest // THREADS), xp.int64))   # counts, local sums, tile sums
         table = np.zeros(2 * (rows + 1) + 5, np.uint64)   # (start, size) a level; (row, need); counters
         table[1] = n0
         if counted is not None:   # row 1: the level that passed the last arena, counted there
