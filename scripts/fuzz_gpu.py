@@ -8,6 +8,7 @@ checkout on a GPU host:
     python3 scripts/fuzz_gpu.py SECONDS [FIRST_SEED] > fuzz.log
 Each mismatch prints one line starting with BAD (family, seed, call, got, want); each graph a line
 (its checks and seconds); the last line counts the checks."""
+import faulthandler
 import random
 import sys
 import time
@@ -19,6 +20,7 @@ import mce_kit as mk
 from mce_kit.gpu import geil
 from mce_kit.gpu.kclique import KMAX
 
+faulthandler.enable()   # a crash prints every thread's Python stack (one run at 470119a ended in SIGSEGV)
 geil.ARENA_MIN_ENTRIES = 64   # Geil's levels pass their first arena: the growth moves to larger ones
 
 seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 60
