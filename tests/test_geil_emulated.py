@@ -47,6 +47,8 @@ class EmuOps:
     def kept(self, name, host):
         return host
 
+    derived = geil._CpuOps.derived
+
     def cliques(self, levels, parents):
         return geil._parent_cliques(levels, parents, np)
 

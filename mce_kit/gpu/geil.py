@@ -38,7 +38,9 @@ nothing when they meet, when the graph is dense enough for the complement's vert
 them); its route says which. ``max_cliques`` with the bounds met on a sparse core (``TIES_DENSITY``)
 lists the omega-cliques with KCMiner (``mce_kit.gpu.kclique``), one launch. Otherwise the search runs
 on the (lower - 1)-core with the bounds' clique as its starting ``w`` (``run(lower_clique=, upper=)``);
-the greedy heuristic's clique is kept with that prepared core (``keep_start``): warm calls launch no greedy.
+what the search derives before its levels grow is kept with that prepared core (``run(keep=True)``: the
+greedy heuristic's clique, the pruned out-lists, a single window's first two levels), so a warm call starts
+at level 3.
 ``run(progress=True)`` ticks a bar per window (the level and its entries beside it); Ctrl-C between
 steps frees the device buffers and raises KeyboardInterrupt naming the best clique found and the
 bounds; a list of maximum cliques that would not fit in memory is refused with MemoryError.
@@ -166,18 +168,20 @@ class Prepared:
     prep_s: float = 0.0
     names: np.ndarray | None = None  # vertex ids in the caller's graph when G is its reduced core
     on_device: OnDevice = field(default_factory=OnDevice)  # its device copies, uploaded once
-    starts: dict = field(default_factory=dict)  # (heuristic, seeds) -> its clique, where runs keep it
+    derived: dict = field(default_factory=dict)  # what runs that keep derive, on the host (``_CpuOps``)
 
     def run(self, *, listing=False, omega_only=False, lower_clique=None, upper=None, progress=None,
-            keep_start=False, **params) -> GeilResult:
+            keep=False, **params) -> GeilResult:
         """The search. ``lower_clique`` (ids of G): a clique known already, the starting bound;
         ``upper``: a known upper bound on omega; ``progress``: True or a wrapper of an iterable
-        (a bar ticking per window, the level and entries as its postfix); ``keep_start``: the
-        heuristic's clique is kept with this prepared graph and taken from there by later runs
-        that keep it (the public calls: a warm email-Eu-core call spent about 0.4 of 2.8 ms in
-        the greedy launches and their syncs, one H200; experiments time the heuristic every run)."""
+        (a bar ticking per window, the level and entries as its postfix); ``keep``: what the search
+        derives from the prepared graph and its start before the levels grow (the heuristic's
+        clique, the pruned out-lists, a single window's first two levels) is kept with it, and
+        later runs that keep take it from there (the public calls: a warm email-Eu-core call spent
+        about 0.4 of 2.8 ms in the greedy launches and their syncs, one H200; experiments derive
+        them every run)."""
         return _run(self, listing=listing, omega_only=omega_only, lower_clique=lower_clique, upper=upper,
-                    progress=progress, keep_start=keep_start, **params)
+                    progress=progress, keep=keep, **params)
 
 
 def prepare(G: Graph, device: str = "gpu", core=None) -> Prepared:
@@ -218,6 +222,14 @@ def prepare(G: Graph, device: str = "gpu", core=None) -> Prepared:
 # ---- the two back ends: CUDA kernels and their NumPy twins ----
 
 
+def _read_only(value: tuple) -> tuple:
+    """``value`` with its host arrays made read-only: a kept value is shared by every later run."""
+    for a in value:
+        if isinstance(a, np.ndarray):
+            a.flags.writeable = False
+    return value
+
+
 class _GpuOps:
     def __init__(self, prep: Prepared, p: dict):
         import cupy
@@ -250,6 +262,14 @@ class _GpuOps:
     def kept(self, name, host):
         """A prepared host array's device copy, uploaded (or built) once per prepared graph."""
         return self.prep.on_device.array(name, host)
+
+    def derived(self, name, compute):
+        """``compute()`` (a tuple of arrays and numbers), kept with the prepared graph under ``name``
+        on this GPU, its bytes counted with the graph's kept state."""
+        at = (name, self.xp.cuda.Device().id)
+        if at not in self.prep.on_device:
+            self.prep.on_device.keep(name, _read_only(compute()))
+        return self.prep.on_device[at]
 
     def asarray(self, a):
         return self.xp.asarray(a)
@@ -371,6 +391,11 @@ class _CpuOps:
 
     def kept(self, name, host):
         return host
+
+    def derived(self, name, compute):
+        if name not in self.prep.derived:
+            self.prep.derived[name] = _read_only(compute())
+        return self.prep.derived[name]
 
     def get(self, a):
         return np.asarray(a)
@@ -576,14 +601,14 @@ def _parent_cliques(levels, parents, xp):
 
 
 def _run(prep: Prepared, *, listing, omega_only, lower_clique=None, upper=None, progress=None,
-         keep_start=False, **params) -> GeilResult:
+         keep=False, **params) -> GeilResult:
     """``_search`` with Ctrl-C handled between steps of the host loop: the device buffers are freed
     and KeyboardInterrupt names the best clique found and the bounds."""
     state = {"best": np.asarray(lower_clique if lower_clique is not None else [], dtype=np.int64),
              "upper": prep.upper if upper is None else min(prep.upper, int(upper)), "bar": None}
     try:
         return _search(prep, state, listing=listing, omega_only=omega_only, lower_clique=lower_clique,
-                       progress=progress, keep_start=keep_start, **params)
+                       progress=progress, keep=keep, **params)
     except KeyboardInterrupt as stop:
         stop.__traceback__ = None  # drop the search's frames, and with them its device arrays
         del stop
@@ -600,7 +625,7 @@ def _run(prep: Prepared, *, listing, omega_only, lower_clique=None, upper=None, 
             state["bar"].close()
 
 
-def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, progress, keep_start,
+def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, progress, keep,
             **params) -> GeilResult:
     p = _check(params)
     G, n = prep.G, len(prep.degree)
@@ -639,16 +664,14 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
         w, best_clique = 1, np.array([int(prep.o_src[0])], dtype=np.int32)
     else:
         h_seeds = 1 if h.startswith("single") else (int(p["seeds"]) or n)
-        kept_start = prep.starts.get((h, h_seeds)) if keep_start else None
-        if kept_start is None:
+
+        def greedy():
             seeds = ops.asarray(prep.by_score[by][:h_seeds])
             sizes = ops.greedy(score, seeds)
             i = int(xp.argmax(sizes))
-            kept_start = ops.greedy(score, seeds[i:i + 1], record=True)
-            if keep_start:
-                kept_start[1].flags.writeable = False
-                prep.starts[(h, h_seeds)] = kept_start
-        w, best_clique = kept_start
+            return ops.greedy(score, seeds[i:i + 1], record=True)
+
+        w, best_clique = ops.derived(("start", h, h_seeds), greedy) if keep else greedy()
     if lower_clique is not None and len(lower_clique) > w:  # a clique known before (mce_kit.bounds)
         w, best_clique = len(lower_clique), positions(prep.order)[np.asarray(lower_clique)].astype(np.int32)
     omega_hat = int(w)
@@ -666,15 +689,18 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
                        ops.base_bytes, omega_hat, True, timings, counters)
 
     # 2. vertex and source pruning, oriented out-lists
-    alive = xp.greater_equal(score, w - 1)
-    o_src, o_dst = ops.kept("o_src", prep.o_src), ops.kept("o_dst", prep.o_dst)
-    keep = alive[o_src] & alive[o_dst]
-    es, ed = o_src[keep], o_dst[keep]
-    eptr = ops.get(sorted_ptr(es, n, xp))   # es ascends: o_src is sorted by source
+    def pruned():
+        alive = xp.greater_equal(score, w - 1)
+        o_src, o_dst = ops.kept("o_src", prep.o_src), ops.kept("o_dst", prep.o_dst)
+        both = alive[o_src] & alive[o_dst]
+        es, ed = o_src[both], o_dst[both]
+        eptr = ops.get(sorted_ptr(es, n, xp))   # es ascends: o_src is sorted by source
+        return es, ed, eptr, n - int(alive.sum())
+
+    es, ed, eptr, counters["vertices_pruned"] = ops.derived(("pruned", by, w), pruned) if keep else pruned()
     olen_h = np.diff(eptr)
     ok_h = olen_h + 1 >= w
     ok_h &= olen_h > 0
-    counters["vertices_pruned"] = int(n - int(alive.sum()))
     counters["edges_kept"] = int(len(es))
 
     dense = p["strategy"] == "dfs" or (p["strategy"] == "auto" and p["dense"] and prep.density >= p["dense"])
@@ -705,12 +731,18 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
             stopped = True
             break
         w_cur = max(w, best_bfs)
-        src_ok = ops.asarray(ok_h[a:b] & (olen_h[a:b] + 1 >= w_cur))
-        e_s, e_d = es[eptr[a]:eptr[b]], ed[eptr[a]:eptr[b]]
-        keep_e = src_ok[xp.subtract(e_s, a)]
-        pos1 = xp.subtract(xp.cumsum(src_ok.astype(xp.int32)), 1)
-        vid1 = xp.add(xp.flatnonzero(src_ok), a).astype(xp.int32)
-        vid, sid = e_d[keep_e].astype(xp.int32), pos1[xp.subtract(e_s[keep_e], a)].astype(xp.int32)
+
+        def first_levels(a=a, b=b, w_cur=w_cur):   # the window's sources and their out-edges
+            src_ok = ops.asarray(ok_h[a:b] & (olen_h[a:b] + 1 >= w_cur))
+            e_s, e_d = es[eptr[a]:eptr[b]], ed[eptr[a]:eptr[b]]
+            keep_e = src_ok[xp.subtract(e_s, a)]
+            pos1 = xp.subtract(xp.cumsum(src_ok.astype(xp.int32)), 1)
+            vid1 = xp.add(xp.flatnonzero(src_ok), a).astype(xp.int32)
+            return vid1, e_d[keep_e].astype(xp.int32), pos1[xp.subtract(e_s[keep_e], a)].astype(xp.int32)
+
+        # one window: a warm call keeps its first two levels (more windows would keep their sum)
+        vid1, vid, sid = (ops.derived(("levels", by, w, a, b, w_cur), first_levels) if keep and len(wins) == 1
+                          else first_levels())
         levels = [(vid1, None), (vid, sid)]
         held, widest = vid1.nbytes + vid.nbytes * 2, len(vid)
         k, fallback, done = 2, False, len(vid) == 0
@@ -988,7 +1020,7 @@ def max_clique_rows(G: Graph, device: str = "gpu", progress=None, **params) -> t
         M = kclique.prepared(H).run(k=b.lower, listing=True, progress=progress).cliques
         return b.lower, _sorted_rows(ids, M)
     prep = _prepared(G, device)[1]
-    res = prep.run(listing=True, lower_clique=start, upper=b.upper, progress=progress, keep_start=True,
+    res = prep.run(listing=True, lower_clique=start, upper=b.upper, progress=progress, keep=True,
                    **params)
     if not res.exact:
         res.best_clique = sorted(ids[res.best_clique].tolist())
@@ -1036,7 +1068,7 @@ def _clique_number(G: Graph, device: str, progress, params: dict):
 
         return omega_and_clique(G, bounds=b)[0], "roots"
     prep = _prepared(G, device)[1]
-    res = prep.run(omega_only=True, lower_clique=start, upper=b.upper, progress=progress, keep_start=True,
+    res = prep.run(omega_only=True, lower_clique=start, upper=b.upper, progress=progress, keep=True,
                    **params)
     if not res.exact:
         res.best_clique = sorted(ids[res.best_clique].tolist())
