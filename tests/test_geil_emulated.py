@@ -78,8 +78,8 @@ class EmuOps:
             if isinstance(a, np.ndarray) and a.flags.writeable:   # the graph's arrays are frozen
                 a[...] = back
 
-    def extend(self, vid, sid, k, w, max_new, room):
-        return geil._extend_levels(self, vid, sid, k, w, max_new, room)
+    def extend(self, vid, sid, k, w, max_new, room, entries=0):
+        return geil._extend_levels(self, vid, sid, k, w, max_new, room, entries)
 
     def bnb(self, R, r_len, cand, cand_ptr, best, mode, budget_ns, out_cap, warps_per_sm, budget_bytes):
         """As _GpuOps.bnb; ``best`` (a NumPy array) is updated in place as the device array is."""
@@ -272,6 +272,27 @@ def test_random_families_in_tiny_arenas(emu, i, monkeypatch):
     monkeypatch.setattr(geil, "LEVEL_BATCH", 2)
     check(FAMILIES[i], heuristic=geil.HEURISTICS[i % len(geil.HEURISTICS)], window=(0, 20)[i % 2],
           level_bytes=1 << 16)
+
+
+def test_a_kept_search_starts_at_level_3_in_one_arena(emu, monkeypatch):
+    """run(keep=True) twice, arenas of 8 entries, w = 1 (every clique is a level entry): the first run
+    uploads its sources and moves its levels through several arenas (a level table each); the second
+    derives no pruning or first levels again and grows every level in one arena, sized by the first
+    run's entries (one table uploaded)."""
+    monkeypatch.setattr(geil, "ARENA_MIN_ENTRIES", 8)
+    H = nx.gnp_random_graph(40, 0.5, seed=2)
+    omega, want = oracle(H)
+    prep = geil.prepare(from_networkx(H), device="cpu")
+    uploads = []
+    monkeypatch.setattr(EmuOps, "asarray", lambda self, a: uploads.append(len(a)) or np.asarray(a))
+    runs = []
+    for _ in range(2):
+        uploads.clear()
+        res = prep.run(listing=True, keep=True, heuristic="none")
+        assert res.answer == (omega, len(want)) and res.cliques == want and res.method == "bfs"
+        assert sum(res.levels[2:]) > 4 * res.levels[1]   # past the first arena's 4 entries a source
+        runs.append(len(uploads))
+    assert runs[0] >= 3 and runs[1] == 1, runs
 
 
 @pytest.mark.parametrize("name", sorted(boundary_nx_graphs()))

@@ -169,6 +169,7 @@ class Prepared:
     names: np.ndarray | None = None  # vertex ids in the caller's graph when G is its reduced core
     on_device: OnDevice = field(default_factory=OnDevice)  # its device copies, uploaded once
     derived: dict = field(default_factory=dict)  # what runs that keep derive, on the host (``_CpuOps``)
+    grown: dict = field(default_factory=dict)  # a window -> entries its levels took, where runs keep
 
     def run(self, *, listing=False, omega_only=False, lower_clique=None, upper=None, progress=None,
             keep=False, **params) -> GeilResult:
@@ -296,10 +297,10 @@ class _GpuOps:
     def launch(self, name, grid, args):
         self.k[name]((grid,), (THREADS,), args)
 
-    def extend(self, vid, sid, k, w, max_new, room):
+    def extend(self, vid, sid, k, w, max_new, room, entries=0):
         """Levels k + 1, k + 2, ... (at most ``max_new``) grown from (vid, sid), the level of k-cliques,
         in arenas of at most ``room`` bytes in all: see ``_extend_levels``."""
-        return _extend_levels(self, vid, sid, k, w, max_new, room)
+        return _extend_levels(self, vid, sid, k, w, max_new, room, entries)
 
     def cliques(self, levels, parents):
         """The cliques of the last level's entries ``parents`` (int32), a row each: one thread per
@@ -441,8 +442,8 @@ class _CpuOps:
                         pos += 1
         return nv, ns
 
-    def extend(self, vid, sid, k, w, max_new, room):
-        """As _GpuOps.extend, a level a step."""
+    def extend(self, vid, sid, k, w, max_new, room, entries=0):
+        """As _GpuOps.extend, a level a step (no arenas: ``entries`` is not needed)."""
         used = 0
         for _ in range(max_new):
             counts, offsets, total = self.count(vid, sid, k, w)
@@ -491,18 +492,20 @@ class _CpuOps:
         return best_slot, rec, n_rec, False, 0, nodes
 
 
-def _extend_levels(ops, vid, sid, k, w, max_new, room):
+def _extend_levels(ops, vid, sid, k, w, max_new, room, entries=0):
     """Grow levels k + 1, ... from (vid, sid) with geil.cu's level kernels (``ops.launch``): yields
     (new levels, need, done) once a batch, after its one sync. ``done``: a level came out empty (not
     yielded). ``need`` > 0 ends the growth: the next level has ``need`` entries, more than ``room`` bytes
     (8 an entry, all levels of this call) allow. Without either, the generator ends after ``max_new``.
-    A level passing its arena's capacity is not written; a larger arena takes it, from its counts."""
+    A level passing its arena's capacity is not written; a larger arena takes it, from its counts.
+    ``entries``: what these levels took in all when a run grew them before; the first arena holds that
+    many (room allowing), so a warm call's levels need no second arena."""
     xp = ops.xp
     graph = (ops.adj, np.int32(ops.nw), ops.indptr, ops.indices, ops.outptr)
     grid, used, cap, counted = ops.sms * LEVEL_BLOCKS_PER_SM, 0, 0, None
     while max_new > 0:   # one run: one arena, one table
         n0, rows = len(vid), min(max_new, 4096)
-        cap = min(max(ARENA_MIN_ENTRIES, 4 * n0, 2 * cap), room // 8 - used, LEVEL_MAX_ENTRIES)
+        cap = min(max(ARENA_MIN_ENTRIES, 4 * n0, 2 * cap, entries), room // 8 - used, LEVEL_MAX_ENTRIES)
         arena_v, arena_s = xp.empty(max(cap, 1), xp.int32), xp.empty(max(cap, 1), xp.int32)
         widest = max(cap, n0, 1)   # a level this run counts: the first, or one in the arena
         scratch = (xp.empty(widest, xp.int32), xp.empty(widest, xp.int64),
@@ -741,8 +744,8 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
             return vid1, e_d[keep_e].astype(xp.int32), pos1[xp.subtract(e_s[keep_e], a)].astype(xp.int32)
 
         # one window: a warm call keeps its first two levels (more windows would keep their sum)
-        vid1, vid, sid = (ops.derived(("levels", by, w, a, b, w_cur), first_levels) if keep and len(wins) == 1
-                          else first_levels())
+        window = ("levels", by, w, a, b, w_cur)
+        vid1, vid, sid = (ops.derived(window, first_levels) if keep and len(wins) == 1 else first_levels())
         levels = [(vid1, None), (vid, sid)]
         held, widest = vid1.nbytes + vid.nbytes * 2, len(vid)
         k, fallback, done = 2, False, len(vid) == 0
@@ -756,7 +759,8 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
             room = budget_levels - held
             if p["strategy"] == "bfs":   # no fallback: as far as memory goes
                 room = max(room, int(0.9 * free_bytes())) if gpu else 1 << 62
-            for step in ops.extend(*levels[-1], k, w_cur, top - k, room):
+            entries = prep.grown.get(window, 0) if keep else 0
+            for step in ops.extend(*levels[-1], k, w_cur, top - k, room, entries):
                 new, need, done = step
                 levels += new
                 k += len(new)
@@ -809,6 +813,8 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
         wi += 1
         if bar is not None:
             bar.update(1)
+        if keep:   # the next run's first arena (_extend_levels)
+            prep.grown[window] = sum(len(v) for v, _ in levels[2:])
         del levels
     if stopped:
         return _finish(prep, ops, p, base, gpu, locals(), max(lower, best_bfs), None, None,
