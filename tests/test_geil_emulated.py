@@ -338,6 +338,23 @@ def test_public_calls(emu):
     assert geil.clique_number(G, device="cpu") == omega
 
 
+def test_public_calls_with_other_switches_on_one_graph(emu, monkeypatch):
+    """The kept start, pruning, first levels and arena sizes of one graph under calls whose switches
+    differ (heuristic, windows, a level budget that falls back, tiny arenas): every answer exact."""
+    monkeypatch.setattr(geil, "ARENA_MIN_ENTRIES", 8)
+    H = _planted_graph(60, 0.3, 8, seed=9)
+    omega, want = oracle(H)
+    G = from_networkx(H)
+    searched = []
+    monkeypatch.setattr(geil, "_search", lambda *a, _search=geil._search, **kw: searched.append(kw["keep"])
+                        or _search(*a, **kw))
+    for switches in ({}, {"window": 20}, {"level_bytes": 1 << 10}, {"heuristic": "none"},
+                     {"heuristic": "single-core"}, {"level_bytes": 1 << 10}, {}):
+        assert geil.max_cliques(G, device="cpu", **switches) == (omega, want), switches
+        assert geil.clique_number(G, device="cpu", **switches) == omega, switches
+    assert len(searched) >= 7 and all(searched)   # Geil's search answered, keeping
+
+
 def test_branch_and_bound_direct(emu):
     """bnb_kernel alone, one sub-problem per source (R = [s], C = its later neighbours) of a
     Moon-Moser graph: mode 0 raises the bound from 1 to omega with a real clique, mode 1 counts
