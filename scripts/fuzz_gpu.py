@@ -105,6 +105,10 @@ def general(fam: str, seed: int, r: random.Random, H: nx.Graph) -> None:
         run = geil.prepare(G).run
         check(fam, seed, f"geil run {kw}", lambda kw=kw, run=run: (lambda res: (res.omega, sorted_cliques(
               res.cliques)))(run(listing=True, **kw)), ties)
+    # the public call's kept state under switches that differ (not drawn from r: seeds keep their graphs)
+    for kw in ({"window": (4, 64)[seed % 2]}, {"level_bytes": (1 << 10, 1 << 14)[seed % 2]}):
+        check(fam, seed, f"max_cliques {kw}", lambda kw=kw: (lambda o, cs: (o, sorted_cliques(cs)))(
+              *mk.max_cliques(G, device="gpu", **kw)), ties)
     counts = mk.clique_counts(G, device="cpu")
     check(fam, seed, "clique_counts", lambda: mk.clique_counts(G, device="gpu"), counts)
     for k in sorted({3, 4, r.randint(3, max(3, omega + 1)), r.randint(5, 12)}):
