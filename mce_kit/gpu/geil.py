@@ -81,7 +81,9 @@ THREADS = 256
 # data/results/logs/geil_levels_h200_9f0b231.log). Batched, warm max_cliques took 0.80-0.93x the time on
 # the sparse graphs (email-Eu-core 2.82 against 3.33 ms, socfb-MIT 4.42 against 5.53) and 1.05-1.14x on
 # the DIMACS graphs with wide levels (hamming8-4 18.8 against 16.5 ms): one H200, both trees in one
-# process (data/results/logs/geil_batched_levels_h200.log).
+# process (data/results/logs/geil_batched_levels_h200.log). Those levels moved through two or three
+# arenas; a kept run's first arena now holds the entries the last run took (``_extend_levels``), and
+# warm calls there took 0.71-0.86x 470119a's time (data/results/logs/geil_keep_h200_2d1414e.log).
 LEVEL_BATCH = 8
 LEVEL_BLOCKS_PER_SM = 8   # the level kernels' grid; each block takes the next tile of a level left
 ARENA_MIN_ENTRIES = 1 << 18  # a run's arena holds at least this many entries (8 bytes each)
@@ -744,8 +746,9 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
             return vid1, e_d[keep_e].astype(xp.int32), pos1[xp.subtract(e_s[keep_e], a)].astype(xp.int32)
 
         # one window: a warm call keeps its first two levels (more windows would keep their sum)
-        window = ("levels", by, w, a, b, w_cur)
-        vid1, vid, sid = (ops.derived(window, first_levels) if keep and len(wins) == 1 else first_levels())
+        window_key = ("levels", by, w, a, b, w_cur)
+        vid1, vid, sid = (ops.derived(window_key, first_levels) if keep and len(wins) == 1
+                          else first_levels())
         levels = [(vid1, None), (vid, sid)]
         held, widest = vid1.nbytes + vid.nbytes * 2, len(vid)
         k, fallback, done = 2, False, len(vid) == 0
@@ -759,7 +762,7 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
             room = budget_levels - held
             if p["strategy"] == "bfs":   # no fallback: as far as memory goes
                 room = max(room, int(0.9 * free_bytes())) if gpu else 1 << 62
-            entries = prep.grown.get(window, 0) if keep else 0
+            entries = prep.grown.get(window_key, 0) if keep else 0
             for step in ops.extend(*levels[-1], k, w_cur, top - k, room, entries):
                 new, need, done = step
                 levels += new
@@ -814,7 +817,7 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
         if bar is not None:
             bar.update(1)
         if keep:   # the next run's first arena (_extend_levels)
-            prep.grown[window] = sum(len(v) for v, _ in levels[2:])
+            prep.grown[window_key] = sum(len(v) for v, _ in levels[2:])
         del levels
     if stopped:
         return _finish(prep, ops, p, base, gpu, locals(), max(lower, best_bfs), None, None,
