@@ -51,8 +51,9 @@ __all__ = sorted(_EXPORTS) + sorted(_SUBMODULES)
 
 
 def __getattr__(name):
-    if name in _EXPORTS:
-        return getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+    if name in _EXPORTS:   # kept as a global once imported: a later mk.<name> skips this hook
+        value = globals()[name] = getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+        return value
     if name in _SUBMODULES:
         return import_module(f".{name}", __name__)
     raise AttributeError(f"module 'mce_kit' has no attribute {name!r}")

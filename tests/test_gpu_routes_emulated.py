@@ -192,3 +192,31 @@ def test_edge_cases_of_the_gpu_route(tmp_path_factory):
     and the max-clique ties rule."""
     out = json.loads(run_script(EDGES, tmp_path_factory.getbasetemp() / "fake_cupy").splitlines()[-1])
     assert out == {k: True for k in out} and len(out) == 15, out
+
+
+SUBSETS = """
+import json
+import numpy as np
+import networkx as nx
+import mce_kit as mk
+from mce_kit.gpu import cliquecount
+from mce_kit.prepared import kept
+from graph_families import from_networkx
+
+G = from_networkx(nx.powerlaw_cluster_graph(120, 5, 0.5, seed=4), "power-law cluster")
+prep = kept(G, ("cliquecount",), lambda: cliquecount.Prepared(G))
+n = len(prep.orient("degeneracy").u)
+odd, even = np.arange(1, n, 2), np.arange(0, n, 2)
+got = [prep.run(k_max=6, tasks=t).answer for t in (even, odd, even)]
+whole = mk.clique_counts(G, 6, device="cpu")
+twice = [mk.clique_counts(G, 6, device="gpu") for _ in range(2)]
+print(json.dumps({"halves add up": all(got[0].get(k, 0) + got[1].get(k, 0) == whole[k] for k in range(3, 7)),
+                  "a half again": got[2] == got[0], "every task, twice": twice == [whole] * 2}))
+"""
+
+
+def test_pivot_counts_of_task_subsets_in_turn(tmp_path_factory):
+    """The pivot counter keeps its last leaf table's counts: subsets of one graph's tasks in turn (the
+    tables differ) each get their own, and the two halves add up to the CPU's counts."""
+    out = json.loads(run_script(SUBSETS, tmp_path_factory.getbasetemp() / "fake_cupy").splitlines()[-1])
+    assert out == {k: True for k in out}, out

@@ -106,9 +106,15 @@ _WRITTEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def params_words(dtype: np.dtype, values: dict, as_word=lambda x: x) -> tuple:
     """``values`` in ``dtype``'s field order, each through ``as_word`` (a device array becomes its
     address); a TypeError naming the fields given that ``dtype`` lacks, or lacks given."""
-    if len(values) != len(dtype.names) or set(values) != set(dtype.names):
-        raise TypeError(f"Params fields differ: {sorted(set(values) ^ set(dtype.names))}")
-    return tuple(as_word(values[name]) for name in dtype.names)
+    names, given = dtype.names, values.keys()
+    if len(given) != len(names) or given != _name_set(dtype):
+        raise TypeError(f"Params fields differ: {sorted(set(values) ^ set(names))}")
+    return tuple(as_word(values[name]) for name in names)
+
+
+@functools.cache
+def _name_set(dtype: np.dtype) -> frozenset:
+    return frozenset(dtype.names)
 
 
 def pack_params(dtype: np.dtype, values: dict, as_word=lambda x: x) -> np.ndarray:
