@@ -73,9 +73,10 @@ import mce_kit as mk
 import fake_cupy
 
 import networkx as nx
-from graph_families import from_networkx
+from graph_families import from_networkx, random_bipartite
 
 G = from_networkx(nx.powerlaw_cluster_graph(400, 6, 0.6, seed=3), "power-law cluster")
+B = random_bipartite(60, 40, 0.15, seed=5)
 asked = {}
 for what, call, want in [
         ("listing", lambda: mk.count_k_cliques(G, 4, device="gpu", algorithm="listing"),
@@ -83,7 +84,9 @@ for what, call, want in [
         ("pivot", lambda: mk.count_k_cliques(G, 5, device="gpu", algorithm="pivot"),
          mk.count_k_cliques(G, 5, device="cpu")),
         ("mce", lambda: mk.count_maximal_cliques(G, device="gpu"),
-         mk.count_maximal_cliques(G, device="cpu"))]:
+         mk.count_maximal_cliques(G, device="cpu")),
+        ("mbe", lambda: mk.count_maximal_bicliques(B, device="gpu"),
+         mk.count_maximal_bicliques(B, device="cpu"))]:
     answers = [int(call()) for _ in range(2)]   # cold, then warm
     fake_cupy.calls.clear()
     answers.append(int(call()))
@@ -201,7 +204,7 @@ import networkx as nx
 import mce_kit as mk
 from mce_kit.gpu import cliquecount
 from mce_kit.prepared import kept
-from graph_families import from_networkx
+from graph_families import from_networkx, random_bipartite
 
 G = from_networkx(nx.powerlaw_cluster_graph(120, 5, 0.5, seed=4), "power-law cluster")
 prep = kept(G, ("cliquecount",), lambda: cliquecount.Prepared(G))

@@ -54,6 +54,7 @@ from .launch import (
     in_shared_queue,
     params_dtype,
     pick_tasks,
+    plan_key,
     plan_passes,
     set_params,
     sm_count,
@@ -620,12 +621,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
 
 def _plan_key(p: dict, listing, max_buffer_bytes) -> tuple | None:
     # p is {**DEFAULTS, **given}, no other names: its values in DEFAULTS' order name it
-    key = ("launch", bool(listing), max_buffer_bytes, *sorted(_DEFINES.items()), *p.values())
-    try:
-        hash(key)
-    except TypeError:   # (a parameter given as an unhashable value: not kept)
-        return None
-    return key
+    return plan_key("launch", bool(listing), max_buffer_bytes, *sorted(_DEFINES.items()), *p.values())
 
 
 def _plan(ori: Oriented, p: dict, k: int, listing, tasks, max_buffer_bytes) -> LaunchPlan:

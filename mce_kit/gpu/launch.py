@@ -220,6 +220,16 @@ def plan_passes(needs, n_workers: int, budget: int, label: str, describe=None, a
     return passes
 
 
+def plan_key(*settings) -> tuple | None:
+    """``with_kept_plan``'s key for a run of these settings (a launcher's parameters in a fixed order,
+    its compile-time defines...); None where one is unhashable (a value given as a list): not kept."""
+    try:
+        hash(settings)
+    except TypeError:
+        return None
+    return settings
+
+
 def with_kept_plan(memo: dict, key, make_plan, one_pass, launch):
     """``launch(plan)`` with the plan kept in ``memo[key]`` for the next call when ``one_pass(plan)``
     (a plan of several passes depends on the free memory of its moment; ``key`` None: never kept),
