@@ -1,6 +1,7 @@
 """Warm public calls of two trees in one process: the base tree (``git archive REV mce_kit | tar -x -C
 DIR``) is imported as ``mce_kit_base`` beside the working tree's ``mce_kit``; each case's calls alternate
-(base, new, base, ...), 21 each after 3 warm-up calls, and the medians are printed with their ratio.
+(base, new, base, ...), 21 each after 3 warm-up calls, and the medians are printed with their ratio. The
+base tree compiles its kernels into files of its own (one file would give both trees one launch record).
 Hosts of one GPU kind differ by more than most changes between machine starts, and processes of one
 tree by more than a millisecond: one process sees both trees on the same host at the same time.
 Every answer of max_cliques is checked against data/results/maxclique_reference.csv where it has the
@@ -9,12 +10,14 @@ graph; the others are checked base against new. From the checkout's root on a GP
     python3 scripts/ab_trees.py DIR [--call max_cliques|count_maximal_cliques|k4|k6|k8] [GRAPH ...]
 """
 import argparse
+import importlib
 import os
 import shutil
 import statistics
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 ap = argparse.ArgumentParser()
 ap.add_argument("base", help="a folder holding the base tree's mce_kit/")
@@ -31,6 +34,10 @@ sys.path.insert(0, side)
 os.environ.setdefault("MCE_KIT_DATA", os.path.abspath("data"))
 import mce_kit_base as base  # noqa: E402
 import pandas as pd  # noqa: E402
+
+# the base tree's kernels from files of its own: CuPy loads a cubin once per process, so one file
+# would give both trees one __constant__ launch record, each tree's kept copy of it then stale
+importlib.import_module("mce_kit_base.gpu.loader").cache_dir = lambda: Path(side) / "kernels"
 
 import mce_kit as new  # noqa: E402
 
@@ -70,8 +77,9 @@ for name in args.graphs:
     for _ in range(args.calls):
         for tag, mk in (("base", base), ("new", new)):
             t0 = time.perf_counter()
-            call(mk, graphs[tag])
+            got = call(mk, graphs[tag])
             sync()
             ts[tag].append((time.perf_counter() - t0) * 1e3)
+            ok &= got == answers[tag]   # every timed call's answer too
     b, n = statistics.median(ts["base"]), statistics.median(ts["new"])
     print(f"{name:17s} base {b:8.3f} ms  new {n:8.3f} ms  new/base {n / b:5.2f}  answers ok={ok}", flush=True)

@@ -17,7 +17,11 @@ WRITTEN = getattr(launch, "_WRITTEN", None)   # (a tree without the kept launch 
 
 def held_records():
     """The launch records held now, by identity: a record copied anew is a new tuple."""
-    return {} if WRITTEN is None else {(id(m), at): id(w) for m, d in WRITTEN.items() for at, w in d.items()}
+    if WRITTEN is None:
+        return {}
+    if isinstance(WRITTEN, dict):   # by the struct's address: (record, module)
+        return {at: id(held[0]) for at, held in WRITTEN.items()}
+    return {(id(m), at): id(w) for m, d in WRITTEN.items() for at, w in d.items()}   # (by module, before)
 
 CASES = [("CA-GrQc", 6), ("CA-HepTh", 6), ("Email-Enron", 6), ("soc-Slashdot0902", 6), ("CA-GrQc", 8),
          ("CA-HepTh", 8), ("CA-GrQc", 10), ("CA-HepTh", 10), ("email-Eu-core", 10), ("CA-GrQc", 4),

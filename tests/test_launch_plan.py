@@ -136,13 +136,20 @@ def test_set_params_copies_a_record_only_when_it_differs(monkeypatch):
         ndarray=type("ndarray", (), {}), cuda=types.SimpleNamespace(get_device_id=lambda: device[0])))
 
     class Module:
-        def __init__(self):
-            self.copies = []
+        """A loaded module: one constant struct per (symbol, GPU), at its own address."""
+
+        def __init__(self, structs=None):
+            self.copies, self.structs = [], {} if structs is None else structs
 
         def get_global(self, symbol):
-            return types.SimpleNamespace(copy_from_host=lambda ptr, n: self.copies.append(
-                (symbol, device[0], ctypes.string_at(ptr, n))))
+            at = (symbol, device[0])
+            if at not in self.structs:
+                self.structs[at] = types.SimpleNamespace(ptr=1000 + 8 * len(self.structs) + 100 * id(self),
+                                                         copy_from_host=lambda ptr, n: self.copies.append(
+                                                             (symbol, device[0], ctypes.string_at(ptr, n))))
+            return self.structs[at]
 
+    monkeypatch.setattr(launch, "_WRITTEN", {})
     dtype = launch.params_dtype(pointers=("a",), i4=("n", "k"))
     one, two = Module(), Module()
     launch.set_params(one, dtype, a=8, n=1, k=4)
@@ -157,5 +164,12 @@ def test_set_params_copies_a_record_only_when_it_differs(monkeypatch):
     launch.set_params(one, dtype, a=8, n=1, k=4)       # and another GPU
     assert [(s, d) for s, d, _ in one.copies] == [("G", 0)] * 3 + [("H", 0), ("G", 1)]
     assert len(two.copies) == 1
+    # two module objects of one loaded cubin (CuPy loads a file once): one struct, written by both
+    device[0] = 0
+    same = Module(one.structs)   # (the struct's copies are logged in one.copies)
+    launch.set_params(same, dtype, a=9, n=1, k=4)
+    launch.set_params(one, dtype, a=8, n=1, k=4)       # overwritten by the other: copied again
+    assert [c[2] for c in one.copies[5:]] == [launch.pack_params(dtype, {"a": a, "n": 1, "k": 4}).tobytes()
+                                              for a in (9, 8)]
     with pytest.raises(TypeError, match="fields differ"):
         launch.set_params(one, dtype, a=8, n=1)

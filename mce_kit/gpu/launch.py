@@ -19,7 +19,6 @@ import contextlib
 import contextvars
 import functools
 import re
-import weakref
 
 import numpy as np
 
@@ -77,30 +76,31 @@ def _next_task_counter(values: dict) -> object:
 def set_params(module, dtype: np.dtype, symbol: str = "G", **values) -> None:
     """Copy one launch's parameters into the module's ``__constant__`` struct ``symbol``. A kernel
     whose struct has ``next`` gets its task counter from ``_next_task_counter`` unless given. A
-    record equal to the one this module's ``symbol`` last received on this GPU is not copied again:
-    a warm call repeats its record (kept buffers, CuPy's pool handing back the same blocks), and the
-    packing and the synchronous copy took ~15 us of its host time."""
+    record equal to the one that struct last received is not copied again: a warm call repeats its
+    record (kept buffers, CuPy's pool handing back the same blocks), and the packing and the
+    synchronous copy took ~15 us of its host time. The struct is known by its device address, not
+    by the module object: CuPy loads a cubin once per process, so two module objects of one file
+    (a cleared loader cache, two copies of mce_kit) share it, and a record one of them wrote is
+    overwritten by the other."""
     import cupy
 
     if "next" in dtype.names and "next" not in values:
         values["next"] = _next_task_counter(values)
     words = params_words(dtype, values, lambda a: a.data.ptr if isinstance(a, cupy.ndarray) else a)
-    try:
-        written = _WRITTEN.setdefault(module, {})
-    except TypeError:   # a module that takes no weak reference: copied every time
-        written = {}
-    at = (symbol, cupy.cuda.get_device_id())
-    if _KEEP_RECORDS and written.get(at) == words:
+    target = module.get_global(symbol)
+    at = (getattr(target, "ptr", id(target)), cupy.cuda.get_device_id())
+    last = _WRITTEN.get(at)
+    if _KEEP_RECORDS and last is not None and last[0] == words:
         return
-    written.pop(at, None)   # (unknown until the copy has landed)
+    _WRITTEN.pop(at, None)   # (unknown until the copy has landed)
     host = np.array([words], dtype=dtype)
-    module.get_global(symbol).copy_from_host(host.ctypes.data, host.nbytes)
-    written[at] = words
+    target.copy_from_host(host.ctypes.data, host.nbytes)
+    _WRITTEN[at] = (words, module, target)   # (kept alive: the address stays theirs)
 
 
 _KEEP_RECORDS = True   # the shortcut above (a switch for scripts/ab_records.py to time it against)
-# per loaded module, {(symbol, GPU): the record its __constant__ struct holds there}
-_WRITTEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# {(a __constant__ struct's device address, GPU): (the record it holds, its module, the struct)}
+_WRITTEN: dict = {}
 
 
 def params_words(dtype: np.dtype, values: dict, as_word=lambda x: x) -> tuple:
