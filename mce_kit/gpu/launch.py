@@ -79,9 +79,9 @@ def set_params(module, dtype: np.dtype, symbol: str = "G", **values) -> None:
     record equal to the one that struct last received is not copied again: a warm call repeats its
     record (kept buffers, CuPy's pool handing back the same blocks), and the packing and the
     synchronous copy took ~15 us of its host time. The struct is known by its device address, not
-    by the module object: CuPy loads a cubin once per process, so two module objects of one file
-    (a cleared loader cache, two copies of mce_kit) share it, and a record one of them wrote is
-    overwritten by the other."""
+    by the module object: CuPy loads a file once per process and GPU (its ``_get_raw_module`` is
+    memoized), so module objects of one cubin (after a cleared loader cache; two copies of mce_kit)
+    share one struct, and each overwrites the record the other noted."""
     import cupy
 
     if "next" in dtype.names and "next" not in values:
