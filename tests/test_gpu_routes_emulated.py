@@ -223,3 +223,36 @@ def test_pivot_counts_of_task_subsets_in_turn(tmp_path_factory):
     tables differ) each get their own, and the two halves add up to the CPU's counts."""
     out = json.loads(run_script(SUBSETS, tmp_path_factory.getbasetemp() / "fake_cupy").splitlines()[-1])
     assert out == {k: True for k in out}, out
+
+
+MIXED_GMBE = """
+import json
+import mce_kit as mk
+from graph_families import random_bipartite
+
+bad = []
+for seed in range(3):
+    B = random_bipartite(20 + 7 * seed, 12 + 5 * seed, 0.2 + 0.05 * seed, seed=seed)
+    count = int(mk.count_maximal_bicliques(B, device="cpu"))
+    listed = sorted((tuple(sorted(L)), tuple(sorted(R))) for L, R in mk.maximal_bicliques(B, device="cpu"))
+    large = int(mk.count_maximal_bicliques(B, device="cpu", min_left=2, min_right=2))
+    for kw in [{}, {}, "list", {"tau": 8}, {}, {"level": "gmbe+"}, "large",
+               {"level": "warp", "union": "merge"}, "list", {"max_buffer_bytes": 4096}, {}]:
+        if kw == "list":
+            got, want = sorted((tuple(sorted(L)), tuple(sorted(R)))
+                               for L, R in mk.maximal_bicliques(B, device="gpu")), listed
+        elif kw == "large":
+            got, want = int(mk.count_maximal_bicliques(B, device="gpu", min_left=2, min_right=2)), large
+        else:
+            got, want = int(mk.count_maximal_bicliques(B, device="gpu", **kw)), count
+        if got != want:
+            bad.append(f"seed {seed} {kw}: {str(got):.80} != {str(want):.80}")
+print(json.dumps(bad))
+"""
+
+
+def test_kept_gmbe_plans_under_settings_that_differ(tmp_path_factory):
+    """One bipartite graph's kept GMBE+ plans (one per setting) under public calls in turn: counts,
+    listing, size floors, other levels and unions, a buffer cap that takes several passes."""
+    out = run_script(MIXED_GMBE, tmp_path_factory.getbasetemp() / "fake_cupy")
+    assert json.loads(out.splitlines()[-1]) == []
