@@ -139,6 +139,13 @@ def bipartite(seed: int, r: random.Random) -> None:
     listed = sorted((sorted(x), sorted(y)) for x, y in mk.maximal_bicliques(B, device="cpu"))
     check("bipartite", seed, "maximal_bicliques",
           lambda: sorted((sorted(x), sorted(y)) for x, y in mk.maximal_bicliques(B, device="gpu")), listed)
+    # other settings on the same graph: each keeps a plan of its own beside the default's
+    setting = r.choice([{"level": "gmbe+"}, {"level": "warp", "union": "merge"}, {"tau": 8},
+                        {"donate": "always"}, {"max_buffer_bytes": 4096}])
+    check("bipartite", seed, f"count_maximal_bicliques {setting}",
+          lambda: int(mk.count_maximal_bicliques(B, device="gpu", **setting)), want)
+    check("bipartite", seed, "count_maximal_bicliques again",
+          lambda: int(mk.count_maximal_bicliques(B, device="gpu")), want)
 
 
 start = time.perf_counter()
