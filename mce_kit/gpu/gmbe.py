@@ -381,7 +381,8 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=Non
     p = _check(params)
     subset = pick_tasks(seeds, len(prep.seeds), "GMBE+")
     require_gpu()
-    # sorting and sizing 89k seeds took a warm dbpedia-writer call ~1 ms of host time (one H200)
+    # sorting and sizing dbpedia-writer's 46k seeds again took most of its warm call: 6.1 ms, 1.3 with
+    # the plan kept (frontdoor.csv at 2d1414e and 8b9fd97, one H200)
     key = plan_key("launch", bool(listing), max_buffer_bytes, queue_cap, *sorted(_DEFINES.items()),
                    *p.values()) if subset is None else None
     return with_kept_plan(prep.memo, key,
