@@ -240,6 +240,7 @@ _BUILT: dict = {}
 class _Global:
     def __init__(self, module: _Module, name: str):
         self.module, self.name = module, name
+        self.ptr = hash((id(module), name))   # one struct, one address (as a CUDA symbol's)
 
     def copy_from_host(self, ptr: int, nbytes: int):
         calls["constant copy"] += 1

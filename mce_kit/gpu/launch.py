@@ -88,7 +88,7 @@ def set_params(module, dtype: np.dtype, symbol: str = "G", **values) -> None:
         values["next"] = _next_task_counter(values)
     words = params_words(dtype, values, lambda a: a.data.ptr if isinstance(a, cupy.ndarray) else a)
     target = module.get_global(symbol)
-    at = (getattr(target, "ptr", id(target)), cupy.cuda.get_device_id())
+    at = (target.ptr, cupy.cuda.get_device_id())
     last = _WRITTEN.get(at)
     if _KEEP_RECORDS and last is not None and last[0] == words:
         return
