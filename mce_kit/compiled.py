@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import njit
+from .jit import njit, sort_ints
 from .threads import strided
 
 ENTRIES_PER_THREAD = 1 << 16  # ~0.4 ms of serial work (GPU host): more than a hand-off (~0.3 ms for 16)
@@ -82,7 +82,7 @@ def _peel(indptr, indices):
             if deg[w] <= k:
                 batch[nb] = w
                 nb += 1
-        batch[:nb].sort()
+        sort_ints(batch, nb)
     return order, core
 
 

@@ -8,6 +8,14 @@ it crashes. ``njit`` here holds a file lock in the cache folder while Numba read
 (exclusive) a cached overload, so a process sees an index and its data files as one. Every compiled
 function of mce_kit is made with it.
 
+No compiled function of mce_kit calls Numba's own sorts (``np.sort``, ``np.argsort``,
+``ndarray.sort``, ``sorted``...): each is a closure made per use whose machine-code symbol is its
+shared qualified name, a version number counted in the compiling process, and the argument types.
+Two cached functions compiled in different processes can carry different sorts under one symbol, and
+a process that loads both binds the second's calls to the first's code (seen on an H200, 2026-11-28:
+``maxclique_engine.search``'s argsort ran ``compiled._peel``'s in-place sort and the search crashed).
+``sort_ints`` below is a module-level function: one symbol, one body. ``tests/test_jit.py`` checks.
+
     from .jit import njit
 
     @njit(nogil=True)
@@ -85,3 +93,39 @@ def _locked(path: str, how: int):
     finally:
         _HELD.on = False
         os.close(fd)   # (closing releases the lock)
+
+
+@njit(nogil=True)
+def sort_ints(a, n):
+    """Sort ``a[:n]`` ascending in place: insertion sort for short runs, else heapsort."""
+    if n <= 16:
+        for i in range(1, n):
+            x = a[i]
+            j = i - 1
+            while j >= 0 and a[j] > x:
+                a[j + 1] = a[j]
+                j -= 1
+            a[j + 1] = x
+        return
+    for top in range(n // 2 - 1, -1, -1):
+        _sift(a, top, n)
+    for end in range(n - 1, 0, -1):
+        a[0], a[end] = a[end], a[0]
+        _sift(a, 0, end)
+
+
+@njit(nogil=True, inline="always")
+def _sift(a, i, n):
+    """Move ``a[i]`` down the max-heap ``a[:n]`` to its place."""
+    x = a[i]
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and a[c + 1] > a[c]:
+            c += 1
+        if a[c] <= x:
+            break
+        a[i] = a[c]
+        i = c
+    a[i] = x

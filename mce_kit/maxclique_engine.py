@@ -138,11 +138,21 @@ def search(optr, oidx, core, roots, start, stop, target, upper, ties, rising, no
             if s2 + 1 < target:
                 start += 1
                 continue
-            # relabel by falling local degree: those colour first, the loose ones branch first
-            keys = np.empty(s2, np.int64)
+            # relabel by falling local degree (ties: rising k): those colour first, the loose ones
+            # branch first. A counting sort: no Numba sort inside a cached function (mce_kit.jit)
+            top = 0
             for k in range(s2):
-                keys[k] = -deg[S2[k]] * 65536 + k
-            srt = np.argsort(keys)
+                top = max(top, deg[S2[k]])
+            first = np.zeros(top + 2, np.int64)   # first[top - d]: where degree d's run starts
+            for k in range(s2):
+                first[top - deg[S2[k]] + 1] += 1
+            for d in range(1, top + 2):
+                first[d] += first[d - 1]
+            srt = np.empty(s2, np.int64)
+            for k in range(s2):
+                d = top - deg[S2[k]]
+                srt[first[d]] = k
+                first[d] += 1
             W2 = (s2 + 63) >> 6
             for k in range(s2):
                 loc[S2[srt[k]]] = k

@@ -67,3 +67,42 @@ def test_a_folder_without_locks_still_loads_and_saves(tmp_path, monkeypatch):
     with jit._locked(str(tmp_path / jit.LOCK_NAME), jit.fcntl.LOCK_EX):
         ran = True
     assert ran and not jit._HELD.on
+
+
+NUMBA_SORTS = {"sort", "argsort", "sorted", "unique", "median", "percentile", "quantile", "partition",
+               "argpartition", "lexsort"}
+
+
+def test_no_compiled_function_calls_a_numba_sort():
+    """Numba's sorts are closures whose symbols can collide between cached functions (mce_kit.jit)."""
+    import ast
+    import pathlib
+
+    import mce_kit
+
+    found, jitted = [], 0
+    for path in pathlib.Path(mce_kit.__file__).parent.rglob("*.py"):
+        for fn in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(fn, ast.FunctionDef):
+                continue
+            if not any("jit" in ast.unparse(d) for d in fn.decorator_list):
+                continue
+            jitted += 1
+            for call in ast.walk(fn):
+                if isinstance(call, ast.Call):
+                    name = ast.unparse(call.func).rsplit(".", 1)[-1]
+                    if name in NUMBA_SORTS:
+                        found.append(f"{path.name}:{call.lineno} {fn.name}: {ast.unparse(call.func)}")
+    assert jitted >= 40 and not found, found
+
+
+def test_sort_ints_sorts_in_place_up_to_n():
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    for n in [0, 1, 2, 15, 16, 17, 18, 100, 1001]:
+        for dtype in (np.int64, np.int32):
+            a = rng.integers(-50, 50, n + 7).astype(dtype)
+            want = np.concatenate([np.sort(a[:n]), a[n:]])
+            jit.sort_ints(a, n)
+            assert np.array_equal(a, want), (n, dtype)
