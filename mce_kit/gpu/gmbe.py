@@ -21,6 +21,7 @@ Unknown names raise TypeError.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 
@@ -150,9 +151,13 @@ class Prepared:
     memo: dict = field(default_factory=dict)   # launch plans kept for warm calls (``_run``)
     device: OnDevice = field(default_factory=OnDevice)  # the CSRs on the GPU, each uploaded once
 
+    @functools.cached_property
+    def seed_deg(self) -> np.ndarray:
+        """|N(s)| of each seed (int64)."""
+        return np.diff(self.v_indptr)[self.seeds].astype(np.int64)
+
     def need_words(self, tau: int) -> np.ndarray:
-        deg = np.diff(self.v_indptr)[self.seeds]
-        return node_buf_words(deg, self.nw, self.p2, _tw(tau))
+        return node_buf_words(self.seed_deg, self.nw, self.p2, _tw(tau))
 
     def run(self, *, listing=False, max_buffer_bytes=None, queue_cap=None, seeds=None,
             **params) -> GMBEResult:
@@ -281,7 +286,7 @@ def plan(prep: Prepared, p: dict, n_workers: int, budget: int, seeds=None):
     def describe(j):
         i = pick[j]
         return (f"seed v={int(prep.order[prep.seeds[i]])} (|N(v)|="
-                f"{int(np.diff(prep.v_indptr)[prep.seeds[i]])}, |N2|={int(prep.nw[i])})")
+                f"{int(prep.seed_deg[i])}, |N2|={int(prep.nw[i])})")
 
     passes = plan_passes({"buf": need}, n_workers, budget, "GMBE+", describe)
     return [(pick[idx], caps["buf"], workers) for idx, caps, workers in passes]
@@ -297,49 +302,53 @@ def may_split(prep: Prepared, idx: np.ndarray, p: dict) -> np.ndarray:
     |C| <= |N2| - 1)."""
     if p["level"] != "gmbe+" or not len(idx):
         return np.zeros(len(idx), dtype=bool)
-    deg = np.diff(prep.v_indptr)[prep.seeds[idx]].astype(np.int64)
+    deg = prep.seed_deg[idx]
     c = prep.nw[idx].astype(np.int64) - 1
     h = np.minimum(deg, c)
     return (h > p["bound_height"]) & (h * c > p["bound_size"])
 
 
-def gets_slot(prep: Prepared, idx: np.ndarray, p: dict) -> np.ndarray:
+def gets_slot(prep: Prepared, idx: np.ndarray, p: dict, may: np.ndarray | None = None) -> np.ndarray:
     """Which of the seeds ``idx`` want an arena slot (2-hop set, local neighbourhoods, root states, read by
-    sub-tasks): those that may split, and where workers donate every seed with >= 2 candidates and
-    |N(v)| >= 2 (a tree below the root)."""
-    may = may_split(prep, idx, p)
+    sub-tasks): those that may split (``may``, if known), and where workers donate every seed with >= 2
+    candidates and |N(v)| >= 2 (a tree below the root)."""
+    may = may_split(prep, idx, p) if may is None else may.copy()
     if donates(p) and len(idx):
-        deg = np.diff(prep.v_indptr)[prep.seeds[idx]].astype(np.int64)
-        may |= (deg >= 2) & (prep.nw[idx].astype(np.int64) - 1 >= 2)
+        may |= (prep.seed_deg[idx] >= 2) & (prep.nw[idx].astype(np.int64) - 1 >= 2)
     return may
 
 
-def queue_bound(prep: Prepared, idx: np.ndarray, p: dict) -> int:
+def queue_bound(prep: Prepared, idx: np.ndarray, p: dict, may: np.ndarray | None = None) -> int:
     """Global-queue entries for the seeds ``idx``: every root sub-task of level gmbe+ (|C| <= |N2| - 1
-    for each seed that may split), plus DONATE_QUEUE for donated children where workers donate."""
-    may = may_split(prep, idx, p)
+    for each seed that may split; ``may``, if known), plus DONATE_QUEUE for donated children where
+    workers donate."""
+    may = may_split(prep, idx, p) if may is None else may
     return int((prep.nw[idx].astype(np.int64) - 1)[may].sum()) + 1 + DONATE_QUEUE * donates(p)
 
 
-def snap_plan(prep: Prepared, idx: np.ndarray, p: dict, budget: int) -> int:
+def snap_plan(prep: Prepared, idx: np.ndarray, p: dict, budget: int, slot: np.ndarray | None = None) -> int:
     """Snapshot pool size in 32-word units: SNAP_SLOTS of the largest splittable seed of ``idx``,
-    within ``budget`` bytes (0: no donations; a full pool only stops further donations)."""
-    may = gets_slot(prep, idx, p)
+    within ``budget`` bytes (0: no donations; a full pool only stops further donations). ``slot``:
+    ``gets_slot``'s answer, if known."""
+    may = gets_slot(prep, idx, p) if slot is None else slot
     if not donates(p) or not may.any():
         return 0
-    deg = np.diff(prep.v_indptr)[prep.seeds[idx[may]]]
-    unit = int(snap_units(deg, prep.nw[idx[may]]).max())
+    unit = int(snap_units(prep.seed_deg[idx[may]], prep.nw[idx[may]]).max())
     return int(min(SNAP_SLOTS * unit, budget // 128, 0x7FFFFFFE))
 
 
-def arena_plan(prep: Prepared, idx: np.ndarray, p: dict, budget: int) -> tuple[np.ndarray, int]:
+def arena_plan(prep: Prepared, idx: np.ndarray, p: dict, budget: int,
+               slot: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     """(word offset of each seed's arena slot or -1, total words): the splittable seeds of ``idx``,
-    heaviest first, while their slots fit ``budget`` bytes; the others run un-split (no work is lost)."""
+    heaviest first, while their slots fit ``budget`` bytes; the others run un-split (no work is lost).
+    ``slot``: ``gets_slot``'s answer, if known."""
     off = np.full(len(idx), -1, dtype=np.int64)
-    may = np.flatnonzero(gets_slot(prep, idx, p))
+    may = np.flatnonzero(gets_slot(prep, idx, p) if slot is None else slot)
     if not len(may):
         return off, 1
-    may = may[np.argsort(-prep.p2[idx[may]], kind="stable")]
+    heavy = prep.p2[idx[may]]
+    if (np.diff(heavy) > 0).any():   # (``_plan``'s seeds come heaviest first already)
+        may = may[np.argsort(-heavy, kind="stable")]
     words = arena_words(prep.nw[idx[may]], prep.p2[idx[may]])
     ends = np.cumsum(words)
     keep = ends * 4 <= budget
@@ -411,13 +420,15 @@ def _plan(prep: Prepared, p: dict, subset, listing, max_buffer_bytes, queue_cap)
     passes = []
     for idx, cap, workers in plan(prep, p, n_workers, budget, subset):
         order = idx[np.argsort(-prep.p2[idx], kind="stable")]  # heaviest seeds first
-        gq_cap = queue_bound(prep, order, p)
+        may = may_split(prep, order, p)   # (once: the three plans below read it)
+        slot = gets_slot(prep, order, p, may)
+        gq_cap = queue_bound(prep, order, p, may)
         if gq_cap * 8 > budget // 4:
             gq_cap = max(1, budget // 32)  # a full queue makes the kernel run sub-tasks in place
         if queue_cap is not None:
             gq_cap = max(1, min(gq_cap, int(queue_cap)))
-        a_off, a_words = arena_plan(prep, order, p, int(0.1 * free))
-        snap_cap = snap_plan(prep, order, p, int(0.05 * free))
+        a_off, a_words = arena_plan(prep, order, p, int(0.1 * free), slot)
+        snap_cap = snap_plan(prep, order, p, int(0.05 * free), slot)
         passes.append((order, cap, workers, gq_cap, a_off, a_words, snap_cap))
     return LaunchPlan(passes, flags, scatter, vmap_words if scatter else 0, n_workers, sms, block)
 
