@@ -69,8 +69,11 @@ def test_a_folder_without_locks_still_loads_and_saves(tmp_path, monkeypatch):
     assert ran and not jit._HELD.on
 
 
+# Numba implementations made by a factory per use (a sort's kind and key, searchsorted's side): one
+# qualified name for different bodies. The set operations and histograms sort or search inside.
 NUMBA_SORTS = {"sort", "argsort", "sorted", "unique", "median", "percentile", "quantile", "partition",
-               "argpartition", "lexsort"}
+               "argpartition", "lexsort", "searchsorted", "digitize", "histogram", "isin", "in1d",
+               "intersect1d", "union1d", "setdiff1d"}
 
 
 def test_no_compiled_function_calls_a_numba_sort():
