@@ -14,7 +14,8 @@ shared qualified name, a version number counted in the compiling process, and th
 Two cached functions compiled in different processes can carry different sorts under one symbol, and
 a process that loads both binds the second's calls to the first's code (seen on an H200, 2026-11-28:
 ``maxclique_engine.search``'s argsort ran ``compiled._peel``'s in-place sort and the search crashed).
-``sort_ints`` below is a module-level function: one symbol, one body. ``tests/test_jit.py`` checks.
+``sort_ints`` below is a module-level function: one symbol, one body. ``tests/test_jit.py`` reads
+the sources for such calls and checks the compiled code: no Numba closure with two bodies.
 
     from .jit import njit
 

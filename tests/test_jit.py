@@ -109,3 +109,46 @@ def test_sort_ints_sorts_in_place_up_to_n():
             want = np.concatenate([np.sort(a[:n]), a[n:]])
             jit.sort_ints(a, n)
             assert np.array_equal(a, want), (n, dtype)
+
+
+def test_no_closure_of_numba_has_two_bodies_across_our_compiled_functions():
+    """The hazard itself, whatever made it: a Numba closure (a symbol with ``<locals>`` in it) whose
+    name, its per-process version dropped, stands for two different bodies in the compiled code of
+    the public CPU calls. Two cached functions compiled in different processes can then give both
+    bodies one symbol (mce_kit.jit). Fails on a008d03 (its sort and argsort)."""
+    import collections
+    import re
+
+    import numpy as np
+
+    import mce_kit as mk
+    from mce_kit import compiled
+    from mce_kit.maxclique_engine import clique_bounds, omega_and_clique
+
+    rng = np.random.default_rng(3)
+    edges = np.array([(u, v) for u in range(40) for v in range(u + 1, 40) if rng.random() < 0.3])
+    G = mk.Graph.from_edges(40, edges[:, 0], edges[:, 1])
+    B = mk.BipartiteGraph.from_edges(20, 20, np.arange(60) % 20, (np.arange(60) * 7) % 20)
+    for call in (mk.count_maximal_cliques, mk.clique_number, mk.max_cliques, mk.clique_counts):
+        call(G, device="cpu")
+    mk.count_k_cliques(G, 4, device="cpu")
+    mk.count_maximal_bicliques(B, device="cpu")
+    compiled._peel(G.indptr, G.indices)
+    omega_and_clique(G, bounds=clique_bounds(G))
+
+    noise = re.compile(r"B\d+v\d+|![0-9]+|#[0-9]+|@\.const\.[\w.]+")   # versions, metadata, constants' names
+    bodies, libraries = collections.defaultdict(set), 0
+    for name, mod in list(sys.modules.items()):   # (the calls above imported every engine)
+        if not name.startswith("mce_kit."):
+            continue
+        for value in vars(mod).values():
+            if not (isinstance(value, numba.core.registry.CPUDispatcher) and value.__module__ == name):
+                continue
+            for cres in value.overloads.values():
+                module = getattr(cres.library, "_shared_module", None) or cres.library._final_module
+                libraries += 1
+                for fn in module.functions:
+                    if not fn.is_declaration and "_3clocals_3e" in fn.name:
+                        bodies[noise.sub("", fn.name)].add(noise.sub("", str(fn).split("{", 1)[1]))
+    assert libraries >= 12
+    assert not [name for name, seen in bodies.items() if len(seen) > 1]
