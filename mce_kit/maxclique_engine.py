@@ -143,16 +143,16 @@ def search(optr, oidx, core, roots, start, stop, target, upper, ties, rising, no
             top = 0
             for k in range(s2):
                 top = max(top, deg[S2[k]])
-            first = np.zeros(top + 2, np.int64)   # first[top - d]: where degree d's run starts
+            first = np.zeros(top + 2, np.int64)   # first[top - d]: where the run of degree d starts
             for k in range(s2):
                 first[top - deg[S2[k]] + 1] += 1
             for d in range(1, top + 2):
                 first[d] += first[d - 1]
             srt = np.empty(s2, np.int64)
             for k in range(s2):
-                d = top - deg[S2[k]]
-                srt[first[d]] = k
-                first[d] += 1
+                run = top - deg[S2[k]]
+                srt[first[run]] = k
+                first[run] += 1
             W2 = (s2 + 63) >> 6
             for k in range(s2):
                 loc[S2[srt[k]]] = k
