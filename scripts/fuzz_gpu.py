@@ -82,8 +82,10 @@ def sorted_cliques(cliques) -> list:
 def general(fam: str, seed: int, r: random.Random, H: nx.Graph) -> None:
     G = graph(H)
     small = G.n <= 60
-    if not small and mk.count_maximal_cliques(G, device="cpu") > LISTED_MAX:   # (a dense G(70, p))
-        return many_cliques(fam, seed, G)
+    if not small:
+        count = int(mk.count_maximal_cliques(G, device="cpu"))
+        if count > LISTED_MAX:   # (a dense G(70, p))
+            return many_cliques(fam, seed, G, count)
     maximal = sorted_cliques(nx.find_cliques(H) if small else mk.find_cliques(G, device="cpu"))
     omega = max((len(c) for c in maximal), default=0)
     check(fam, seed, "count_maximal_cliques", lambda: int(mk.count_maximal_cliques(G, device="gpu")),
@@ -129,10 +131,9 @@ def general(fam: str, seed: int, r: random.Random, H: nx.Graph) -> None:
                                                                    mk.k_cliques(G, k, device="gpu")}), want)
 
 
-def many_cliques(fam: str, seed: int, G: mk.Graph) -> None:
-    """Counts and the maximum cliques only, against the CPU engine: past ``LISTED_MAX`` maximal cliques,
-    sorting every listing in Python takes minutes."""
-    want = int(mk.count_maximal_cliques(G, device="cpu"))
+def many_cliques(fam: str, seed: int, G: mk.Graph, want: int) -> None:
+    """Counts and the maximum cliques only, against the CPU engine (``want`` maximal cliques): past
+    ``LISTED_MAX`` of them, sorting every listing in Python takes minutes."""
     check(fam, seed, "count_maximal_cliques", lambda: int(mk.count_maximal_cliques(G, device="gpu")), want)
     check(fam, seed, "count_maximal_cliques mce-gpu",
           lambda: int(mk.count_maximal_cliques(G, device="gpu", algorithm="mce-gpu")), want)
