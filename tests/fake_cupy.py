@@ -215,7 +215,7 @@ def _runtime() -> types.ModuleType:
     rt.getDeviceCount = lambda: 1
     rt.cudaDevAttrMultiProcessorCount = 16
     rt.deviceGetAttribute = lambda attr, device: SMS
-    rt.memGetInfo = lambda: (8 << 30, 16 << 30)
+    rt.memGetInfo = lambda: (calls.update(["memGetInfo"]), (8 << 30, 16 << 30))[1]
     rt.deviceSynchronize = lambda: (calls.update(["synchronize"]), _held.clear())
     rt.getDeviceProperties = lambda d: {"name": b"emulated GPU", "multiProcessorCount": SMS,
                                         "totalGlobalMem": 16 << 30}

@@ -59,13 +59,23 @@ import functools
 import os
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from ..graph import Graph, check_size_bounds, is_int_at_least
 from ..prepared import OnDevice, ordered_on_device
 from . import require_gpu
-from .launch import check_warps_per_sm, free_bytes, params_dtype, plan_passes, set_params, sm_count
+from .launch import (
+    check_warps_per_sm,
+    free_bytes,
+    params_dtype,
+    plan_key,
+    plan_passes,
+    set_params,
+    sm_count,
+    with_kept_plan,
+)
 from .loader import load_module
 from .seeds import ordered_csr, per_seed, seed_sets
 from .watch import Watch, released
@@ -191,6 +201,7 @@ class Prepared:
     isolated: np.ndarray = None
     prep_s: float = 0.0
     d: int = 0  # degeneracy: no maximal clique has more than d + 1 vertices
+    memo: dict = field(default_factory=dict)   # setups kept for warm counts (``_run``)
 
     @property
     def device(self) -> OnDevice:
@@ -229,7 +240,7 @@ class Prepared:
     def __getstate__(self) -> dict:   # a pickled copy (a Dask worker's) takes the host's seeds
         for seeding in self.seeds:
             self.seed_arrays(seeding)
-        return self.__dict__
+        return {**self.__dict__, "memo": {}}   # (a kept setup names this process's kernel)
 
     def run(self, *, min_size=None, max_size=None, histogram=False, isolated=True, max_buffer_bytes=None,
             seeds=None, progress=None, **params) -> RDMCEResult:
@@ -514,11 +525,25 @@ def _check_block_size(block_size):
 # ---- the device side ----
 
 
+class Setup(NamedTuple):
+    """What a run decides before its launch: the passes, the workers and the compiled kernel. A count
+    over every seed in one pass keeps it with the prepared graph (``_run``)."""
+
+    plan: list          # per pass: (seed indices, rows_cap, stack_cap, workers)
+    sms: int
+    n_workers: int
+    module: object
+    kernel: object
+    regs: int
+    spill_bytes: int
+
+
 class _Device:
-    """One run's device state: graph, seeds, per-pass worker buffers, statistics."""
+    """One run's device state: graph, seeds, per-pass worker buffers, statistics. ``setup``: a kept
+    ``Setup`` (else planned now from the free device memory)."""
 
     def __init__(self, prep: Prepared, params: dict, max_buffer_bytes, reserve_bytes=0, stream=False,
-                 seeds=None):
+                 seeds=None, setup: Setup | None = None):
         require_gpu()
         import cupy
 
@@ -539,19 +564,26 @@ class _Device:
             self.n_seeds, most, self.seed_arrays = len(pick), None, lambda: picked
         self.flags = (FLAG_EXPOSE * bool(p["exposure"]) | FLAG_AGGRESSIVE * bool(p["aggressive"])
                       | FLAG_LOCAL * bool(p["local"]))
-        self.sms = sm_count()
-        self.n_workers = self.sms * check_warps_per_sm(p["warps_per_sm"])
+        check_warps_per_sm(p["warps_per_sm"])
+        self.setup = setup or self._setup(max_buffer_bytes, reserve_bytes, stream, most)
+        self.plan, self.sms, self.n_workers, self.module, self.kernel = self.setup[:5]
+
+    def _setup(self, max_buffer_bytes, reserve_bytes, stream, most) -> Setup:
+        prep = self.prep
+        sms = sm_count()
+        n_workers = sms * self.p["warps_per_sm"]
         budget = int(max_buffer_bytes or 0.4 * max(0, free_bytes() - reserve_bytes))
 
         def describe(i):
             u, v = self.seed_arrays()[:2]
             return f"seed ({prep.order[u[i]]}, {prep.order[v[i]] if v[i] >= 0 else '-'})"
 
-        self.plan = _plan(lambda: self.seed_arrays()[2], lambda: self.seed_arrays()[3], self.n_workers,
-                          budget, describe, most, self.n_seeds)
+        plan = _plan(lambda: self.seed_arrays()[2], lambda: self.seed_arrays()[3], n_workers, budget,
+                     describe, most, self.n_seeds)
         # two builds of one source: counting (no streaming code in the hot loop) and listing
-        self.module = load_module("rdmce.cu", defines={**_DEFINES, "STREAMING": int(stream)})
-        self.kernel = self.module.get_function("rdmce_kernel")
+        module = load_module("rdmce.cu", defines={**_DEFINES, "STREAMING": int(stream)})
+        kernel = module.get_function("rdmce_kernel")
+        return Setup(plan, sms, n_workers, module, kernel, kernel.num_regs, kernel.local_size_bytes)
 
     def start(self, hist_len=1):
         cupy = self.cupy
@@ -633,8 +665,7 @@ class _Device:
         return RDMCEResult(
             count=count,
             params={**self.p, "sms": self.sms, "workers": self.n_workers, **(extra or {}),
-                    "regs": self.kernel.num_regs, "spill_bytes": self.kernel.local_size_bytes,
-                    "build": build_name()},
+                    "regs": self.setup.regs, "spill_bytes": self.setup.spill_bytes, "build": build_name()},
             gpu_ms=gpu_ms, prep_s=self.prep.prep_s, device_bytes=int(self.device_bytes),
             worker_count=host[0], worker_nodes=host[1], worker_cycles=host[2],
             worker_seeds=host[3], worker_steals=host[4], passes=len(self.plan), histogram=histogram,
@@ -643,8 +674,22 @@ class _Device:
 
 def _run(prep: Prepared, min_size, max_size, histogram, isolated, max_buffer_bytes, params,
          seeds=None, progress=None) -> RDMCEResult:
+    # a count over every seed keeps its one-pass setup: asking the driver for free memory and planning
+    # again took most of the 0.2 ms a warm call of CA-GrQc spent outside its kernel (one H200)
+    key = plan_key("count", max_buffer_bytes, *sorted(_DEFINES.items()), *sorted(params.items())
+                   ) if seeds is None else None
+
+    def count(setup: Setup) -> RDMCEResult:
+        dev = _Device(prep, params, max_buffer_bytes, seeds=seeds, setup=setup)
+        return _count(dev, min_size, max_size, histogram, isolated, progress)
+
+    return with_kept_plan(prep.memo, key, lambda: _Device(prep, params, max_buffer_bytes, seeds=seeds).setup,
+                          lambda setup: len(setup.plan) == 1, count)
+
+
+def _count(dev: _Device, min_size, max_size, histogram, isolated, progress) -> RDMCEResult:
+    prep = dev.prep
     on, lo, hi = size_range(min_size, max_size)
-    dev = _Device(prep, params, max_buffer_bytes, seeds=seeds)
     cupy = dev.cupy
     flags = dev.flags | FLAG_SIZES * on | FLAG_HIST * bool(histogram)
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
