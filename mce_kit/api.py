@@ -200,6 +200,8 @@ def _mce_knobs(algorithm: str = "rdmce", streaming: bool = False) -> tuple:
 def _check_params(params: dict, knobs, device: str, where: str) -> dict:
     """The kernel parameters to pass on: TypeError for a name that is no knob of the kernel;
     on the CPU one warning naming the knobs given (they change nothing there) and none passed."""
+    if not params:
+        return params
     unknown = sorted(set(params) - set(knobs))
     if unknown:
         names = ", ".join(map(repr, unknown))

@@ -25,6 +25,7 @@ import numpy as np
 from ..accel import array_module
 from ..cpu.pivot import combine_leaf_table
 from ..graph import Graph
+from ..prepared import kept
 from . import require_gpu
 from .kclique import (
     MAX_PIECES,
@@ -50,6 +51,7 @@ from .launch import (
     with_kept_plan,
 )
 from .loader import load_module
+from .timer import CudaTimer
 from .watch import Watch, released
 
 ERR_CAPACITY = 1
@@ -142,21 +144,24 @@ class Result:
 
 
 class Prepared(OrientedGraph):
-    def run(self, *, max_buffer_bytes=None, tasks=None, progress=None, timeline=False, **params) -> Result:
-        """One timed launch. ``tasks`` (indices into ``orient(order).u``/``.v``) counts only the cliques
+    def run(self, *, max_buffer_bytes=None, tasks=None, progress=None, timeline=False, timed=True,
+            **params) -> Result:
+        """One timed launch (``timed=False``: ``gpu_ms`` None, unless the run learns its entries'
+        order). ``tasks`` (indices into ``orient(order).u``/``.v``) counts only the cliques
         whose two earliest vertices are those edges: the answer then holds k >= 3 only, and the
         answers of disjoint task sets add up (``mce_kit.distributed``). ``progress``: a bar over the
         tasks (``watch.Watch``); Ctrl-C stops the launch cleanly. ``timeline``: also log each launch
         entry's start, end and tree nodes (``Result.timeline``: what a launch's tail is made of)."""
         return released(_run, self, max_buffer_bytes=max_buffer_bytes, tasks=tasks, progress=progress,
-                        timeline=timeline, **params)
+                        timeline=timeline, timed=timed, **params)
 
 
 def prepare(G: Graph, order: str = "degeneracy") -> Prepared:
     return Prepared.build(G, order)
 
 
-def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timeline=False, **params) -> Result:
+def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timeline=False, timed=True,
+         **params) -> Result:
     p = check_params(params, DEFAULTS, "clique-count")
     k_max = p["k_max"]
     if k_max is not None and int(k_max) < 1:
@@ -219,8 +224,7 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
         counts back. Returns (leaves, device bytes, passes, nodes, entries run, logs, ms)."""
         leaves = np.zeros((K + 1, pc), np.int64)
         device_bytes, passes, nodes, n_tasks, logs = 0, 0, 0, 0, []
-        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
+        timer = CudaTimer(timed or learn).start()   # (a run that learns an order needs its time)
         if run:
             blob, indptr, indices, d_tasks = upload(ori, "all_blob", len(ori.bound))
             with Watch(len(part), progress=progress, what="clique counts", unit="edge task") as watch:
@@ -253,9 +257,7 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
                     if log is not None:
                         logs.append((idx, log.get().reshape(-1, 3)))
                     del work
-        stop.record()
-        stop.synchronize()
-        return leaves, device_bytes, passes, nodes, n_tasks, logs, cupy.cuda.get_elapsed_time(start, stop)
+        return leaves, device_bytes, passes, nodes, n_tasks, logs, timer.stop()
 
     # one pass is kept for the next run of these entries (``launch.with_kept_plan``)
     leaves_host, device_bytes, passes, nodes, n_tasks, logs, gpu_ms = (
@@ -312,6 +314,4 @@ def _timeline(ori, part, code, logs) -> dict:
 
 def clique_counts(G: Graph, k_max: int | None = None, **params) -> dict[int, int]:
     """{k: number of k-cliques} for k = 1..k_max (None: up to the clique number)."""
-    from ..prepared import kept
-
-    return kept(G, ("cliquecount",), lambda: Prepared(G)).run(k_max=k_max, **params).answer
+    return kept(G, ("cliquecount",), lambda: Prepared(G)).run(k_max=k_max, timed=False, **params).answer

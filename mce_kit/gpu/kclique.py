@@ -43,7 +43,7 @@ import numpy as np
 from ..accel import array_module
 from ..graph import Graph, check_csr32
 from ..order import oriented_csr
-from ..prepared import OnDevice
+from ..prepared import OnDevice, kept
 from . import require_gpu
 from .launch import (
     SPLIT_MIN_SIZE,
@@ -62,6 +62,7 @@ from .launch import (
     with_kept_plan,
 )
 from .loader import load_module
+from .timer import CudaTimer
 from .watch import Watch, released
 
 FLAG_SCHED, FLAG_DYNAMIC, FLAG_SIZE, FLAG_LIST, FLAG_STATS, FLAG_BYROW, FLAG_BLOCK = 1, 2, 4, 8, 16, 32, 64
@@ -242,8 +243,6 @@ class Oriented:
 def orient(G: Graph, order: str) -> Oriented:
     """``G`` oriented by ``order``, kept with ``G`` (``mce_kit.prepared``): KCMiner and the pivot
     counter share it."""
-    from ..prepared import kept
-
     return kept(G, ("oriented", order), lambda: _orient(G, order))
 
 
@@ -384,12 +383,14 @@ class OrientedGraph:
 
 
 class Prepared(OrientedGraph):
-    def run(self, *, listing=False, max_buffer_bytes=None, tasks=None, progress=None, **params) -> Result:
-        """One timed launch. ``tasks`` (indices into ``orient(order).u``/``.v``, the oriented edges)
-        runs only those edge tasks: the counts of disjoint task sets add up to the whole.
-        ``progress``: a bar over the tasks (``watch.Watch``); Ctrl-C stops the launch cleanly."""
+    def run(self, *, listing=False, max_buffer_bytes=None, tasks=None, progress=None, timed=True,
+            **params) -> Result:
+        """One timed launch (``timed=False``: no events, ``gpu_ms`` None). ``tasks`` (indices into
+        ``orient(order).u``/``.v``, the oriented edges) runs only those edge tasks: the counts of
+        disjoint task sets add up to the whole. ``progress``: a bar over the tasks (``watch.Watch``);
+        Ctrl-C stops the launch cleanly."""
         return released(_run, self, listing=listing, max_buffer_bytes=max_buffer_bytes, tasks=tasks,
-                        progress=progress, **params)
+                        progress=progress, timed=timed, **params)
 
 
 def prepare(G: Graph, order: str = "degree") -> Prepared:
@@ -601,7 +602,8 @@ class LaunchPlan:
     spill_bytes: int
 
 
-def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None, **params) -> Result:
+def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None, timed=True,
+         **params) -> Result:
     p = check_params(params, DEFAULTS, "KCMiner")
     k = int(p["k"])
     if not 3 <= k <= KMAX:
@@ -616,7 +618,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, tasks=None, progress=None
     return with_kept_plan(ori.memo, _plan_key(p, listing, max_buffer_bytes) if tasks is None else None,
                           lambda: _plan(ori, p, k, listing, tasks, max_buffer_bytes),
                           lambda plan: all(len(phase[4]) == 1 for phase in plan.phases),
-                          lambda plan: _launch(prep, ori, plan, p, k, listing, progress))
+                          lambda plan: _launch(prep, ori, plan, p, k, listing, progress, timed))
 
 
 def _plan_key(p: dict, listing, max_buffer_bytes) -> tuple | None:
@@ -684,13 +686,13 @@ def _plan(ori: Oriented, p: dict, k: int, listing, tasks, max_buffer_bytes) -> L
                       kernel.local_size_bytes)
 
 
-def _launch(prep: Prepared, ori: Oriented, plan: LaunchPlan, p: dict, k: int, listing, progress) -> Result:
+def _launch(prep: Prepared, ori: Oriented, plan: LaunchPlan, p: dict, k: int, listing, progress,
+            timed: bool) -> Result:
     import cupy
 
     phases, lam, module, n_workers = plan.phases, plan.lam, plan.module, plan.n_workers
     # timed: the graph and tasks to the GPU (one copy), the kernel(s), the counts back
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-    start.record()
+    timer = CudaTimer(timed).start()
     blob, indptr, indices, d_tasks = upload(ori, "out_blob", plan.n_up)
     total = 0
     most = max((workers * parts for _, _, _, parts, passes, _, _ in phases for _, _, workers in passes),
@@ -750,9 +752,7 @@ def _launch(prep: Prepared, ori: Oriented, plan: LaunchPlan, p: dict, k: int, li
                 lists.append(lst[: int(host[_S_POS])].get())
             del work
     watch.close()
-    stop.record()
-    stop.synchronize()
-    gpu_ms = cupy.cuda.get_elapsed_time(start, stop)
+    gpu_ms = timer.stop()
     cliques = None
     if listing:
         flat = np.concatenate(lists) if lists else np.empty(0, np.int32)
@@ -772,8 +772,6 @@ def _launch(prep: Prepared, ori: Oriented, plan: LaunchPlan, p: dict, k: int, li
 
 def prepared(G: Graph) -> Prepared:
     """``prepare(G)`` kept with ``G`` (its orientations are kept on their own, per order)."""
-    from ..prepared import kept
-
     return kept(G, ("kclique",), lambda: Prepared(G))
 
 
@@ -784,7 +782,7 @@ def count_k_cliques(G: Graph, k: int, **params) -> int:
         raise ValueError(f"k must be >= 1, got {k}")
     if k <= 2:
         return G.n if k == 1 else G.m
-    return prepared(G).run(k=k, **params).answer
+    return prepared(G).run(k=k, timed=False, **params).answer
 
 
 def k_cliques(G: Graph, k: int, **params) -> np.ndarray:
@@ -796,4 +794,4 @@ def k_cliques(G: Graph, k: int, **params) -> np.ndarray:
         return np.arange(G.n).reshape(-1, 1)
     if k == 2:
         return G.edges()
-    return prepared(G).run(k=k, listing=True, **params).cliques
+    return prepared(G).run(k=k, listing=True, timed=False, **params).cliques

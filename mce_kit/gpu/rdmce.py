@@ -64,7 +64,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..graph import Graph, check_size_bounds, is_int_at_least
-from ..prepared import OnDevice, ordered_on_device
+from ..prepared import OnDevice, kept, ordered_on_device
 from . import require_gpu
 from .launch import (
     check_warps_per_sm,
@@ -78,6 +78,7 @@ from .launch import (
 )
 from .loader import load_module
 from .seeds import ordered_csr, per_seed, seed_sets
+from .timer import CudaTimer
 from .watch import Watch, released
 
 FLAG_EXPOSE, FLAG_AGGRESSIVE, FLAG_STREAM, FLAG_SIZES, FLAG_HIST, FLAG_RESUME = 1, 2, 4, 8, 16, 32
@@ -243,15 +244,16 @@ class Prepared:
         return {**self.__dict__, "memo": {}}   # (a kept setup names this process's kernel)
 
     def run(self, *, min_size=None, max_size=None, histogram=False, isolated=True, max_buffer_bytes=None,
-            seeds=None, progress=None, **params) -> RDMCEResult:
+            seeds=None, progress=None, timed=True, **params) -> RDMCEResult:
         """Count (and with ``histogram=True`` count per size) the maximal cliques with
         ``min_size <= size <= max_size``; ``isolated=False`` leaves out vertices without neighbours.
         ``seeds`` (indices into ``seed_arrays``) runs only those seeds and leaves out the isolated
         vertices (a chunk of a distributed run). ``progress``: a bar over the seeds (``watch.Watch``:
         True, "auto", a tqdm-like object or a wrapper); Ctrl-C stops the kernel and raises
-        ``watch.Stopped`` naming the seeds finished and the cliques they hold."""
+        ``watch.Stopped`` naming the seeds finished and the cliques they hold. ``timed=False``: no
+        events, ``gpu_ms`` None."""
         return released(_run, self, min_size, max_size, histogram, isolated and seeds is None,
-                        max_buffer_bytes, params, seeds, progress)
+                        max_buffer_bytes, params, seeds, progress, timed)
 
     def blocks(self, block_size: int = 1 << 20, *, min_size=None, max_size=None, isolated=True,
                as_cupy=False, ring_words=None, chunk_words=None, csr_words=None, max_buffer_bytes=None,
@@ -673,7 +675,7 @@ class _Device:
 
 
 def _run(prep: Prepared, min_size, max_size, histogram, isolated, max_buffer_bytes, params,
-         seeds=None, progress=None) -> RDMCEResult:
+         seeds=None, progress=None, timed=True) -> RDMCEResult:
     # a count over every seed keeps its one-pass setup: asking the driver for free memory and planning
     # again took most of the 0.2 ms a warm call of CA-GrQc spent outside its kernel (one H200)
     key = plan_key("count", max_buffer_bytes, *sorted(_DEFINES.items()), *sorted(params.items())
@@ -681,19 +683,17 @@ def _run(prep: Prepared, min_size, max_size, histogram, isolated, max_buffer_byt
 
     def count(setup: Setup) -> RDMCEResult:
         dev = _Device(prep, params, max_buffer_bytes, seeds=seeds, setup=setup)
-        return _count(dev, min_size, max_size, histogram, isolated, progress)
+        return _count(dev, min_size, max_size, histogram, isolated, progress, timed)
 
     return with_kept_plan(prep.memo, key, lambda: _Device(prep, params, max_buffer_bytes, seeds=seeds).setup,
                           lambda setup: len(setup.plan) == 1, count)
 
 
-def _count(dev: _Device, min_size, max_size, histogram, isolated, progress) -> RDMCEResult:
+def _count(dev: _Device, min_size, max_size, histogram, isolated, progress, timed) -> RDMCEResult:
     prep = dev.prep
     on, lo, hi = size_range(min_size, max_size)
-    cupy = dev.cupy
     flags = dev.flags | FLAG_SIZES * on | FLAG_HIST * bool(histogram)
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-    start.record()
+    timer = CudaTimer(timed).start()
     dev.start(hist_len=prep.d + 3 if histogram else 1)
     singles = len(extra_singletons(prep, isolated, lo, hi))
     # a bar over the seeds of every pass; on Ctrl-C the seeds taken all finish (worker_seeds)
@@ -706,9 +706,7 @@ def _count(dev: _Device, min_size, max_size, histogram, isolated, progress) -> R
             dev.check(ctrl)
     host = dev.fetch()
     count = int(host[0].sum()) + singles
-    stop.record()
-    stop.synchronize()
-    gpu_ms = cupy.cuda.get_elapsed_time(start, stop)
+    gpu_ms = timer.stop()
     extra = {"min_size": min_size, "max_size": max_size, "histogram": bool(histogram), "isolated": isolated}
     return dev.result(count, gpu_ms, histogram_dict(host[5], singles) if histogram else None, extra, host)
 
@@ -823,20 +821,19 @@ def _unpack(cupy, kernel, ring, n_chunks, n_recs, n_verts, order):
 
 def prepared(G: Graph) -> Prepared:
     """``prepare(G)`` kept with ``G`` (``mce_kit.prepared``): later calls reuse its order and seeds."""
-    from ..prepared import kept
-
     return kept(G, ("rdmce",), lambda: prepare(G))
 
 
 def count_maximal_cliques(G: Graph, min_size=None, max_size=None, isolated=True, **params) -> int:
     """Number of maximal cliques of ``G`` with size in [min_size, max_size] (isolated vertices
     count as cliques of size 1 unless ``isolated=False``); nothing is listed."""
-    return prepared(G).run(min_size=min_size, max_size=max_size, isolated=isolated, **params).count
+    return prepared(G).run(min_size=min_size, max_size=max_size, isolated=isolated, timed=False,
+                           **params).count
 
 
 def clique_size_histogram(G: Graph, isolated=True, **params) -> dict[int, int]:
     """{size: number of maximal cliques}, counted in the kernel (nothing is listed)."""
-    return prepared(G).run(histogram=True, isolated=isolated, **params).histogram
+    return prepared(G).run(histogram=True, isolated=isolated, timed=False, **params).histogram
 
 
 def maximal_clique_blocks(G: Graph, block_size: int = 1 << 20, *, min_size=None, max_size=None,

@@ -7,21 +7,36 @@ from collections.abc import Callable
 
 
 class CudaTimer:
-    """Context manager measuring GPU time between two CUDA events (milliseconds)."""
+    """GPU time between two CUDA events (milliseconds, ``ms``), as a context manager or by ``start()``
+    and ``stop()``. ``timed=False`` records no events and leaves ``ms`` None: an answer-only call
+    (a module's ``count_*``) skips two event creations, two records and a wait."""
 
-    def __enter__(self):
-        import cupy
+    def __init__(self, timed: bool = True):
+        self.timed, self.ms = timed, None
 
-        self._start, self._stop = cupy.cuda.Event(), cupy.cuda.Event()
-        self._start.record()
+    def start(self) -> CudaTimer:
+        if self.timed:
+            import cupy
+
+            self._start, self._stop = cupy.cuda.Event(), cupy.cuda.Event()
+            self._start.record()
         return self
 
-    def __exit__(self, *exc):
-        import cupy
+    def stop(self) -> float | None:
+        """Milliseconds since ``start()`` (None untimed), once the work queued before has run."""
+        if self.timed:
+            import cupy
 
-        self._stop.record()
-        self._stop.synchronize()
-        self.ms = cupy.cuda.get_elapsed_time(self._start, self._stop)
+            self._stop.record()
+            self._stop.synchronize()
+            self.ms = cupy.cuda.get_elapsed_time(self._start, self._stop)
+        return self.ms
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
         return False
 
 
