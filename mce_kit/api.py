@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
-from . import cpu, engine
+from . import cpu, engine, gpu
 from .graph import BipartiteGraph, Graph, check_size_bounds, induced_csr
 
 DEVICES = ("auto", "cpu", "gpu")
@@ -166,8 +166,6 @@ def _device(device: str, problem: str, kernel: Callable | None = None) -> str:
         if device == "gpu":
             raise NotImplementedError(f"no GPU kernel for {problem} yet; use device='cpu'")
         return "cpu"
-    from . import gpu
-
     if gpu.has_gpu() and kernel() is not None:
         return "gpu"
     if device == "auto":
@@ -180,6 +178,7 @@ def _device(device: str, problem: str, kernel: Callable | None = None) -> str:
     raise RuntimeError(f"device='gpu' but no usable CUDA GPU: {why}")
 
 
+@functools.cache
 def _knobs(kernel: Callable | None) -> tuple:
     """The tuning knobs (``DEFAULTS``) of a GPU kernel module; none without a kernel."""
     module = kernel() if kernel is not None else None
