@@ -258,3 +258,53 @@ def test_kept_gmbe_plans_under_settings_that_differ(tmp_path_factory):
     listing, size floors, other levels and unions, a buffer cap that takes several passes."""
     out = run_script(MIXED_GMBE, tmp_path_factory.getbasetemp() / "fake_cupy")
     assert json.loads(out.splitlines()[-1]) == []
+
+
+PICKLED = """
+import io
+import json
+import pickle
+import networkx as nx
+import mce_kit as mk
+import fake_cupy
+from graph_families import from_networkx, random_bipartite
+
+G = from_networkx(nx.powerlaw_cluster_graph(200, 5, 0.6, seed=3), "power-law cluster")
+B = random_bipartite(40, 30, 0.15, seed=5)
+calls = {"mce": lambda G: int(mk.count_maximal_cliques(G, device="gpu")),
+         "listing": lambda G: int(mk.count_k_cliques(G, 4, device="gpu", algorithm="listing")),
+         "pivot": lambda G: int(mk.count_k_cliques(G, 5, device="gpu", algorithm="pivot")),
+         "maxclique": lambda G: mk.max_cliques(G, device="gpu")[0]}
+answers = {what: [call(G), call(G)] for what, call in calls.items()}   # cold, then warm: plans kept
+answers["mbe"] = [int(mk.count_maximal_bicliques(B, device="gpu")) for _ in range(2)]
+
+
+class NoKernels(pickle.Pickler):
+    def reducer_override(self, obj):
+        if isinstance(obj, (fake_cupy._Function, fake_cupy._Module)):
+            raise TypeError(f"a compiled {type(obj).__name__} in the pickle")
+        return NotImplemented
+
+
+found = []
+for x in (G, B):
+    try:
+        NoKernels(io.BytesIO()).dump(x)
+    except TypeError as e:
+        found.append(str(e))
+G2, B2 = pickle.loads(pickle.dumps(G)), pickle.loads(pickle.dumps(B))
+for what, call in calls.items():
+    answers[what].append(call(G2))
+answers["mbe"].append(int(mk.count_maximal_bicliques(B2, device="gpu")))
+print(json.dumps({"found": found, "answers": answers}))
+"""
+
+
+def test_a_pickled_graph_takes_no_compiled_kernel(tmp_path_factory):
+    """A graph pickled after warm calls (a Dask worker's copy, or one saved for another process)
+    carries its kept host state but no kept launch plan naming this process's compiled kernels (in
+    another process their addresses mean nothing); the copy answers as the original."""
+    got = json.loads(run_script(PICKLED, tmp_path_factory.getbasetemp() / "fake_cupy").splitlines()[-1])
+    assert got["found"] == []
+    for what, answers in got["answers"].items():
+        assert len(set(answers)) == 1, (what, answers)

@@ -180,7 +180,9 @@ class Oriented:
     def __getstate__(self) -> dict:   # a pickled copy (a Dask worker's) has no device arrays: send the host's
         for which in ("out_blob", "all_blob"):
             self.blob(which)
-        return self.__dict__
+        # nor the kept launch plans: they name this process's compiled kernels
+        memo = {k: v for k, v in self.memo.items() if not isinstance(v, LaunchPlan)}
+        return {**self.__dict__, "memo": memo}
 
     out_blob = property(lambda self: self.blob("out_blob"))
     all_blob = property(lambda self: self.blob("all_blob"))

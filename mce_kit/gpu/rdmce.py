@@ -676,8 +676,9 @@ class _Device:
 
 def _run(prep: Prepared, min_size, max_size, histogram, isolated, max_buffer_bytes, params,
          seeds=None, progress=None, timed=True) -> RDMCEResult:
-    # a count over every seed keeps its one-pass setup: asking the driver for free memory and planning
-    # again took most of the 0.2 ms a warm call of CA-GrQc spent outside its kernel (one H200)
+    # a count over every seed keeps its one-pass setup: without the free-memory query, the planning
+    # and the kernel lookup a warm count of CA-GrQc took 0.50 ms, not 0.54 (one H200, same process:
+    # logs/ab_warm_untimed_h200_65b6666.log)
     key = plan_key("count", max_buffer_bytes, *sorted(_DEFINES.items()), *sorted(params.items())
                    ) if seeds is None else None
 
