@@ -98,7 +98,7 @@ print(json.dumps(asked))
 def test_a_warm_call_copies_no_graph_and_launches_once(tmp_path_factory):
     """What a warm call asks of CuPy (issue 24: its host work): one launch, no host-to-device copy of
     the graph or tasks, one read of the result, no question of free memory (its one-pass plan is kept),
-    and the same answer as the cold call."""
+    no timing events (an answer-only call is untimed), and the same answer as the cold call."""
     asked = json.loads(run_script(WARM, tmp_path_factory.getbasetemp() / "fake_cupy").splitlines()[-1])
     for what, got in asked.items():
         assert got["answers"] == [got["want"]] * 3 and got["want"] > 0, what
@@ -108,6 +108,7 @@ def test_a_warm_call_copies_no_graph_and_launches_once(tmp_path_factory):
         assert calls.get("asarray", 0) == 0, (what, calls)   # nothing copied to the device
         assert calls.get("get", 0) <= 1, (what, calls)
         assert calls.get("memGetInfo", 0) == 0, (what, calls)
+        assert calls.get("event record", 0) <= 1, (what, calls)   # the wait's, no timing events
 
 
 EDGES = """

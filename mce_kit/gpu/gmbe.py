@@ -41,6 +41,7 @@ from .launch import (
     with_kept_plan,
 )
 from .loader import load_module
+from .timer import CudaTimer
 
 F_PRUNE, F_BITMAP, F_SPLIT, F_UNION, F_LIST, F_SCATTER, F_DONATE, F_DONATE_ALL = 1, 2, 4, 8, 16, 32, 64, 128
 ERR_QUEUE = 1
@@ -159,14 +160,15 @@ class Prepared:
     def need_words(self, tau: int) -> np.ndarray:
         return node_buf_words(self.seed_deg, self.nw, self.p2, _tw(tau))
 
-    def run(self, *, listing=False, max_buffer_bytes=None, queue_cap=None, seeds=None,
+    def run(self, *, listing=False, max_buffer_bytes=None, queue_cap=None, seeds=None, timed=True,
             **params) -> GMBEResult:
-        """One timed launch. ``max_buffer_bytes`` caps the node_bufs (more passes / fewer workers);
-        ``queue_cap`` caps the global task queue (a seed that finds it full runs its sub-tasks in place);
-        ``seeds`` (indices into ``self.seeds``) runs only those roots: every maximal biclique is found
-        from one root (its earliest vertex of V), so the counts of disjoint root sets add up."""
+        """One timed launch (``timed=False``: no events, ``gpu_ms`` None). ``max_buffer_bytes`` caps
+        the node_bufs (more passes / fewer workers); ``queue_cap`` caps the global task queue (a seed
+        that finds it full runs its sub-tasks in place); ``seeds`` (indices into ``self.seeds``) runs
+        only those roots: every maximal biclique is found from one root (its earliest vertex of V), so
+        the counts of disjoint root sets add up."""
         return _run(self, listing=listing, max_buffer_bytes=max_buffer_bytes, queue_cap=queue_cap,
-                    seeds=seeds, **params)
+                    seeds=seeds, timed=timed, **params)
 
 
 def _tw(tau: int) -> int:
@@ -386,7 +388,8 @@ class LaunchPlan:
     block: bool
 
 
-def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=None, **params) -> GMBEResult:
+def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=None, timed=True,
+         **params) -> GMBEResult:
     p = _check(params)
     subset = pick_tasks(seeds, len(prep.seeds), "GMBE+")
     require_gpu()
@@ -398,7 +401,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, queue_cap=None, seeds=Non
                           lambda: _plan(prep, p, subset, listing, max_buffer_bytes, queue_cap),
                           lambda plan: len(plan.passes) == 1,
                           lambda plan: _launch(prep, plan, p, listing,
-                                               key if prep.memo.get(key) is plan else None))
+                                               key if prep.memo.get(key) is plan else None, timed))
 
 
 def _plan(prep: Prepared, p: dict, subset, listing, max_buffer_bytes, queue_cap) -> LaunchPlan:
@@ -433,7 +436,7 @@ def _plan(prep: Prepared, p: dict, subset, listing, max_buffer_bytes, queue_cap)
     return LaunchPlan(passes, flags, scatter, vmap_words if scatter else 0, n_workers, sms, block)
 
 
-def _launch(prep: Prepared, plan: LaunchPlan, p: dict, listing, key) -> GMBEResult:
+def _launch(prep: Prepared, plan: LaunchPlan, p: dict, listing, key, timed: bool) -> GMBEResult:
     """The timed launches of ``plan``; ``key``: the plan is kept under it, and so are its seeds'
     device copies (a warm call uploads nothing)."""
     import cupy
@@ -448,8 +451,7 @@ def _launch(prep: Prepared, plan: LaunchPlan, p: dict, listing, key) -> GMBEResu
 
         return cupy.asarray(value()) if key is None else prep.device.array((key, i, name), value)
 
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-    start.record()
+    timer = CudaTimer(timed).start()
     g = {k: prep.device.array(k, getattr(prep, k)) for k in ("u_indptr", "u_indices", "v_indptr",
                                                             "v_indices")}
     graph_bytes = sum(a.nbytes for a in g.values())
@@ -498,9 +500,7 @@ def _launch(prep: Prepared, plan: LaunchPlan, p: dict, listing, key) -> GMBEResu
             records.append(lst[: int(pos[0])].get())
         del buf, gq, arena, snap
     answer = int(stats[:, 0].sum())
-    stop.record()
-    stop.synchronize()
-    gpu_ms = cupy.cuda.get_elapsed_time(start, stop)
+    gpu_ms = timer.stop()
 
     bicliques = decode_records(records, prep.order) if listing else None
     return GMBEResult(
@@ -523,9 +523,9 @@ def prepared(B: BipartiteGraph) -> Prepared:
 
 def count_maximal_bicliques(B: BipartiteGraph, **params) -> int:
     """Number of maximal bicliques with both sides non-empty."""
-    return prepared(B).run(**params).answer
+    return prepared(B).run(timed=False, **params).answer
 
 
 def maximal_bicliques(B: BipartiteGraph, **params) -> list[tuple[np.ndarray, np.ndarray]]:
     """Every maximal biclique as (U ids, V ids), both sorted (listing mode)."""
-    return prepared(B).run(listing=True, **params).bicliques
+    return prepared(B).run(listing=True, timed=False, **params).bicliques

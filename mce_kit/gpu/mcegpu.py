@@ -32,6 +32,7 @@ from . import require_gpu
 from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params, sm_count, to_host_once
 from .loader import load_module
 from .seeds import degeneracy_csr, later_counts, seed_sets
+from .timer import CudaTimer
 from .watch import Watch, released
 
 FLAG_IPX, FLAG_WL, FLAG_LIST, FLAG_EDGE, FLAG_LANE4, FLAG_IP_XLIST, FLAG_IP_SHORTER = 1, 2, 4, 8, 16, 32, 64
@@ -147,13 +148,14 @@ class Prepared:
         return induced
 
     def run(self, *, listing=False, max_buffer_bytes=None, profile=False, seeds=None, progress=None,
-            **params) -> MCEGPUResult:
-        """One timed launch. ``seeds`` (indices into ``seed_arrays(subtree)``) runs only those
-        sub-trees and leaves out the isolated vertices: disjoint seed sets add up to the whole.
-        ``progress``: a bar over the seeds (``watch.Watch``); Ctrl-C stops the kernel and raises
-        ``watch.Stopped`` naming the seeds finished and the cliques they hold."""
+            timed=True, **params) -> MCEGPUResult:
+        """One timed launch (``timed=False``: no events, ``gpu_ms`` None). ``seeds`` (indices into
+        ``seed_arrays(subtree)``) runs only those sub-trees and leaves out the isolated vertices:
+        disjoint seed sets add up to the whole. ``progress``: a bar over the seeds (``watch.Watch``);
+        Ctrl-C stops the kernel and raises ``watch.Stopped`` naming the seeds finished and the
+        cliques they hold."""
         return released(_run, self, listing=listing, max_buffer_bytes=max_buffer_bytes, profile=profile,
-                        seeds=seeds, progress=progress, **params)
+                        seeds=seeds, progress=progress, timed=timed, **params)
 
 
 def prepare(G: Graph) -> Prepared:
@@ -216,7 +218,7 @@ def _sum_u64(a: np.ndarray) -> int:
     return (int((a >> np.uint64(32)).sum()) << 32) + int((a & np.uint64(0xFFFFFFFF)).sum())
 
 
-def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, progress=None,
+def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, progress=None, timed=True,
          **params) -> MCEGPUResult:
     p = _check(params)
     seeds = pick_tasks(seeds, len(prep.seed_arrays(p["subtree"])[0]), "mce-gpu")
@@ -243,8 +245,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, prog
     passes = plan(prep, p["subtree"], ipx, n_workers, budget, seeds)
     n_run = len(u) if seeds is None else len(seeds)
 
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-    start.record()
+    timer = CudaTimer(timed).start()
     indptr = cupy.asarray(prep.indptr)
     indices = cupy.asarray(prep.indices)
     # per block: count, nodes, busy cycles (64-bit), seeds, donated, received, SM
@@ -302,9 +303,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, prog
         del buf
     watch.close()
     answer = sum(_sum_u64(c) for c in counts) + singles
-    stop.record()
-    stop.synchronize()
-    gpu_ms = cupy.cuda.get_elapsed_time(start, stop)
+    gpu_ms = timer.stop()
 
     cliques = None
     if listing:
@@ -341,9 +340,9 @@ def prepared(G: Graph) -> Prepared:
 
 def count_maximal_cliques(G: Graph, **params) -> int:
     """Number of maximal cliques of ``G`` (isolated vertices count as cliques of size 1)."""
-    return prepared(G).run(**params).answer
+    return prepared(G).run(timed=False, **params).answer
 
 
 def maximal_cliques(G: Graph, **params) -> list[np.ndarray]:
     """Every maximal clique of ``G`` as an array of vertex ids (listing mode; small graphs)."""
-    return prepared(G).run(listing=True, **params).cliques
+    return prepared(G).run(listing=True, timed=False, **params).cliques
