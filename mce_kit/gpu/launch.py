@@ -154,6 +154,15 @@ def _sm_count(device: int) -> int:
     return cupy.cuda.runtime.deviceGetAttribute(cupy.cuda.runtime.cudaDevAttrMultiProcessorCount, device)
 
 
+@functools.cache
+def device_attributes(device: int) -> dict:
+    """Every attribute of GPU ``device`` (CuPy's ``Device.attributes``, a tenth of a millisecond to
+    read), asked of the driver once per GPU."""
+    import cupy
+
+    return cupy.cuda.Device(device).attributes
+
+
 def free_bytes() -> int:
     """Device bytes free now, counting what CuPy's pool holds but does not use."""
     import cupy

@@ -28,8 +28,20 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..graph import Graph
+from ..prepared import ordered_on_device
 from . import require_gpu
-from .launch import free_bytes, params_dtype, pick_tasks, plan_passes, set_params, sm_count, to_host_once
+from .launch import (
+    device_attributes,
+    free_bytes,
+    params_dtype,
+    pick_tasks,
+    plan_key,
+    plan_passes,
+    set_params,
+    sm_count,
+    to_host_once,
+    with_kept_plan,
+)
 from .loader import load_module
 from .seeds import degeneracy_csr, later_counts, seed_sets
 from .timer import CudaTimer
@@ -127,6 +139,7 @@ class Prepared:
     d: int
     seeds: dict = field(default_factory=dict)  # subtree -> (u, v, p, x)
     prep_s: float = 0.0
+    memo: dict = field(default_factory=dict)   # passes kept for warm runs (``_run``)
 
     def seed_arrays(self, subtree: str):
         if subtree not in ("L1", "L2"):
@@ -185,7 +198,7 @@ def plan(prep: Prepared, subtree: str, ipx: bool, n_workers: int, budget: int, s
 
 def blocks_per_sm(kernel, threads: int, device) -> int:
     """How many blocks of ``threads`` fit on one SM at once (registers, threads, blocks, shared memory)."""
-    a = device.attributes
+    a = device_attributes(device.id)
     regs = -(-max(kernel.num_regs, 1) // 8) * 8
     fit = [a["MaxBlocksPerMultiprocessor"], a["MaxThreadsPerMultiProcessor"] // threads,
            a["MaxRegistersPerMultiprocessor"] // (regs * threads)]
@@ -241,94 +254,109 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, prog
         per_sm = min(per_sm, int(p["blocks_per_sm"]))
     n_workers = sms * per_sm
     u, v, _, _ = prep.seed_arrays(p["subtree"])
-    budget = int(max_buffer_bytes or 0.4 * free_bytes())
-    passes = plan(prep, p["subtree"], ipx, n_workers, budget, seeds)
     n_run = len(u) if seeds is None else len(seeds)
 
-    timer = CudaTimer(timed).start()
-    indptr = cupy.asarray(prep.indptr)
-    indices = cupy.asarray(prep.indices)
-    # per block: count, nodes, busy cycles (64-bit), seeds, donated, received, SM
-    stats = [cupy.zeros(n_workers, dtype=dt) for dt in ("u8", "u8", "u8", "i4", "i4", "i4", "i4")]
-    phase = cupy.zeros(4 * n_workers, dtype=cupy.uint64)
-    list_cap = max(1024, 8 * n_run) if listing else 1
-    device_bytes = indptr.nbytes + indices.nbytes
-    counts, records = [], []
-    singles = len(prep.isolated) if seeds is None else 0
-    # a bar over the seeds of every pass; on Ctrl-C the seeds taken all finish (block_seeds; ``out``:
-    # the counters of the launch stopped)
-    watch = Watch(n_run, progress=progress, what="mce-gpu", unit="seed", found_what="maximal cliques",
-                  finished=lambda: int(stats[3].sum() + out[3].sum()),
-                  found=lambda: sum(_sum_u64(c) for c in counts) + _sum_u64(out[0].get()) + singles)
-    for idx, cap, workers in passes:
-        base = watch.base
-        su, sv = cupy.asarray(u[idx]), cupy.asarray(v[idx])
-        buf = cupy.empty(workers * cap, dtype=cupy.uint32)
-        task_info = cupy.zeros(8 * workers, dtype=cupy.int32)
-        device_bytes = max(device_bytes, indptr.nbytes + indices.nbytes + su.nbytes * 2 + buf.nbytes
-                           + task_info.nbytes + sum(s.nbytes for s in stats) + phase.nbytes + 16 * workers)
-        while True:
-            out = [cupy.zeros(workers, dtype=s.dtype) for s in stats]
-            ph = cupy.zeros(4 * workers, dtype=cupy.uint64)
-            flag = cupy.zeros(workers, dtype=cupy.int32)
-            queue = cupy.full(workers, -1, dtype=cupy.int32)
-            qpos = cupy.zeros(QPOS_WORDS, dtype=cupy.uint64)
-            ctrl = cupy.zeros(STOP_AT + 1, dtype=cupy.int32)
-            lst = cupy.empty(list_cap, dtype=cupy.int32)
-            pos = cupy.zeros(1, dtype=cupy.uint64)
-            overflow = cupy.zeros(1, dtype=cupy.int32)
-            set_params(module, PARAMS, indptr=indptr, indices=indices, seed_u=su, seed_v=sv, buf=buf,
-                       task_info=task_info, flag=flag, queue=queue, qpos=qpos, ctrl=ctrl,
-                       block_count=out[0], block_nodes=out[1], block_cycles=out[2], block_seeds=out[3],
-                       block_donated=out[4], block_received=out[5], block_sm=out[6], block_phase=ph,
-                       list=lst, list_pos=pos, list_overflow=overflow, stop=ctrl[STOP_AT:], buf_cap=cap,
-                       list_cap=list_cap, n_seeds=len(idx), flags=flags, n_workers=workers,
-                       donate_min_p=int(p["donate_min_p"]))
-            kernel((workers,), (threads,), ())
-            # ctrl[:2]: seeds taken, blocks with work; a relaunch shows the same seeds again (base)
-            watch.wait(ctrl[:2], len(idx), ctrl[STOP_AT:], base=base)
-            if not listing or int(overflow[0]) == 0:
-                break
-            list_cap = int(pos[0]) + 1  # the kernel counted what it needed
-        if int(ctrl[2]) & ERR_CAPACITY:
-            raise RuntimeError("mce-gpu: a seed exceeded its buffer bound (internal error; please report)")
-        counts.append(out[0].get())
-        for s, o in zip(stats[1:-1], out[1:-1], strict=True):
-            s[:workers] += o
-        if len(counts) == 1:
-            stats[-1][:workers] = out[-1]  # SM of each block, from the first pass
-        phase[: 4 * workers] += ph
-        if listing:
-            records.append(lst[: int(pos[0])].get())
-        del buf
-    watch.close()
-    answer = sum(_sum_u64(c) for c in counts) + singles
-    gpu_ms = timer.stop()
+    def make_passes():
+        budget = int(max_buffer_bytes or 0.4 * free_bytes())
+        return plan(prep, p["subtree"], ipx, n_workers, budget, seeds)
 
-    cliques = None
-    if listing:
-        cliques = [prep.order[np.array([i])] for i in prep.isolated] if seeds is None else []
-        for rec in records:
-            i = 0
-            while i < len(rec):
-                r = rec[i]
-                cliques.append(prep.order[rec[i + 1 : i + 1 + r]])
-                i += r + 1
-    host = to_host_once(stats[1:])
-    phase_cycles = None
-    if profile:
-        ph = phase.get().reshape(-1, 4).sum(axis=0)
-        phase_cycles = {k: int(c) for k, c in zip(PHASES, ph, strict=True)}
-    return MCEGPUResult(
-        answer=answer,
-        params={**p, "induced_mode": mode, "sms": sms, "workers": n_workers, "blocks_per_sm_used": per_sm,
-                "listing": listing, "regs": kernel.num_regs, "spill_bytes": kernel.local_size_bytes,
-                "build": " ".join(f"{k}={v}" for k, v in sorted(defines.items())) or "default"},
-        gpu_ms=gpu_ms, prep_s=prep.prep_s, device_bytes=int(device_bytes),
-        block_nodes=host[0], block_cycles=host[1], block_seeds=host[2], block_donated=host[3],
-        block_received=host[4], block_sm=host[5], phase_cycles=phase_cycles, passes=len(passes),
-        cliques=cliques,
-    )
+    def launch(passes):
+        timer = CudaTimer(timed).start()
+        # the degeneracy CSR's device copies, RDMCE's too (``prepared.ordered_on_device``), uploaded once
+        on_device = ordered_on_device(prep.G)
+        indptr, indices = on_device.array("indptr", prep.indptr), on_device.array("indices", prep.indices)
+        # per block: count, nodes, busy cycles (64-bit), seeds, donated, received, SM
+        stats = [cupy.zeros(n_workers, dtype=dt) for dt in ("u8", "u8", "u8", "i4", "i4", "i4", "i4")]
+        phase = cupy.zeros(4 * n_workers, dtype=cupy.uint64)
+        list_cap = max(1024, 8 * n_run) if listing else 1
+        device_bytes = indptr.nbytes + indices.nbytes
+        counts, records = [], []
+        singles = len(prep.isolated) if seeds is None else 0
+        # a bar over the seeds of every pass; on Ctrl-C the seeds taken all finish (block_seeds; ``out``:
+        # the counters of the launch stopped)
+        watch = Watch(n_run, progress=progress, what="mce-gpu", unit="seed", found_what="maximal cliques",
+                      finished=lambda: int(stats[3].sum() + out[3].sum()),
+                      found=lambda: sum(_sum_u64(c) for c in counts) + _sum_u64(out[0].get()) + singles)
+        for idx, cap, workers in passes:
+            base = watch.base
+            if seeds is None and len(idx) == len(u):   # one pass over every seed: their copies kept too
+                su = on_device.array(("mce-gpu seed u", p["subtree"]), u)
+                sv = on_device.array(("mce-gpu seed v", p["subtree"]), v)
+            else:
+                su, sv = cupy.asarray(u[idx]), cupy.asarray(v[idx])
+            buf = cupy.empty(workers * cap, dtype=cupy.uint32)
+            task_info = cupy.zeros(8 * workers, dtype=cupy.int32)
+            device_bytes = max(device_bytes, indptr.nbytes + indices.nbytes + su.nbytes * 2 + buf.nbytes
+                               + task_info.nbytes + sum(s.nbytes for s in stats) + phase.nbytes
+                               + 16 * workers)
+            while True:
+                out = [cupy.zeros(workers, dtype=s.dtype) for s in stats]
+                ph = cupy.zeros(4 * workers, dtype=cupy.uint64)
+                flag = cupy.zeros(workers, dtype=cupy.int32)
+                queue = cupy.full(workers, -1, dtype=cupy.int32)
+                qpos = cupy.zeros(QPOS_WORDS, dtype=cupy.uint64)
+                ctrl = cupy.zeros(STOP_AT + 1, dtype=cupy.int32)
+                lst = cupy.empty(list_cap, dtype=cupy.int32)
+                pos = cupy.zeros(1, dtype=cupy.uint64)
+                overflow = cupy.zeros(1, dtype=cupy.int32)
+                set_params(module, PARAMS, indptr=indptr, indices=indices, seed_u=su, seed_v=sv, buf=buf,
+                           task_info=task_info, flag=flag, queue=queue, qpos=qpos, ctrl=ctrl,
+                           block_count=out[0], block_nodes=out[1], block_cycles=out[2], block_seeds=out[3],
+                           block_donated=out[4], block_received=out[5], block_sm=out[6], block_phase=ph,
+                           list=lst, list_pos=pos, list_overflow=overflow, stop=ctrl[STOP_AT:], buf_cap=cap,
+                           list_cap=list_cap, n_seeds=len(idx), flags=flags, n_workers=workers,
+                           donate_min_p=int(p["donate_min_p"]))
+                kernel((workers,), (threads,), ())
+                # ctrl[:2]: seeds taken, blocks with work; a relaunch shows the same seeds again (base)
+                watch.wait(ctrl[:2], len(idx), ctrl[STOP_AT:], base=base)
+                if not listing or int(overflow[0]) == 0:
+                    break
+                list_cap = int(pos[0]) + 1  # the kernel counted what it needed
+            if int(ctrl[2]) & ERR_CAPACITY:
+                raise RuntimeError("mce-gpu: a seed exceeded its buffer bound (internal error; "
+                                   "please report)")
+            counts.append(out[0].get())
+            for s, o in zip(stats[1:-1], out[1:-1], strict=True):
+                s[:workers] += o
+            if len(counts) == 1:
+                stats[-1][:workers] = out[-1]  # SM of each block, from the first pass
+            phase[: 4 * workers] += ph
+            if listing:
+                records.append(lst[: int(pos[0])].get())
+            del buf
+        watch.close()
+        answer = sum(_sum_u64(c) for c in counts) + singles
+        gpu_ms = timer.stop()
+
+        cliques = None
+        if listing:
+            cliques = [prep.order[np.array([i])] for i in prep.isolated] if seeds is None else []
+            for rec in records:
+                i = 0
+                while i < len(rec):
+                    r = rec[i]
+                    cliques.append(prep.order[rec[i + 1 : i + 1 + r]])
+                    i += r + 1
+        host = to_host_once(stats[1:])
+        phase_cycles = None
+        if profile:
+            ph = phase.get().reshape(-1, 4).sum(axis=0)
+            phase_cycles = {k: int(c) for k, c in zip(PHASES, ph, strict=True)}
+        return MCEGPUResult(
+            answer=answer,
+            params={**p, "induced_mode": mode, "sms": sms, "workers": n_workers, "blocks_per_sm_used": per_sm,
+                    "listing": listing, "regs": kernel.num_regs, "spill_bytes": kernel.local_size_bytes,
+                    "build": " ".join(f"{k}={v}" for k, v in sorted(defines.items())) or "default"},
+            gpu_ms=gpu_ms, prep_s=prep.prep_s, device_bytes=int(device_bytes),
+            block_nodes=host[0], block_cycles=host[1], block_seeds=host[2], block_donated=host[3],
+            block_received=host[4], block_sm=host[5], phase_cycles=phase_cycles, passes=len(passes),
+            cliques=cliques,
+        )
+
+    # a run over every seed in one pass keeps its passes: a warm run neither asks the driver for free
+    # memory nor sizes every seed's buffer again
+    key = plan_key("passes", mode, n_workers, max_buffer_bytes, p["subtree"]) if seeds is None else None
+    return with_kept_plan(prep.memo, key, make_passes, lambda passes: len(passes) == 1, launch)
 
 
 def prepared(G: Graph) -> Prepared:
