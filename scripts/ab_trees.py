@@ -7,7 +7,8 @@ tree by more than a millisecond: one process sees both trees on the same host at
 Every answer of max_cliques is checked against data/results/maxclique_reference.csv where it has the
 graph; the others are checked base against new. From the checkout's root on a GPU host:
 
-    python3 scripts/ab_trees.py DIR [--call max_cliques|count_maximal_cliques|k4|k6|k8] [GRAPH ...]
+    python3 scripts/ab_trees.py DIR [--call max_cliques|count_maximal_cliques|k4|k6|k8] [--algorithm A]
+                                [GRAPH ...]
 """
 import argparse
 import importlib
@@ -26,6 +27,7 @@ ap.add_argument("graphs", nargs="*", default=["email-Eu-core", "wiki-Vote", "soc
 ap.add_argument("--call", default="max_cliques")
 ap.add_argument("--device", default="gpu")
 ap.add_argument("--calls", type=int, default=21)
+ap.add_argument("--algorithm", help="passed to the call (count_maximal_cliques: rdmce or mce-gpu)")
 args = ap.parse_intermixed_args()
 
 side = tempfile.mkdtemp()
@@ -53,7 +55,8 @@ else:
 def call(mk, G):
     if args.call.startswith("k") and args.call[1:].isdigit():
         return int(mk.count_k_cliques(G, int(args.call[1:]), device=args.device))
-    r = getattr(mk, args.call)(G, device=args.device)
+    how = {"algorithm": args.algorithm} if args.algorithm else {}
+    r = getattr(mk, args.call)(G, device=args.device, **how)
     return (r[0], sorted(map(sorted, r[1]))) if args.call == "max_cliques" else int(r)
 
 
