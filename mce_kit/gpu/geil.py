@@ -61,6 +61,7 @@ from ..cpu.maxclique import colour_order
 from ..graph import Graph, check_csr32, positions, sorted_ptr
 from ..prepared import OnDevice
 from .launch import free_bytes, memory_text, params_dtype, plan_passes, set_params, sm_count
+from .timer import CudaTimer
 
 HEURISTICS = ("none", "single-degree", "single-core", "multi-degree", "multi-core")
 STRATEGIES = ("auto", "bfs", "dfs")
@@ -647,11 +648,7 @@ def _search(prep: Prepared, state: dict, *, listing, omega_only, lower_clique, p
         return GeilResult((omega, n), omega, n, cl, [0] if n else [], "exact", "trivial", [n] if n else [],
                           0, 0, omega, 0.0, prep.prep_s, base)
     gpu = prep.device == "gpu"
-    if gpu:
-        import cupy
-
-        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
+    timer = CudaTimer(gpu).start()
     ops = (_GpuOps if gpu else _CpuOps)(prep, p)
     xp = ops.xp
     timings, counters = {}, {}
@@ -944,12 +941,7 @@ def _finish(prep, ops, p, base, gpu, scope, omega, count, cliques, best_clique, 
     gpu_ms = (time.perf_counter() - scope["t_start"]) * 1e3
     params = dict(base)
     if gpu:
-        import cupy
-
-        stop = scope["stop"]
-        stop.record()
-        stop.synchronize()
-        gpu_ms = cupy.cuda.get_elapsed_time(scope["start"], stop)
+        gpu_ms = scope["timer"].stop()
         k = ops.k["bnb_kernel"]
         params.update(sms=ops.sms, workers=ops.sms * int(p["warps_per_sm"]), regs=k.num_regs,
                       spill_bytes=k.local_size_bytes, build="default")
