@@ -59,6 +59,7 @@ class ndarray(np.ndarray):
 
     def get(self, stream=None, out=None, blocking=True):
         calls["get"] += 1
+        calls["get bytes"] += self.nbytes
         _held.clear()
         host = np.array(self)
         if out is not None:

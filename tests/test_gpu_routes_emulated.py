@@ -12,6 +12,8 @@ import pytest
 from emulated import HAVE_GXX
 from fake_cupy import run_script
 
+from mce_kit.gpu import kclique
+
 pytestmark = pytest.mark.skipif(not HAVE_GXX, reason="needs g++ (C++20)")
 
 COMPARE = """
@@ -93,6 +95,12 @@ for what, call, want in [
     fake_cupy.calls.clear()
     answers.append(int(call()))
     asked[what] = {"answers": answers, "want": int(want), "calls": dict(fake_cupy.calls)}
+from mce_kit.gpu import cliquecount, kclique   # a timed run reads back its workers' words as well
+for what, run in [("listing", lambda: kclique.prepared(G).run(k=4)),
+                  ("pivot", lambda: cliquecount.prepare(G).run(k_max=5))]:
+    fake_cupy.calls.clear()
+    run()
+    asked[what]["timed get bytes"] = fake_cupy.calls["get bytes"]
 print(json.dumps(asked))
 """
 
@@ -111,6 +119,10 @@ def test_a_warm_call_copies_no_graph_and_launches_once(tmp_path_factory):
         assert calls.get("get", 0) <= (2 if what == "mce-gpu" else 1), (what, calls)   # (its statistics)
         assert calls.get("memGetInfo", 0) == 0, (what, calls)
         assert calls.get("event record", 0) <= 1, (what, calls)   # the wait's, no timing events
+        if what == "listing":   # the answer-only k-clique calls read back the launch's fixed words
+            assert calls["get bytes"] == 8 * kclique._S_FIXED, calls
+        if what in ("listing", "pivot"):
+            assert calls["get bytes"] < got["timed get bytes"] / 2, (what, calls, got)
 
 
 EDGES = """

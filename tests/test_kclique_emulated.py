@@ -78,7 +78,8 @@ def run_kcminer(kernels, G, k, *, split=None, block=False, listing=False, lam=No
                  indptr=ori.out_ptr.astype(np.int32), indices=ori.out_idx.astype(np.int32),
                  tasks=pairs(ori, part), split=code, stop=(state, 8 * kclique._S_STOP),
                  work=np.zeros(workers * cap, np.uint32), ctrl=(state, 8 * kclique._S_CTRL),
-                 acc=(state, acc), worker_tasks=(state, acc + 24 * WARPS),
+                 acc=(state, acc), total=(state, 8 * kclique._S_TOTAL),
+                 worker_tasks=(state, acc + 24 * WARPS),
                  worker_cycles=(state, acc + 16 * WARPS),
                  bins=(state, 8 * kclique._S_BINS), active=(state, 8 * kclique._S_ACTIVE),
                  list=np.zeros(n_list, np.int32), list_pos=(state, 8 * kclique._S_POS), work_cap=cap,
@@ -88,6 +89,8 @@ def run_kcminer(kernels, G, k, *, split=None, block=False, listing=False, lam=No
     assert not int(host[kclique._S_CTRL]) >> 32 & kclique.ERR_CAPACITY
     per = host[kclique._S_FIXED:]
     count = kclique.sum128(per[0: 2 * WARPS: 2], per[1: 2 * WARPS: 2])
+    # the warps' counts and the launch's total (what an answer-only call reads) agree
+    assert int(host[kclique._S_TOTAL]) + (int(host[kclique._S_TOTAL + 1]) << 64) == count
     cliques = None
     if listing:
         flat = out["list"][: int(host[kclique._S_POS])]

@@ -134,7 +134,7 @@ class Result:
     passes: int
     tasks: int
     pieces: int             # launch entries: tasks, with the split ones counted once per piece
-    nodes: int
+    nodes: int | None       # tree nodes walked; None in an answer-only (untimed) run
     leaves: np.ndarray
     timeline: dict | None = None   # run(timeline=True): one entry per launch entry (``_timeline``)
 
@@ -225,6 +225,7 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
         leaves = np.zeros((K + 1, pc), np.int64)
         device_bytes, passes, nodes, n_tasks, logs = 0, 0, 0, 0, []
         timer = CudaTimer(timed or learn).start()   # (a run that learns an order needs its time)
+        per_worker = timed or learn
         if run:
             blob, indptr, indices, d_tasks = upload(ori, "all_blob", len(ori.bound))
             with Watch(len(part), progress=progress, what="clique counts", unit="edge task") as watch:
@@ -245,13 +246,15 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
                                k_max=K, pc=pc, n_workers=workers)
                     kernel((-(-workers // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
                     watch.wait(words32(state, 0), len(idx), words32(state, end))
-                    host = state.get()
+                    # an answer-only run reads back the ctrl word and the leaf table, not the workers'
+                    host = state.get() if per_worker else state[: 1 + n_leaves].get()
                     if int(host[0]) >> 32 & ERR_CAPACITY:
                         raise RuntimeError("clique counts: a task exceeded its workspace bound "
                                            "(internal error)")
                     leaves += host[1: 1 + n_leaves].astype(np.int64).reshape(K + 1, pc)
                     device_bytes = max(device_bytes, blob.nbytes + work.nbytes + state.nbytes)
-                    nodes += int(host[1 + n_leaves: 1 + n_leaves + workers].sum())
+                    if per_worker:
+                        nodes += int(host[1 + n_leaves: 1 + n_leaves + workers].sum())
                     n_tasks += len(idx)
                     passes += 1
                     if log is not None:
@@ -269,7 +272,8 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
     counts = _combined(ori, leaves_host, G.n, G.m, k_max, K, every=tasks is None)
     return Result(answer=counts, gpu_ms=gpu_ms, params={**p, "k_max_used": K}, prep_s=prep.prep_s,
                   order_s=ori.seconds, device_bytes=int(device_bytes), passes=passes,
-                  tasks=n_chosen if run else 0, pieces=n_tasks, nodes=nodes, leaves=leaves_host,
+                  tasks=n_chosen if run else 0, pieces=n_tasks,
+                  nodes=None if gpu_ms is None else nodes, leaves=leaves_host,
                   timeline=_timeline(ori, part, code, logs) if timeline and run else None)
 
 

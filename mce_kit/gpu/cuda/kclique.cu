@@ -29,7 +29,8 @@
 // Compile-time: KC_ACTIVE_LANES counts __popc(__activemask()) in the lane loops (Fig 8).
 //
 // Counts: each lane keeps a 128-bit counter (two u64 words, add with carry);
-// the warp's sum goes to acc[2 w], acc[2 w + 1] at the end.
+// the warp's sum goes to acc[2 w], acc[2 w + 1] at the end, and is added into total[0..1]
+// (atomics with carry), all an answer-only call reads back.
 //
 // Split tasks: an edge whose sub-tree would outlast the launch's other work runs as several
 // tasks (pieces), each taking every tps-th first-level vertex; each piece intersects and builds
@@ -65,6 +66,7 @@ struct Params {            // one launch; fields must match PARAMS in kclique.py
     int* ctrl;             // [0] next task, [1] error flags
     int* next;             // the next task: ctrl[0], or a queue shared by several GPUs (take_next)
     u64* acc;              // per worker: 128-bit count (lo, hi)
+    u64* total;            // the launch's 128-bit count (lo, hi), zeroed by the host
     int* worker_tasks;
     u64* worker_cycles;
     u64* bins;             // FLAG_STATS: [level 2/3][NBINS][tasks, cycles]
@@ -514,6 +516,9 @@ __device__ __forceinline__ void kclique_worker() {
     if (lane == 0) {
         G.acc[2 * wid] = tot.lo;
         G.acc[2 * wid + 1] = tot.hi;
+        const u64 before = atomicAdd(G.total, tot.lo);
+        const u64 carry = before + tot.lo < before;   // the low word wrapped
+        if (tot.hi + carry) atomicAdd(G.total + 1, tot.hi + carry);
         G.worker_tasks[wid] = tasks;
         G.worker_cycles[wid] = cycles;
     }
