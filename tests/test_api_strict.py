@@ -214,6 +214,7 @@ def test_memory_in_refusals_is_readable():
 
     assert launch.memory_text(4 * 2**20) == "4.0 MiB"
     assert launch.memory_text(6000) == "0.0057 MiB (6,000 bytes)"
-    with pytest.raises(MemoryError, match=r"task 1 needs 0\.0038 MiB \(4,000 bytes\) of GPU buffers; only "
+    with pytest.raises(MemoryError, match=r"task 1 needs 0\.0038 MiB \(4,016 bytes\) of GPU buffers; only "
                                           r"0\.0038 MiB \(4,000 bytes\) are available"):
-        launch.plan_passes({"work": np.array([10, 1000])}, 1, 4000, "T")
+        launch.plan_passes({"work": np.array([10, 1001])}, 1, 4000, "T")   # 1004 words once rounded
+    assert len(launch.plan_passes({"work": np.array([10, 1000])}, 1, 4000, "T")) == 1   # exactly fits

@@ -195,21 +195,25 @@ def plan_passes(needs, n_workers: int, budget: int, label: str, describe=None, a
     regions = list(needs)
     n = len(np.asarray(needs[regions[0]])) if regions else 0
     largest = {r: int(np.asarray(needs[r]).max()) if n else 0 for r in regions}
-    slack = align * len(regions)  # room the alignment of each cap may add
     if _ONE_PASS and n and _fits(largest, n_workers, budget, align):
         # the usual case: every task fits at full width (the regions' largest needs together do, so
         # every task's sum does), one pass in task order; no per-task sum (a warm call's host time)
         return _one_pass(n, largest, n_workers, align)
-    need = sum(np.asarray(needs[r], dtype=np.int64) for r in regions)
-    if _ONE_PASS and n and int(need.max()) <= budget // (4 * n_workers) - slack:
-        return _one_pass(n, largest, n_workers, align)
+    words = {r: np.asarray(needs[r], dtype=np.int64) for r in regions}
+    need = sum(-(-w // align) * align for w in words.values())   # each task's words, as caps round them
+
+    def caps_of(idx):
+        return {r: -(-int(words[r][idx].max()) // align) * align for r in regions}
+
     # Passes by rising need: each takes every task left whose need fits its per-worker share; when
     # none fits, the workers shrink. One pass over the tasks left per step, no sort (millions of seeds).
+    # A pass's caps are its regions' largest needs, which may come from different tasks: where they
+    # exceed the share, the pass takes the tasks of 1/len(regions) of it (their caps then fit).
     rest = np.arange(len(need))
     left = need
     passes, workers = [], n_workers
     while len(rest):
-        per_worker = budget // (4 * workers) - slack
+        per_worker = budget // (4 * workers)
         take = left <= per_worker
         if not take.any():
             j = int(np.argmin(left))  # the smallest need left (its first task on ties)
@@ -220,11 +224,16 @@ def plan_passes(needs, n_workers: int, budget: int, label: str, describe=None, a
                     f"{label}: {what} needs {memory_text(int(need[i]) * 4)} of GPU buffers; "
                     f"only {memory_text(budget)} are available"
                 )
-            workers = max(1, min(workers // 4, budget // (4 * (int(left[j]) + slack))))
+            workers = max(1, min(workers // 4, budget // (4 * int(left[j]))))
             continue
-        idx = rest[take]
-        caps = {r: -(-int(np.asarray(needs[r])[idx].max()) // align) * align for r in regions}
-        passes.append((idx, caps, workers))
+        caps = caps_of(rest[take])
+        if sum(caps.values()) > per_worker:
+            take = left <= per_worker // len(regions)
+            if not take.any():   # the smallest need alone (its caps are its own needs)
+                take = np.zeros(len(left), bool)
+                take[int(np.argmin(left))] = True
+            caps = caps_of(rest[take])
+        passes.append((rest[take], caps, workers))
         rest, left = rest[~take], left[~take]
     return passes
 
@@ -299,8 +308,9 @@ def check_warps_per_sm(value) -> int:
 
 
 def _fits(largest: dict[str, int], n_workers: int, budget: int, align: int) -> bool:
-    """Whether every region's largest need fits one worker's share of ``budget`` at once."""
-    return sum(largest.values()) <= budget // (4 * n_workers) - align * len(largest)
+    """Whether every region's largest need (as its cap rounds it) fits one worker's share of ``budget``
+    at once."""
+    return sum(-(-w // align) * align for w in largest.values()) <= budget // (4 * n_workers)
 
 
 def pick_tasks(tasks, n: int, label: str, what: str = "seeds") -> np.ndarray | None:
