@@ -95,10 +95,9 @@ for what, call, want in [
     fake_cupy.calls.clear()
     answers.append(int(call()))
     asked[what] = {"answers": answers, "want": int(want), "calls": dict(fake_cupy.calls)}
-from mce_kit.gpu import cliquecount, kclique, rdmce   # a timed run reads back its workers' words too
+from mce_kit.gpu import cliquecount, kclique   # a timed run reads back its workers' words as well
 for what, run in [("listing", lambda: kclique.prepared(G).run(k=4)),
-                  ("pivot", lambda: cliquecount.prepare(G).run(k_max=5)),
-                  ("mce", lambda: rdmce.prepared(G).run())]:
+                  ("pivot", lambda: cliquecount.prepare(G).run(k_max=5))]:
     fake_cupy.calls.clear()
     run()
     asked[what]["timed get bytes"] = fake_cupy.calls["get bytes"]
@@ -122,7 +121,7 @@ def test_a_warm_call_copies_no_graph_and_launches_once(tmp_path_factory):
         assert calls.get("event record", 0) <= 1, (what, calls)   # the wait's, no timing events
         if what == "listing":   # the answer-only k-clique calls read back the launch's fixed words
             assert calls["get bytes"] == 8 * kclique._S_FIXED, calls
-        if what in ("listing", "pivot", "mce"):
+        if what in ("listing", "pivot"):
             assert calls["get bytes"] < got["timed get bytes"] / 2, (what, calls, got)
 
 

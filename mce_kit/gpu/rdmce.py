@@ -156,17 +156,17 @@ class RDMCEResult:
     gpu_ms: float
     prep_s: float
     device_bytes: int
-    worker_count: np.ndarray | None    # the per-worker arrays: None in an answer-only (untimed) count
-    worker_nodes: np.ndarray | None
-    worker_cycles: np.ndarray | None
-    worker_seeds: np.ndarray | None
-    worker_steals: np.ndarray | None
+    worker_count: np.ndarray
+    worker_nodes: np.ndarray
+    worker_cycles: np.ndarray
+    worker_seeds: np.ndarray
+    worker_steals: np.ndarray
     passes: int = 1
     histogram: dict | None = None  # {size: cliques} when run(histogram=True)
 
     @property
-    def nodes(self) -> int | None:
-        return None if self.worker_nodes is None else int(self.worker_nodes.sum())
+    def nodes(self) -> int:
+        return int(self.worker_nodes.sum())
 
     @property
     def answer(self) -> int:
@@ -705,12 +705,8 @@ def _count(dev: _Device, min_size, max_size, histogram, isolated, progress, time
             ctrl = launch(flags, lo, hi)
             w.wait(ctrl[:2], n_seeds, ctrl[STOP_AT:])  # seeds taken, tasks active; the stop word
             dev.check(ctrl)
-    if timed or histogram:
-        host = dev.fetch()
-        count = int(host[0].sum()) + singles
-    else:   # an answer-only count reads back the workers' counts alone: 34 of 135 kB on 132 SMs
-        host = [None] * 6
-        count = int(dev.state[: dev.n_workers].get().sum()) + singles
+    host = dev.fetch()
+    count = int(host[0].sum()) + singles
     gpu_ms = timer.stop()
     extra = {"min_size": min_size, "max_size": max_size, "histogram": bool(histogram), "isolated": isolated}
     return dev.result(count, gpu_ms, histogram_dict(host[5], singles) if histogram else None, extra, host)
