@@ -223,9 +223,10 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
         """The timed launches: the graph and tasks to the GPU (one copy), the kernel(s), the leaf
         counts back. Returns (leaves, device bytes, passes, nodes, entries run, logs, ms)."""
         leaves = np.zeros((K + 1, pc), np.int64)
-        device_bytes, passes, nodes, n_tasks, logs = 0, 0, 0, 0, []
+        device_bytes, passes, n_tasks, logs = 0, 0, 0, []
         timer = CudaTimer(timed or learn).start()   # (a run that learns an order needs its time)
         per_worker = timed or learn
+        nodes = 0 if per_worker else None
         if run:
             blob, indptr, indices, d_tasks = upload(ori, "all_blob", len(ori.bound))
             with Watch(len(part), progress=progress, what="clique counts", unit="edge task") as watch:
@@ -272,8 +273,7 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
     counts = _combined(ori, leaves_host, G.n, G.m, k_max, K, every=tasks is None)
     return Result(answer=counts, gpu_ms=gpu_ms, params={**p, "k_max_used": K}, prep_s=prep.prep_s,
                   order_s=ori.seconds, device_bytes=int(device_bytes), passes=passes,
-                  tasks=n_chosen if run else 0, pieces=n_tasks,
-                  nodes=None if gpu_ms is None else nodes, leaves=leaves_host,
+                  tasks=n_chosen if run else 0, pieces=n_tasks, nodes=nodes, leaves=leaves_host,
                   timeline=_timeline(ori, part, code, logs) if timeline and run else None)
 
 
