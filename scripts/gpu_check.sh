@@ -6,7 +6,7 @@
 # Writes OUT_DIR/tests.log (every file's log, one after another: the device returns few files) and
 # OUT_DIR/summary.txt (one line a file).
 set -uo pipefail
-out=${1:?usage: scripts/gpu_check.sh OUT_DIR [SECONDS_PER_FILE]}; limit=${2:-270}
+out=${1:?usage: scripts/gpu_check.sh OUT_DIR [SECONDS_PER_FILE]}; limit=${2:-360}
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1 MCE_KIT_COMMIT=${MCE_KIT_COMMIT:-unknown}
 if ls .whl/*.whl >/dev/null 2>&1; then
