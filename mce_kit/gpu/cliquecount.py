@@ -224,8 +224,8 @@ def _run(prep: Prepared, *, max_buffer_bytes, tasks=None, progress=None, timelin
         counts back. Returns (leaves, device bytes, passes, nodes, entries run, logs, ms)."""
         leaves = np.zeros((K + 1, pc), np.int64)
         device_bytes, passes, n_tasks, logs = 0, 0, 0, []
-        timer = CudaTimer(timed or learn).start()   # (a run that learns an order needs its time)
-        per_worker = timed or learn
+        per_worker = timed or learn   # (a run that learns an order needs its time)
+        timer = CudaTimer(per_worker).start()
         nodes = 0 if per_worker else None
         if run:
             blob, indptr, indices, d_tasks = upload(ori, "all_blob", len(ori.bound))

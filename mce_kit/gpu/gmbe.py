@@ -40,7 +40,7 @@ from .launch import (
     sm_count,
     with_kept_plan,
 )
-from .loader import load_module
+from .loader import build_name, load_module
 from .timer import CudaTimer
 
 F_PRUNE, F_BITMAP, F_SPLIT, F_UNION, F_LIST, F_SCATTER, F_DONATE, F_DONATE_ALL = 1, 2, 4, 8, 16, 32, 64, 128
@@ -508,7 +508,7 @@ def _launch(prep: Prepared, plan: LaunchPlan, p: dict, listing, key, timed: bool
         params={**p, "union_used": "scatter" if plan.scatter else p["union"].replace("scatter", "merge"),
                 "sms": plan.sms, "workers": n_workers, "listing": listing, "regs": kernel.num_regs,
                 "spill_bytes": kernel.local_size_bytes,
-                "build": " ".join(f"{k}={v}" for k, v in sorted(_DEFINES.items())) or "default"},
+                "build": build_name(_DEFINES)},
         gpu_ms=gpu_ms, prep_s=prep.prep_s, device_bytes=int(device_bytes), stats=stats,
         passes=len(plan.passes), queue_full=queue_full, bicliques=bicliques,
     )

@@ -61,7 +61,7 @@ from .launch import (
     split_heavy,
     with_kept_plan,
 )
-from .loader import load_module
+from .loader import build_name, load_module
 from .timer import CudaTimer
 from .watch import Watch, released
 
@@ -688,7 +688,7 @@ def _plan(ori: Oriented, p: dict, k: int, listing, tasks, max_buffer_bytes) -> L
     return LaunchPlan(phases, lam, sms, n_workers, n_keep, n_big, int(chosen[-1]) + 1 if n_keep else 0,
                       module, kernel, module.get_function("kclique_block_kernel"), kernel.num_regs,
                       kernel.local_size_bytes,
-                      " ".join(f"{a}={b}" for a, b in sorted(_DEFINES.items())) or "default")
+                      build_name(_DEFINES))
 
 
 def _launch(prep: Prepared, ori: Oriented, plan: LaunchPlan, p: dict, k: int, listing, progress,
@@ -704,9 +704,8 @@ def _launch(prep: Prepared, ori: Oriented, plan: LaunchPlan, p: dict, k: int, li
                default=n_workers)   # a block phase on a GPU of fewer warps than a block has more
     # a timed run reports each worker's tasks and cycles; an answer-only one reads back the fixed
     # words alone (the launch's total): 0.7 kB where the warps' words are 135 kB on 132 SMs
-    per_worker = timed
-    wt = np.zeros(max(n_workers, most), np.int64) if per_worker else None
-    wc = np.zeros(max(n_workers, most), np.uint64) if per_worker else None
+    wt = np.zeros(max(n_workers, most), np.int64) if timed else None
+    wc = np.zeros(max(n_workers, most), np.uint64) if timed else None
     bins = np.zeros(2 * NBINS * 2, np.uint64)
     active = np.zeros(2, np.uint64)
     device_bytes = blob.nbytes
@@ -744,14 +743,14 @@ def _launch(prep: Prepared, ori: Oriented, plan: LaunchPlan, p: dict, k: int, li
                 fn((-(-warps // WARPS_PER_BLOCK),), (32 * WARPS_PER_BLOCK,), ())
                 now.update(state=state, warps=warps, before=total)
                 watch.wait(words32(state, _S_CTRL), len(idx), words32(state, _S_STOP), base=base)
-                host = state.get() if per_worker else state[:_S_FIXED].get()
+                host = state.get() if timed else state[:_S_FIXED].get()
                 if not listing or int(host[_S_POS]) <= list_cap:
                     break
                 list_cap = int(host[_S_POS])  # the kernel counted what it needed: run the pass again
             if int(host[_S_CTRL]) >> 32 & ERR_CAPACITY:
                 raise RuntimeError("KCMiner: a task exceeded its workspace bound (internal error)")
             launch_total = int(host[_S_TOTAL]) + (int(host[_S_TOTAL + 1]) << 64)
-            if per_worker:
+            if timed:
                 per = host[_S_FIXED:]
                 if sum128(per[0: 2 * warps: 2], per[1: 2 * warps: 2]) != launch_total:
                     raise RuntimeError("KCMiner: the launch's total differs from its warps' counts "

@@ -200,10 +200,10 @@ def plan_passes(needs, n_workers: int, budget: int, label: str, describe=None, a
         # every task's sum does), one pass in task order; no per-task sum (a warm call's host time)
         return _one_pass(n, largest, n_workers, align)
     words = {r: np.asarray(needs[r], dtype=np.int64) for r in regions}
-    need = sum(-(-w // align) * align for w in words.values())   # each task's words, as caps round them
+    need = sum(_rounded(w, align) for w in words.values())   # each task's words, as caps round them
 
     def caps_of(idx):
-        return {r: -(-int(words[r][idx].max()) // align) * align for r in regions}
+        return {r: _rounded(int(words[r][idx].max()), align) for r in regions}
 
     # Passes by rising need: each takes every task left whose need fits its per-worker share; when
     # none fits, the workers shrink. One pass over the tasks left per step, no sort (millions of seeds).
@@ -273,7 +273,7 @@ def _out_of_memory():
 
 
 def _one_pass(n: int, largest: dict[str, int], n_workers: int, align: int) -> list:
-    return [(every_task(n), {r: -(-w // align) * align for r, w in largest.items()}, n_workers)]
+    return [(every_task(n), {r: _rounded(w, align) for r, w in largest.items()}, n_workers)]
 
 
 KEEP_EVERY_TASK = 1 << 21   # ``every_task`` keeps 0..n-1 up to this long (16 MiB), two of them at most
@@ -307,10 +307,15 @@ def check_warps_per_sm(value) -> int:
     return int(value)
 
 
+def _rounded(words, align: int):
+    """``words`` (an int or an array) rounded up to a multiple of ``align``, as a buffer cap is."""
+    return -(-words // align) * align
+
+
 def _fits(largest: dict[str, int], n_workers: int, budget: int, align: int) -> bool:
     """Whether every region's largest need (as its cap rounds it) fits one worker's share of ``budget``
     at once."""
-    return sum(-(-w // align) * align for w in largest.values()) <= budget // (4 * n_workers)
+    return sum(_rounded(w, align) for w in largest.values()) <= budget // (4 * n_workers)
 
 
 def pick_tasks(tasks, n: int, label: str, what: str = "seeds") -> np.ndarray | None:

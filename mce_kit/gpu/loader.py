@@ -125,6 +125,11 @@ def _from_file(path):
     return raw
 
 
+def build_name(defines: dict) -> str:
+    """A kernel's compile-time settings as a run's ``params["build"]`` names them ("default": none)."""
+    return " ".join(f"{k}={v}" for k, v in sorted(defines.items())) or "default"
+
+
 def load_module(name: str, defines: dict | None = None, name_expressions=(), extra_options=()):
     """``cuda/<name>`` compiled (once per distinct argument set and GPU architecture, kept on disk)
     and loaded: a ``Module`` with ``get_function`` and ``get_global``."""

@@ -42,7 +42,7 @@ from .launch import (
     to_host_once,
     with_kept_plan,
 )
-from .loader import load_module
+from .loader import build_name, load_module
 from .seeds import degeneracy_csr, later_counts, seed_sets
 from .timer import CudaTimer
 from .watch import Watch, released
@@ -346,7 +346,7 @@ def _run(prep: Prepared, *, listing, max_buffer_bytes, profile, seeds=None, prog
             answer=answer,
             params={**p, "induced_mode": mode, "sms": sms, "workers": n_workers, "blocks_per_sm_used": per_sm,
                     "listing": listing, "regs": kernel.num_regs, "spill_bytes": kernel.local_size_bytes,
-                    "build": " ".join(f"{k}={v}" for k, v in sorted(defines.items())) or "default"},
+                    "build": build_name(defines)},
             gpu_ms=gpu_ms, prep_s=prep.prep_s, device_bytes=int(device_bytes),
             block_nodes=host[0], block_cycles=host[1], block_seeds=host[2], block_donated=host[3],
             block_received=host[4], block_sm=host[5], phase_cycles=phase_cycles, passes=len(passes),

@@ -65,7 +65,7 @@ import numpy as np
 
 from ..graph import Graph, check_size_bounds, is_int_at_least
 from ..prepared import OnDevice, kept, ordered_on_device
-from . import require_gpu
+from . import loader, require_gpu
 from .launch import (
     check_warps_per_sm,
     free_bytes,
@@ -118,7 +118,7 @@ _DEFINES: dict = env_defines(os.environ.get("MCE_KIT_RDMCE_DEFINES"))
 
 def build_name() -> str:
     """The kernel's compile-time settings as a run's ``params["build"]`` names them ("default": none)."""
-    return " ".join(f"{k}={v}" for k, v in sorted(_DEFINES.items())) or "default"
+    return loader.build_name(_DEFINES)
 # local: sub-trees of nodes with |P| <= min(tau, 32) and |P| + |X| <= 32 are searched in registers
 # (solve_local in rdmce.cu); False keeps every node on the bitmap path (the ablation).
 DEFAULTS = dict(tau=24, warps_per_sm=32, seeding="edge", exposure=True, aggressive=True, local=True)
